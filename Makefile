@@ -1,0 +1,39 @@
+# The two commands of the README:
+#   make demo   set everything up, then run the demo on the embedded database
+#   make test   set everything up, then run the whole test suite
+# Both are idempotent: the virtual environment is rebuilt only when pyproject.toml changes.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup demo test system-deps bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first and pinned: pip then takes the local CPU wheel instead of a CUDA build
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# Debian packages the browser test needs (headless Chromium and its driver).
+system-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "chromium is missing: sudo apt-get install chromium chromium-driver (the browser test will be skipped)"; fi; }
+
+demo: setup
+	$(BIN)/fleet-memory demo
+
+test: setup system-deps
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python bench/locomo.py --data ../shared/bench/locomo_dev.jsonl
+
+clean:
+	rm -rf $(VENV) build *.egg-info

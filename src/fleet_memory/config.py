@@ -1,0 +1,121 @@
+"""Settings as frozen dataclasses. Reading the environment happens only in ``Config.from_env``,
+which entry points (the facade when given no config, the CLI, the servers) call.
+
+Environment variables:
+
+- ``FLEET_MEMORY_DATABASE_URL``  any PostgreSQL >= 14 with pgvector; unset means the embedded server
+- ``FLEET_MEMORY_HOME``          data directory of the embedded server (default: the user data dir)
+- ``FLEET_MEMORY_EMBEDDING_MODEL``  a sentence-transformers model name or path (default: bundled MiniLM)
+- ``FLEET_MEMORY_LLM_BASE_URL`` / ``FLEET_MEMORY_LLM_MODEL`` / ``FLEET_MEMORY_LLM_API_KEY``
+  an OpenAI-compatible endpoint for fact extraction and summaries; with only ``GROQ_API_KEY``
+  set, Groq's endpoint and the seed's default model are used.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+__all__ = ["Config", "IngestConfig", "Limits", "LLMConfig", "LifecycleConfig", "default_home"]
+
+GROQ_BASE_URL = "https://api.groq.com/openai/v1"
+GROQ_DEFAULT_MODEL = "openai/gpt-oss-20b"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on input, checked at every entry point. Errors name the field and the limit."""
+
+    max_content_chars: int = 2_000_000
+    max_agent_id_chars: int = 128
+    max_query_chars: int = 10_000
+    max_top_k: int = 1_000
+    max_thinking_budget: int = 100_000
+    max_batch_items: int = 10_000
+    max_tags: int = 64
+    max_tag_chars: int = 128
+    max_context_chars: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class LLMConfig:
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 2
+    max_concurrency: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class IngestConfig:
+    temporal_window_hours: float = 24.0
+    temporal_max_links: int = 20
+    semantic_top_k: int = 5
+    semantic_min_similarity: float = 0.7
+    entity_threshold_person_exact: float = 0.4
+    entity_threshold: float = 0.6
+    chunk_chars: int = 120_000
+    chunk_max_tokens: int = 30_000
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleConfig:
+    decay_rate: float = 0.02
+    procedural_decay_rate: float = 0.005
+    archive_below: float = 0.1
+    emotional_keywords: tuple[str, ...] = ("critical", "urgent", "error", "success", "failure", "warning")
+    consolidation_similarity: float = 0.75
+    consolidation_min_cluster: int = 3
+    consolidation_min_importance: float = 0.5
+    batch_size: int = 1_000
+
+
+def default_home() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("fleet-memory", appauthor=False))
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    database_url: str | None = None
+    home: Path | None = None
+    embedding_model: str | None = None
+    embedding_dim: int = 384
+    llm: LLMConfig | None = None
+    limits: Limits = field(default_factory=Limits)
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
+    pool_min_size: int = 1
+    pool_max_size: int = 8
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Config:
+        env = os.environ if environ is None else environ
+        home = env.get("FLEET_MEMORY_HOME")
+        config = cls(
+            database_url=env.get("FLEET_MEMORY_DATABASE_URL") or None,
+            home=Path(home).expanduser() if home else None,
+            embedding_model=env.get("FLEET_MEMORY_EMBEDDING_MODEL") or None,
+            llm=_llm_from_env(env),
+        )
+        return replace(config, **overrides) if overrides else config
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home if self.home is not None else default_home()
+
+
+def _llm_from_env(env: Mapping[str, str]) -> LLMConfig | None:
+    base_url = env.get("FLEET_MEMORY_LLM_BASE_URL")
+    model = env.get("FLEET_MEMORY_LLM_MODEL")
+    key = env.get("FLEET_MEMORY_LLM_API_KEY")
+    if base_url:
+        return LLMConfig(base_url=base_url, model=model or "gpt-4o-mini", api_key=key)
+    groq_key = env.get("GROQ_API_KEY")
+    if groq_key:
+        return LLMConfig(base_url=GROQ_BASE_URL, model=model or GROQ_DEFAULT_MODEL, api_key=groq_key)
+    return None

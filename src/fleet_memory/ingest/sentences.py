@@ -1,0 +1,46 @@
+"""A fast regex sentence splitter (no model). Splits after . ! ? (and runs of them, with closing
+quotes or brackets) when followed by whitespace and an upper-case letter, digit or opening quote;
+keeps common abbreviations (Mr., Dr., e.g., U.S.) and decimals together; newlines that separate
+paragraphs or list items also end a sentence."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["split_sentences"]
+
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co",
+    "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "no", "fig",
+    "u.s", "u.k", "a.m", "p.m", "approx", "dept", "est", "gen", "gov", "lt", "col", "capt",
+}
+_BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
+_PARAGRAPH = re.compile(r"\n\s*\n|\n\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def _ends_with_abbreviation(chunk: str) -> bool:
+    match = re.search(r"([A-Za-z][A-Za-z.]*)\.$", chunk)
+    if not match:
+        return False
+    word = match.group(1).lower()
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def split_sentences(text: str) -> list[str]:
+    sentences: list[str] = []
+    for block in _PARAGRAPH.split(text):
+        block = " ".join(block.split())
+        if not block:
+            continue
+        start = 0
+        for match in _BOUNDARY.finditer(block):
+            end = match.end(1)
+            candidate = block[start:end]
+            if candidate.endswith(".") and _ends_with_abbreviation(candidate):
+                continue
+            sentences.append(candidate.strip())
+            start = match.end()
+        tail = block[start:].strip()
+        if tail:
+            sentences.append(tail)
+    return [s for s in sentences if s]

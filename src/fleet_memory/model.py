@@ -1,0 +1,194 @@
+"""Shared records. Frozen, slotted dataclasses; the types at each boundary tell the data flow.
+
+``SearchResult`` also reads like a mapping (``result['text']``, ``result['weight']``) because the
+seed's API example uses it that way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from enum import Enum
+from typing import Any
+from uuid import UUID
+
+__all__ = [
+    "Entity",
+    "Link",
+    "LinkKind",
+    "MemoryType",
+    "MemoryUnit",
+    "PutResult",
+    "SearchResult",
+    "StoredUnit",
+    "AgentStats",
+    "UnitPage",
+]
+
+
+class MemoryType(str, Enum):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+
+class LinkKind(str, Enum):
+    TEMPORAL = "temporal"
+    SEMANTIC = "semantic"
+    ENTITY = "entity"  # derived from unit_entities when read, never stored
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryUnit:
+    """One stored, self-contained fact."""
+
+    id: UUID
+    agent_id: str
+    text: str
+    memory_type: MemoryType
+    event_date: datetime
+    created_at: datetime
+    importance: float
+    access_count: int = 0
+    last_accessed: datetime | None = None
+    context: str | None = None
+    document_id: UUID | None = None
+    tags: tuple[str, ...] = ()
+    user_id: str | None = None
+    session_id: str | None = None
+    source: str | None = None
+    speaker: str | None = None
+    archived_at: datetime | None = None
+    importance_set_at: datetime | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["id"] = str(self.id)
+        data["document_id"] = str(self.document_id) if self.document_id else None
+        data["memory_type"] = self.memory_type.value
+        data["tags"] = list(self.tags)
+        data["metadata"] = dict(self.metadata)
+        for key in ("event_date", "created_at", "last_accessed", "archived_at", "importance_set_at"):
+            value = data[key]
+            data[key] = value.isoformat() if value is not None else None
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class StoredUnit:
+    """What a put stored: the unit's id and text."""
+
+    id: UUID
+    text: str
+    memory_type: MemoryType = MemoryType.EPISODIC
+
+
+@dataclass(frozen=True, slots=True)
+class PutResult:
+    """The outcome of one put: the document, the units, and notes such as 'nothing with substance'."""
+
+    document_id: UUID | None
+    units: tuple[StoredUnit, ...]
+    skipped_reason: str | None = None
+    stage_seconds: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def unit_ids(self) -> list[UUID]:
+        return [u.id for u in self.units]
+
+    @property
+    def texts(self) -> list[str]:
+        return [u.text for u in self.units]
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    id: UUID
+    agent_id: str
+    name: str
+    label: str
+    aliases: tuple[str, ...] = ()
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+    mention_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    from_id: UUID
+    to_id: UUID
+    kind: LinkKind
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult(Mapping[str, Any]):
+    """One recalled unit with its score. Reads as a mapping too: ``result['text']``."""
+
+    id: UUID
+    text: str
+    weight: float
+    memory_type: MemoryType
+    event_date: datetime
+    context: str | None = None
+    document_id: UUID | None = None
+    importance: float = 0.5
+    speaker: str | None = None
+    tags: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    explanation: Mapping[str, Any] | None = None
+
+    @property
+    def score(self) -> float:
+        return self.weight
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "score":
+            return self.weight
+        if key in _RESULT_FIELDS:
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_RESULT_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_RESULT_FIELDS)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "text": self.text,
+            "weight": self.weight,
+            "memory_type": self.memory_type.value,
+            "event_date": self.event_date.isoformat(),
+            "context": self.context,
+            "document_id": str(self.document_id) if self.document_id else None,
+            "importance": self.importance,
+            "speaker": self.speaker,
+            "tags": list(self.tags),
+            "metadata": dict(self.metadata),
+            "explanation": self.explanation,
+        }
+
+
+_RESULT_FIELDS = tuple(f.name for f in fields(SearchResult))
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPage:
+    units: tuple[MemoryUnit, ...]
+    next_offset: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStats:
+    agent_id: str
+    documents: int
+    units: int
+    archived_units: int
+    entities: int
+    links: int
+    units_by_type: Mapping[str, int]

@@ -1,0 +1,100 @@
+"""``SearchRequest``: one validated search, built from the facade's keyword arguments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ..config import Limits
+from ..errors import InvalidInputError
+from ..model import MemoryType
+from ..validation import (
+    check_agent_id,
+    check_date,
+    check_memory_types,
+    check_optional_text,
+    check_positive_int,
+    check_range,
+    check_tags,
+    check_text,
+    check_top_k,
+)
+
+__all__ = ["SearchRequest", "build_request"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    agent_id: str
+    query: str
+    top_k: int
+    thinking_budget: int
+    now: datetime
+    types: tuple[MemoryType, ...] | None = None
+    min_importance: float | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    tags: tuple[str, ...] | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    include_archived: bool = False
+    reinforce: bool = True
+    explain: bool = False
+    preset: str | None = None
+
+
+def build_request(
+    limits: Limits,
+    now: datetime,
+    agent_id: object,
+    query: object,
+    *,
+    top_k: object = 10,
+    limit: object = None,
+    thinking_budget: object = 100,
+    types: object = None,
+    min_importance: object = None,
+    max_age_days: object = None,
+    since: object = None,
+    until: object = None,
+    tags: object = None,
+    user_id: object = None,
+    session_id: object = None,
+    include_archived: bool = False,
+    reinforce: bool = True,
+    explain: bool = False,
+    preset: str | None = None,
+) -> SearchRequest:
+    agent = check_agent_id(agent_id, limits)
+    text = check_text(query, "query", limits.max_query_chars)
+    k = check_top_k(limit if limit is not None else top_k, limits, "limit" if limit is not None else "top_k")
+    if isinstance(thinking_budget, int) and not isinstance(thinking_budget, bool) and thinking_budget <= 0:
+        raise InvalidInputError("thinking_budget", f"must be at least 1, got {thinking_budget}",
+                                f"1 to {limits.max_thinking_budget:,}")
+    budget = check_positive_int(thinking_budget, "thinking_budget", limits.max_thinking_budget)
+    start = check_date(since, "since")
+    end = check_date(until, "until")
+    if max_age_days is not None:
+        age = check_range(max_age_days, "max_age_days", 0.0, 365_000.0)
+        oldest = now - timedelta(days=age)
+        start = oldest if start is None else max(start, oldest)
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError("since", f"{start.isoformat()} is after until {end.isoformat()}", "since <= until")
+    return SearchRequest(
+        agent_id=agent,
+        query=text,
+        top_k=k,
+        thinking_budget=budget,
+        now=now,
+        types=check_memory_types(types),
+        min_importance=None if min_importance is None else check_range(min_importance, "min_importance", 0.0, 1.0),
+        since=start,
+        until=end,
+        tags=check_tags(tags, limits) or None,
+        user_id=check_optional_text(user_id, "user_id", limits.max_agent_id_chars),
+        session_id=check_optional_text(session_id, "session_id", limits.max_agent_id_chars),
+        include_archived=bool(include_archived),
+        reinforce=bool(reinforce),
+        explain=bool(explain),
+        preset=preset,
+    )

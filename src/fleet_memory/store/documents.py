@@ -1,0 +1,74 @@
+"""SQL for ``documents`` (raw input and its provenance) and for removing whole agents."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+__all__ = ["NewDocument", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes"]
+
+
+@dataclass(frozen=True, slots=True)
+class NewDocument:
+    id: UUID
+    agent_id: str
+    content: str
+    event_date: datetime
+    created_at: datetime
+    context: str | None = None
+    source: str | None = None
+    speaker: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def content_hash(content: str, context: str | None = None, speaker: str | None = None) -> str:
+    digest = hashlib.sha256()
+    for part in (content, context or "", speaker or ""):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def insert_documents(conn: psycopg.Connection, docs: Sequence[NewDocument]) -> None:
+    if not docs:
+        return
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO documents (id, agent_id, content, content_hash, context, source, speaker, event_date,"
+            " created_at, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [
+                (d.id, d.agent_id, d.content, content_hash(d.content, d.context, d.speaker), d.context, d.source,
+                 d.speaker, d.event_date, d.created_at, Jsonb(d.metadata))
+                for d in docs
+            ],
+        )
+
+
+def existing_hashes(conn: psycopg.Connection, agent_id: str, hashes: Sequence[str]) -> set[str]:
+    rows = conn.execute(
+        "SELECT content_hash FROM documents WHERE agent_id = %s AND content_hash = ANY(%s)", (agent_id, list(hashes))
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> bool:
+    cur = conn.execute("DELETE FROM documents WHERE agent_id = %s AND id = %s", (agent_id, document_id))
+    return cur.rowcount > 0
+
+
+def delete_agent(conn: psycopg.Connection, agent_id: str) -> int:
+    """Remove every row of one agent; return how many units went."""
+    conn.execute("DELETE FROM links WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM unit_entities WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM unit_sources WHERE agent_id = %s", (agent_id,))
+    removed = conn.execute("DELETE FROM memory_units WHERE agent_id = %s", (agent_id,)).rowcount
+    conn.execute("DELETE FROM entities WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM documents WHERE agent_id = %s", (agent_id,))
+    return removed

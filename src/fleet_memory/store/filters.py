@@ -1,0 +1,76 @@
+"""``UnitFilter`` → a SQL WHERE fragment over ``memory_units`` (alias ``u``).
+
+Filters apply inside the query, before ranking, never by cutting a ranked list. ``min_importance``
+is applied to the *effective* importance (the stored base decayed along the forgetting curve from
+the last access, or from creation when never accessed), computed in SQL at ``now``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from psycopg import sql
+
+__all__ = ["UnitFilter", "where_clause", "effective_importance_sql"]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFilter:
+    types: tuple[str, ...] | None = None
+    min_importance: float | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    tags: tuple[str, ...] | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    include_archived: bool = False
+    now: datetime | None = None
+    decay_rate: float = 0.02
+    procedural_decay_rate: float = 0.005
+
+
+def effective_importance_sql(alias: str = "u") -> sql.Composable:
+    """Effective importance at ``%(now)s``: importance × exp(−rate × days since last access)."""
+    a = sql.Identifier(alias)
+    return sql.SQL(
+        "({a}.importance * exp(-(CASE WHEN {a}.memory_type = 'procedural' THEN %(proc_rate)s ELSE %(rate)s END)"
+        " * greatest(0, extract(epoch FROM (%(now)s - coalesce({a}.last_accessed, {a}.created_at))) / 86400.0)))"
+    ).format(a=a)
+
+
+def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tuple[sql.Composable, dict]:
+    """Return the WHERE condition (without the keyword) and its named parameters."""
+    a = sql.Identifier(alias)
+    parts: list[sql.Composable] = [sql.SQL("{a}.agent_id = %(agent_id)s").format(a=a)]
+    params: dict = {"agent_id": agent_id}
+    flt = flt or UnitFilter()
+    if not flt.include_archived:
+        parts.append(sql.SQL("{a}.archived_at IS NULL").format(a=a))
+    if flt.types:
+        parts.append(sql.SQL("{a}.memory_type = ANY(%(types)s)").format(a=a))
+        params["types"] = list(flt.types)
+    if flt.since is not None:
+        parts.append(sql.SQL("{a}.event_date >= %(since)s").format(a=a))
+        params["since"] = flt.since
+    if flt.until is not None:
+        parts.append(sql.SQL("{a}.event_date <= %(until)s").format(a=a))
+        params["until"] = flt.until
+    if flt.tags:
+        parts.append(sql.SQL("{a}.tags @> %(tags)s").format(a=a))
+        params["tags"] = list(flt.tags)
+    if flt.user_id is not None:
+        parts.append(sql.SQL("{a}.user_id = %(user_id)s").format(a=a))
+        params["user_id"] = flt.user_id
+    if flt.session_id is not None:
+        parts.append(sql.SQL("{a}.session_id = %(session_id)s").format(a=a))
+        params["session_id"] = flt.session_id
+    if flt.min_importance is not None:
+        parts.append(sql.SQL("{eff} >= %(min_importance)s").format(eff=effective_importance_sql(alias)))
+        params.update(
+            min_importance=flt.min_importance,
+            now=flt.now,
+            rate=flt.decay_rate,
+            proc_rate=flt.procedural_decay_rate,
+        )
+    return sql.SQL(" AND ").join(parts), params

