@@ -15,6 +15,7 @@ _ABBREVIATIONS = {
     "u.s", "u.k", "a.m", "p.m", "approx", "dept", "est", "gen", "gov", "lt", "col", "capt",
 }
 _BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
+_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _PARAGRAPH = re.compile(r"\n\s*\n|\n\s*(?:[-*•]|\d+[.)])\s+")
 
 
@@ -29,7 +30,7 @@ def _ends_with_abbreviation(chunk: str) -> bool:
 def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     for block in _PARAGRAPH.split(text):
-        block = " ".join(block.split())
+        block = _BULLET.sub("", " ".join(block.split()))
         if not block:
             continue
         start = 0

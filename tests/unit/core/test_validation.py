@@ -1,0 +1,26 @@
+from datetime import datetime, timezone
+
+import pytest
+
+from fleet_memory.config import Limits
+from fleet_memory.errors import InvalidInputError
+from fleet_memory.validation import check_agent_id, check_date, check_tags, check_text
+
+
+def test_error_names_field_and_limit():
+    with pytest.raises(InvalidInputError) as info:
+        check_text("x" * 11, "content", 10)
+    assert info.value.field == "content"
+    assert str(info.value) == "content: is 11 characters long (limit: 10 characters)"
+
+
+def test_dates():
+    assert check_date("2024-05-08T13:56:00", "event_date") == datetime(2024, 5, 8, 13, 56, tzinfo=timezone.utc)
+    assert check_date(None, "event_date") is None
+
+
+def test_agent_id_and_tags():
+    limits = Limits()
+    assert check_agent_id("agent-1", limits) == "agent-1"
+    with pytest.raises(InvalidInputError, match="64 tags"):
+        check_tags([f"t{i}" for i in range(65)], limits)
