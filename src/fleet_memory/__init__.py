@@ -22,6 +22,7 @@ from .errors import (
     SchemaError,
 )
 from .model import Entity, Link, LinkKind, MemoryType, MemoryUnit, PutResult, SearchResult
+from .model import ConsolidationReport, ConversationReport, MaintenanceReport
 
 if TYPE_CHECKING:
     from .memory import FleetMemory, TemporalSemanticMemory
@@ -30,6 +31,8 @@ __all__ = [
     "AuthError",
     "Config",
     "ConfigurationError",
+    "ConsolidationReport",
+    "ConversationReport",
     "DatabaseError",
     "DatabaseUnavailableError",
     "Entity",
@@ -39,6 +42,7 @@ __all__ = [
     "FleetMemoryError",
     "InvalidInputError",
     "Link",
+    "MaintenanceReport",
     "LinkKind",
     "MemoryType",
     "MemoryUnit",

@@ -9,6 +9,7 @@ Environment variables:
 - ``FLEET_MEMORY_LLM_BASE_URL`` / ``FLEET_MEMORY_LLM_MODEL`` / ``FLEET_MEMORY_LLM_API_KEY``
   an OpenAI-compatible endpoint for fact extraction and summaries; with only ``GROQ_API_KEY``
   set, Groq's endpoint and the seed's default model are used.
+- ``FLEET_MEMORY_LLM_EXTRACTION=1``  extract facts at ingestion with that LLM (default: offline rules)
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class IngestConfig:
     semantic_min_similarity: float = 0.7
     entity_threshold_person_exact: float = 0.4
     entity_threshold: float = 0.6
+    entity_recency_days: float = 30.0
+    llm_extraction: bool = False  # extract facts with the configured LLM instead of the offline rules
     chunk_chars: int = 120_000
     chunk_max_tokens: int = 30_000
 
@@ -70,7 +73,9 @@ class LifecycleConfig:
     consolidation_similarity: float = 0.75
     consolidation_min_cluster: int = 3
     consolidation_min_importance: float = 0.5
+    consolidation_max_units: int = 2_000
     batch_size: int = 1_000
+    schedule_interval_s: float = 3_600.0
 
 
 def default_home() -> Path:
@@ -101,6 +106,7 @@ class Config:
             home=Path(home).expanduser() if home else None,
             embedding_model=env.get("FLEET_MEMORY_EMBEDDING_MODEL") or None,
             llm=_llm_from_env(env),
+            ingest=IngestConfig(llm_extraction=env.get("FLEET_MEMORY_LLM_EXTRACTION", "").lower() in ("1", "true", "yes")),
         )
         return replace(config, **overrides) if overrides else config
 

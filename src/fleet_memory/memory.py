@@ -3,7 +3,7 @@ them and delegates; no SQL and no algorithm live here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -15,14 +15,26 @@ from .clock import Clock, SystemClock
 from .config import Config
 from .errors import NotFoundError
 from .ingest import Ingestor
+from .ingest import entities as entity_ops
 from .ingest.request import build_episode, build_episodes
-from .model import AgentStats, MemoryUnit, PutResult, SearchResult, UnitPage
+from .lifecycle import importance_function
+from .lifecycle.consolidation import Consolidator
+from .lifecycle.context import check_budget, render_context
+from .lifecycle.conversation import build_turns, extract_offline, extract_with_llm, memory_items
+from .lifecycle.maintenance import Maintainer
+from .lifecycle.scheduler import LifecycleScheduler, standard_jobs
+from .model import AgentStats, Entity, EntityDetail, MemoryUnit, PutResult, SearchResult, UnitPage
+from .model import ConsolidationReport, ConversationReport, MaintenanceReport
 from .providers.embedder import Embedder, SentenceTransformerEmbedder
+from .providers.llm import LLM, OpenAICompatibleLLM
+from .providers.nlp import NLP
 from .recall import Recaller, build_request
 from .store import Database, UnitFilter
 from .store import documents as doc_sql
+from .store import provenance as prov_sql
 from .store import units as unit_sql
 from .validation import check_agent_id, check_positive_int, check_uuid
+from .validation import check_date, check_optional_text, check_text
 
 __all__ = ["FleetMemory", "TemporalSemanticMemory"]
 
@@ -38,6 +50,8 @@ class FleetMemory:
         home: str | Path | None = None,
         embedder: Embedder | None = None,
         clock: Clock | None = None,
+        llm: LLM | None = None,
+        nlp: NLP | None = None,
     ) -> None:
         config = config if config is not None else Config.from_env()
         if database_url is not None:
@@ -51,11 +65,19 @@ class FleetMemory:
             url=config.database_url, home=config.data_dir, embedding_dim=self.embedder.dimension,
             min_size=config.pool_min_size, max_size=config.pool_max_size,
         )
-        self._ingest = Ingestor(self.db, self.embedder, config, self.clock)
+        self.llm = llm if llm is not None else (OpenAICompatibleLLM(config.llm) if config.llm else None)
+        self._importance = importance_function(config.lifecycle)
+        self._ingest = Ingestor(self.db, self.embedder, config, self.clock, importance=self._importance,
+                                nlp=nlp, llm=self.llm)
+        self._maintainer = Maintainer(self.db, config.lifecycle)
+        self._consolidator = Consolidator(self.db, self.embedder, config, self._importance, self.llm)
+        self._schedulers: list[LifecycleScheduler] = []
         self._recall = Recaller(self.db, self.embedder, config)
 
     # lifecycle of the object -------------------------------------------------------------
     def close(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.stop()
         self.db.close()
 
     def __enter__(self) -> FleetMemory:
@@ -68,25 +90,71 @@ class FleetMemory:
     def put(self, agent_id: str, content: str, *, context: str | None = None, event_date: datetime | str | None = None,
             memory_type: str = "episodic", importance: float | None = None, tags: Iterable[str] = (),
             user_id: str | None = None, session_id: str | None = None, source: str | None = None,
-            speaker: str | None = None, metadata: Mapping[str, Any] | None = None) -> PutResult:
-        """Store ``content`` as a document and its sentence-level units, in one transaction."""
+            speaker: str | None = None, metadata: Mapping[str, Any] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> PutResult:
+        """Store ``content`` as a document and its sentence-level units, in one transaction.
+        ``progress(done, total)`` reports LLM extraction chunks."""
         episode = build_episode(
             self.config.limits, self.clock.now(), agent_id, content, context=context, event_date=event_date,
             memory_type=memory_type, importance=importance, tags=tags, user_id=user_id, session_id=session_id,
             source=source, speaker=speaker, metadata=metadata,
         )
-        return self._ingest.put_many([episode])[0]
+        return self._ingest.put_many([episode], progress=progress)[0]
 
-    def put_many(self, items: Iterable[Mapping[str, Any]], *, agent_id: str | None = None) -> list[PutResult]:
+    def put_many(self, items: Iterable[Mapping[str, Any]], *, agent_id: str | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> list[PutResult]:
         """Store many items (mappings with ``put``'s keywords, or conversation turns with ``speaker``,
         ``text``, ``timestamp``, ``turn_id``) with batched embedding, in one transaction."""
         episodes = build_episodes(self.config.limits, self.clock.now(), items, agent_id)
-        return self._ingest.put_many(episodes)
+        return self._ingest.put_many(episodes, progress=progress)
+
+    # entities ----------------------------------------------------------------------------
+    def list_entities(self, agent_id: str, *, limit: int = 100, offset: int = 0,
+                      label: str | None = None) -> list[Entity]:
+        """Entities with their mention counts, most mentioned first."""
+        size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            from .errors import InvalidInputError
+
+            raise InvalidInputError("offset", f"must be a non-negative integer, got {offset!r}")
+        return entity_ops.list_entities(self.db, self._agent(agent_id), limit=size, offset=offset,
+                                        label=check_optional_text(label, "label", 32))
+
+    def get_entity(self, agent_id: str, name_or_id: UUID | str, *, unit_limit: int = 100) -> EntityDetail:
+        """One entity (by id, name or alias) and the units that mention it, most recent first."""
+        size = check_positive_int(unit_limit, "unit_limit", self.config.limits.max_top_k)
+        return entity_ops.get_entity(self.db, self._agent(agent_id), self._entity_key(name_or_id), unit_limit=size)
+
+    def rename_entity(self, agent_id: str, name_or_id: UUID | str, new_name: str) -> Entity:
+        """Give an entity a new canonical name; the old name becomes an alias."""
+        name = check_text(new_name, "new_name", self.config.limits.max_tag_chars)
+        return entity_ops.rename_entity(self.db, self._agent(agent_id), self._entity_key(name_or_id), name)
+
+    def merge_entities(self, agent_id: str, keep: UUID | str, drop: UUID | str) -> Entity:
+        """Fold ``drop`` into ``keep``: its mentions move, its names become aliases, it is deleted."""
+        return entity_ops.merge_entities(self.db, self._agent(agent_id), self._entity_key(keep, "keep"),
+                                         self._entity_key(drop, "drop"))
+
+    def delete_entity(self, agent_id: str, name_or_id: UUID | str) -> None:
+        """Remove an entity and its mentions; the units stay."""
+        entity_ops.delete_entity(self.db, self._agent(agent_id), self._entity_key(name_or_id))
+
+    def _entity_key(self, key: object, field: str = "name_or_id") -> UUID | str:
+        if isinstance(key, UUID):
+            return key
+        return check_text(key, field, self.config.limits.max_tag_chars)
 
     # recalling ---------------------------------------------------------------------------
     def search(self, agent_id: str, query: str, *, top_k: int = 10, thinking_budget: int = 100,
                **options: Any) -> list[SearchResult]:
-        """Recall what the agent knows about ``query``; see ``recall.request.build_request`` for options."""
+        """Recall what the agent knows about ``query``: entry points (vector, full text, named
+        entities, time words) → spreading activation over the memory graph, exploring at most
+        ``thinking_budget`` units → scored by relevance × recency × frequency × importance.
+
+        Options (see ``recall.request.build_request``): ``limit``, ``types``, ``min_importance``,
+        ``max_age_days``, ``since``, ``until``, ``tags``, ``user_id``, ``session_id``,
+        ``include_archived`` (filters, applied before ranking), ``reinforce`` (default True),
+        ``explain``, ``preset`` (name or ``RecallSettings``) and ``now`` (reference time)."""
         request = build_request(self.config.limits, self.clock.now(), agent_id, query, top_k=top_k,
                                 thinking_budget=thinking_budget, **options)
         return self._recall.search(request)
@@ -135,6 +203,151 @@ class FleetMemory:
         agent = self._agent(agent_id)
         with self.db.transaction() as conn:
             return unit_sql.stats(conn, agent)
+
+    # pictures, export / import, database status, API keys (front doors) -------------------
+    def graph(self, agent_id: str, *, entity: str | None = None, query: str | None = None,
+              since: datetime | str | None = None, until: datetime | str | None = None, limit: int = 200,
+              top_k: int = 10) -> Any:
+        """Graph data (``viz.GraphData``) of a bounded neighbourhood: an entity, one search (with its
+        trace), or a time range; at most ``limit`` nodes."""
+        from .validation import check_date
+        from .viz import graph as viz
+
+        agent, size = self._agent(agent_id), check_positive_int(limit, "limit", 5_000)
+        start, end = check_date(since, "since"), check_date(until, "until")
+        if query is None:
+            return viz.build_graph(self.db, agent, limit=size, entity=entity, since=start, until=end)
+        hits = self.search(agent, query, top_k=min(top_k, size), explain=True, reinforce=False)
+        return viz.build_graph(self.db, agent, limit=size, seed_ids=[h.id for h in hits], query=query,
+                               trace=viz.trace_from_results(hits))
+
+    def ingest(self, agent_id: str, items: Iterable[Mapping[str, Any]], *, batch_size: int = 64) -> Iterator[Any]:
+        """Store put items in batches, skipping documents already stored (resumable); yields one
+        ``transfer.files.IngestProgress`` per batch. Read files with ``transfer.files.read_items``."""
+        from .transfer.files import ingest_batches
+
+        size = check_positive_int(batch_size, "batch_size", self.config.limits.max_batch_items)
+        return ingest_batches(self.db, self.put_many, self._agent(agent_id), items, batch_size=size)
+
+    def export_agent(self, agent_id: str, out: Any) -> Any:
+        """Write the agent's whole memory to the text stream ``out`` as JSON Lines (lossless)."""
+        from .transfer import export_agent
+
+        return export_agent(self.db, self._agent(agent_id), out)
+
+    def import_agent(self, agent_id: str, lines: Iterable[str]) -> Any:
+        """Load an export into ``agent_id`` (which must be empty), in one transaction."""
+        from .transfer import import_agent
+
+        return import_agent(self.db, self._agent(agent_id), lines)
+
+    def database_status(self) -> dict[str, Any]:
+        from .store.status import database_status
+
+        with self.db.transaction() as conn:
+            status = database_status(conn)
+        return {"url": self.db.display_url, "embedded": self.db.embedded,
+                "home": str(self.config.data_dir) if self.db.embedded else None, **status}
+
+    def create_api_key(self, name: str, *, agent_ids: Iterable[str] = (), admin: bool = False) -> tuple[str, Any]:
+        """Return (the key, shown only now; its stored record)."""
+        from .rest import keys
+
+        agents = [self._agent(a) for a in agent_ids]
+        return keys.create_key(self.db, self.clock.now(), name=name, agent_ids=agents, admin=admin)
+
+    def list_api_keys(self, *, include_revoked: bool = False) -> list[Any]:
+        from .rest import keys
+
+        return keys.list_keys(self.db, include_revoked=include_revoked)
+
+    def revoke_api_key(self, key_id_or_prefix: str) -> None:
+        from .rest import keys
+
+        keys.revoke_key(self.db, self.clock.now(), key_id_or_prefix)
+
+    def authenticate(self, key: str | None, agent_id: str | None = None) -> Any:
+        """The key's record; AuthError 401 for a missing / unknown / revoked key, 403 when it may not
+        act for ``agent_id``."""
+        from .rest import keys
+
+        record = keys.authenticate(self.db, self.clock.now(), key)
+        if agent_id is not None:
+            keys.authorize(record, agent_id)
+        return record
+
+    # lifecycle (seed 001): forgetting, consolidation, context, conversation extraction ----
+    def maintain(self, agent_id: str | None = None, *, now: datetime | str | None = None) -> MaintenanceReport:
+        """Archive units (of one agent, or all) whose effective importance on the forgetting curve is
+        below ``LifecycleConfig.archive_below`` at ``now`` (default: the clock). Idempotent; bounded
+        batches; safe to run from two processes at once. See ``lifecycle.maintenance``."""
+        agent = None if agent_id is None else self._agent(agent_id)
+        return self._maintainer.run(agent, check_date(now, "now") or self.clock.now())
+
+    def restore(self, agent_id: str, unit_id: UUID | str) -> MemoryUnit:
+        """Bring an archived unit back into recall; its forgetting curve starts afresh now."""
+        agent, uid = self._agent(agent_id), check_uuid(unit_id, "unit_id")
+        unit = self._maintainer.restore(agent, uid, self.clock.now())
+        if unit is None:
+            raise NotFoundError("memory unit", uid, agent)
+        return unit
+
+    def consolidate(self, agent_id: str, *, now: datetime | str | None = None) -> ConsolidationReport:
+        """Turn clusters of similar important episodes into semantic units, linked to their sources
+        (whose importance is halved). Re-running never consolidates a source twice.
+        See ``lifecycle.consolidation``."""
+        agent = self._agent(agent_id)
+        return self._consolidator.run(agent, check_date(now, "now") or self.clock.now())
+
+    def sources(self, agent_id: str, unit_id: UUID | str) -> list[MemoryUnit]:
+        """The units a consolidated unit was made from (empty for any other unit)."""
+        agent, uid = self._agent(agent_id), check_uuid(unit_id, "unit_id")
+        with self.db.transaction() as conn:
+            if not unit_sql.get_units(conn, agent, [uid]):
+                raise NotFoundError("memory unit", uid, agent)
+            return prov_sql.sources_of(conn, agent, uid)
+
+    def build_context(self, agent_id: str, message: str, *, user_id: str | None = None, limit: int = 10,
+                      min_importance: float = 0.3, max_chars: int | None = None) -> str:
+        """The seed's prompt for ``message``: the ``limit`` best memories (of ``user_id`` when given)
+        with effective importance >= ``min_importance``, grouped by type and fenced as data (see
+        ``lifecycle.context``), within ``max_chars`` when given."""
+        text = check_text(message, "message", self.config.limits.max_query_chars)
+        budget = None if max_chars is None else check_positive_int(max_chars, "max_chars",
+                                                                    self.config.limits.max_content_chars)
+        check_budget(text, budget)
+        results = self.search(agent_id, text, top_k=limit, min_importance=min_importance, user_id=user_id)
+        return render_context(text, results, max_chars=budget)
+
+    def process_conversation(self, agent_id: str, turns: Iterable[Mapping[str, Any]], *, user_id: str | None = None,
+                             session_id: str | None = None) -> ConversationReport:
+        """Extract typed memories from a finished conversation (``{role, content, time?}`` turns) —
+        with the LLM when one is configured, else by offline rules — and store them, tagged
+        ``auto_extracted``. See ``lifecycle.conversation``."""
+        agent = self._agent(agent_id)
+        built = build_turns(turns, self.config.limits)
+        user = check_optional_text(user_id, "user_id", self.config.limits.max_agent_id_chars)
+        session = check_optional_text(session_id, "session_id", self.config.limits.max_agent_id_chars)
+        if self.llm is not None:
+            retries = self.config.llm.max_retries if self.config.llm else 2
+            method, memories = "llm", extract_with_llm(self.llm, built, retries=retries)
+        else:
+            method, memories = "offline", extract_offline(built)
+        items = memory_items(memories, user_id=user, session_id=session)
+        results = self.put_many(items, agent_id=agent) if items else []
+        return ConversationReport(method, tuple(memories), tuple(results))
+
+    def schedule(self, *, interval_s: float | None = None, agent_ids: Iterable[str] | None = None,
+                 consolidate: bool = True, start: bool = True) -> LifecycleScheduler:
+        """A background scheduler running ``maintain`` (and ``consolidate``) every ``interval_s``
+        seconds (default ``LifecycleConfig.schedule_interval_s``); stopped on ``close()``."""
+        agents = None if agent_ids is None else [self._agent(a) for a in agent_ids]
+        jobs = standard_jobs(self.maintain, self.consolidate, self._consolidator.agents, agents,
+                             with_consolidation=consolidate)
+        scheduler = LifecycleScheduler(jobs, interval_s if interval_s is not None
+                                       else self.config.lifecycle.schedule_interval_s)
+        self._schedulers.append(scheduler)
+        return scheduler.start() if start else scheduler
 
     def _agent(self, agent_id: object) -> str:
         return check_agent_id(agent_id, self.config.limits)

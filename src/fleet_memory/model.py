@@ -15,6 +15,7 @@ from uuid import UUID
 
 __all__ = [
     "Entity",
+    "EntityDetail",
     "Link",
     "LinkKind",
     "MemoryType",
@@ -24,6 +25,11 @@ __all__ = [
     "StoredUnit",
     "AgentStats",
     "UnitPage",
+    "MaintenanceReport",
+    "ConsolidatedUnit",
+    "ConsolidationReport",
+    "ExtractedMemory",
+    "ConversationReport",
 ]
 
 
@@ -116,6 +122,14 @@ class Entity:
 
 
 @dataclass(frozen=True, slots=True)
+class EntityDetail:
+    """One entity and the units that mention it (most recent first)."""
+
+    entity: Entity
+    units: tuple[MemoryUnit, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Link:
     from_id: UUID
     to_id: UUID
@@ -192,3 +206,98 @@ class AgentStats:
     entities: int
     links: int
     units_by_type: Mapping[str, int]
+
+
+# lifecycle reports -------------------------------------------------------------------------
+def _plain(value: Any) -> Any:
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceReport:
+    """What one ``maintain`` run did: units examined and archived, in total and per memory type."""
+
+    now: datetime
+    agent_id: str | None
+    examined: int
+    archived: int
+    examined_by_type: Mapping[str, int] = field(default_factory=dict)
+    archived_by_type: Mapping[str, int] = field(default_factory=dict)
+    batches: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidatedUnit:
+    """A semantic unit made by consolidation, with the episodic units it was made from."""
+
+    id: UUID
+    agent_id: str
+    text: str
+    source_ids: tuple[UUID, ...]
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationReport:
+    """What one ``consolidate`` run did. ``method`` is "llm" or "offline"."""
+
+    now: datetime
+    agent_id: str | None
+    candidates: int
+    clusters: int
+    created: tuple[ConsolidatedUnit, ...] = ()
+    skipped_clusters: int = 0
+    method: str = "offline"
+
+    @property
+    def sources(self) -> int:
+        return sum(len(c.source_ids) for c in self.created)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = _plain(self)
+        data["sources"] = self.sources
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedMemory:
+    """One memory that conversation extraction found, before it is stored."""
+
+    content: str
+    memory_type: MemoryType
+    importance: float | None = None
+    speaker: str | None = None
+    event_date: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationReport:
+    """What ``process_conversation`` extracted ("llm" or "offline") and what was stored."""
+
+    method: str
+    memories: tuple[ExtractedMemory, ...]
+    results: tuple[PutResult, ...] = ()
+
+    @property
+    def unit_ids(self) -> list[UUID]:
+        return [uid for r in self.results for uid in r.unit_ids]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = _plain(self)
+        data["unit_ids"] = [str(u) for u in self.unit_ids]
+        return data

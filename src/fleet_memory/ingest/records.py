@@ -1,5 +1,15 @@
-"""Records at the ingestion boundaries: ``Episode`` (one validated put) → ``ExtractedFact`` (one
-sentence-level fact) → ``EmbeddedFact`` (with its vector)."""
+"""Records at the ingestion boundaries, in pipeline order:
+
+    Episode ─extract─► ExtractedFact ─parse─► ParsedFact ─validate─► UnitPlan
+            ─coref─► CorefText ─ner─► ResolvedFact ─embed─► EmbeddedFact ─store─► (rows)
+
+``Episode`` is one validated put (a document, a note or a conversation turn); an
+``ExtractedFact`` one sentence-level fact (offline: a sentence with substance; LLM: a fact the
+model stated); ``ParsedFact`` the fact with its one spaCy parse; ``UnitPlan`` which facts form one
+unit (fragments merged into a neighbour); ``CorefText`` a fact's text with pronouns replaced;
+``ResolvedFact`` the unit's final text and the entities it mentions; ``EmbeddedFact`` with its id
+and vector.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +21,18 @@ from uuid import UUID
 
 import numpy as np
 
-__all__ = ["Episode", "ExtractedFact", "EmbeddedFact"]
+from ..providers.nlp import Parsed
+
+__all__ = [
+    "Episode",
+    "ExtractedFact",
+    "ParsedFact",
+    "UnitPlan",
+    "CorefText",
+    "EntityMention",
+    "ResolvedFact",
+    "EmbeddedFact",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,17 +54,66 @@ class Episode:
 
 
 @dataclass(frozen=True, slots=True)
+class EntityMention:
+    surface: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
 class ExtractedFact:
+    """One fact of one episode. ``self_contained`` facts (from an LLM) skip coreference and
+    validation; ``entities`` are names the extractor already found."""
+
     episode_index: int
     text: str
     memory_type: str
     importance: float | None = None
     speaker: str | None = None
     category: str | None = None
+    self_contained: bool = False
+    entities: tuple[EntityMention, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFact:
+    """``appended``: a final "." was added for the parser (the small model finds entities more
+    reliably in punctuated sentences); it is not part of the unit's text."""
+
+    fact: ExtractedFact
+    parse: Parsed
+    appended: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPlan:
+    """Indices (into the parsed facts) that become one unit, in order; at least one is valid."""
+
+    members: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CorefText:
+    """A fact's text with pronouns replaced, and the entities the replacements point to."""
+
+    text: str
+    referents: tuple[EntityMention, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedFact:
+    """The text of one unit-to-be and the entities it mentions."""
+
+    episode_index: int
+    text: str
+    memory_type: str
+    importance: float | None
+    speaker: str | None
+    category: str | None
+    mentions: tuple[EntityMention, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedFact:
-    fact: ExtractedFact
+    fact: ResolvedFact
     unit_id: UUID
     embedding: np.ndarray

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..config import Limits
 from ..errors import InvalidInputError
 from ..model import MemoryType
+from .presets import BALANCED, RecallSettings, get_preset
 from ..validation import (
     check_agent_id,
     check_date,
@@ -40,12 +41,16 @@ class SearchRequest:
     include_archived: bool = False
     reinforce: bool = True
     explain: bool = False
-    preset: str | None = None
+    settings: RecallSettings = field(default=BALANCED)
+
+    @property
+    def preset(self) -> str:
+        return self.settings.name
 
 
 def build_request(
     limits: Limits,
-    now: datetime,
+    clock_now: datetime,
     agent_id: object,
     query: object,
     *,
@@ -63,8 +68,20 @@ def build_request(
     include_archived: bool = False,
     reinforce: bool = True,
     explain: bool = False,
-    preset: str | None = None,
+    preset: object = None,
+    now: object = None,
 ) -> SearchRequest:
+    """Check every option of ``search``; raise ``InvalidInputError`` naming the first bad one.
+
+    ``top_k`` / ``limit``: results wanted (``limit`` is seed 001's name); ``thinking_budget``: units
+    the walk may explore; ``types``, ``min_importance`` (effective, decayed), ``max_age_days``,
+    ``since`` / ``until`` (event date), ``tags`` (all of them), ``user_id``, ``session_id``,
+    ``include_archived``: filters applied before ranking; ``reinforce``: count this recall as an
+    access; ``explain``: add channels, link path and score factors; ``preset``: a preset name
+    (``balanced``, ``fast``, ``deep``, ``vector``) or a ``RecallSettings``; ``now``: the reference
+    time for recency, ``max_age_days`` and time words in the query (default: the clock).
+    """
+    now = clock_now if now is None else check_date(now, "now")
     agent = check_agent_id(agent_id, limits)
     text = check_text(query, "query", limits.max_query_chars)
     k = check_top_k(limit if limit is not None else top_k, limits, "limit" if limit is not None else "top_k")
@@ -96,5 +113,5 @@ def build_request(
         include_archived=bool(include_archived),
         reinforce=bool(reinforce),
         explain=bool(explain),
-        preset=preset,
+        settings=get_preset(preset),
     )

@@ -1,13 +1,39 @@
-"""Recall for one request. For now: vector top-k with the request's filters, then reinforcement."""
+"""Recall for one request: entry points → spreading activation → scoring → reinforcement.
+
+1. Entry points, each tagged with the channel(s) that found it, all filtered in SQL:
+   ``vector`` (top ``vector_entry_k`` by cosine similarity), ``fulltext`` (top ``fulltext_entry_k``
+   by IDF-weighted match of the query's content words, OR semantics), ``entity`` (top
+   ``entity_entry_k`` by similarity among units mentioning an entity the query names or said by a
+   person it names; names resolved with ingestion's normalisation) and ``time`` (top
+   ``time_entry_k`` by similarity inside the window the query names, relative to ``now``).
+2. Spreading activation (``activation.spread``, pure) from the entry points along temporal,
+   semantic and entity links, one ``neighbours`` query and one ``admissible`` (filter) query per
+   hop, at most ``thinking_budget`` units explored (entry points included).
+3. Scoring (``scoring.score``, pure; the formula is in that module's docstring), top ``top_k``.
+4. Reinforcement of the returned units in one UPDATE, unless ``reinforce=False``.
+
+Statements per search: at most 7 + 2 × hops walked, whatever the budget.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from uuid import UUID
 
 from ..config import Config
 from ..model import SearchResult
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
+from ..store import links as link_sql
+from ..store import recall_sql
 from ..store import units as unit_sql
+from ..store.entities import normalize_name
+from .activation import Edge, Reached, path_to, spread
+from .presets import RecallSettings
+from .query import STOP_WORDS, content_words, name_candidates
 from .request import SearchRequest
+from .scoring import Signals, direct_score, entry_activation, pool_stats, score
+from .when import time_window
 
 __all__ = ["Recaller", "unit_filter"]
 
@@ -28,6 +54,23 @@ def unit_filter(request: SearchRequest, config: Config) -> UnitFilter:
     )
 
 
+def _names(query: str) -> tuple[list[str], list[str]]:
+    """Normalised name candidates and their surface forms (for alias matching)."""
+    surfaces = name_candidates(query)
+    normalized = list(dict.fromkeys(n for n in (normalize_name(s) for s in surfaces) if n and n not in STOP_WORDS))
+    raw = [" ".join(w.capitalize() for w in s.split()) for s in surfaces] + surfaces
+    return normalized, list(dict.fromkeys(raw))
+
+
+def _path(reached: dict[UUID, Reached[UUID]], uid: UUID) -> list[dict]:
+    """The walk to ``uid``: the entry point first, then each unit with the link that reached it."""
+    links = path_to(reached, uid)
+    start = links[0][0] if links else uid
+    steps: list[dict] = [{"unit_id": str(start), "kind": None, "weight": None}]
+    steps += [{"unit_id": str(b), "from": str(a), "kind": kind, "weight": weight} for a, kind, weight, b in links]
+    return steps
+
+
 class Recaller:
     def __init__(self, db: Database, embedder: Embedder, config: Config) -> None:
         self.db = db
@@ -35,19 +78,107 @@ class Recaller:
         self.config = config
 
     def search(self, request: SearchRequest) -> list[SearchResult]:
+        cfg: RecallSettings = request.settings
         query_vector = self.embedder.embed([request.query])[0]
+        window = time_window(request.query, request.now) if cfg.time_entry_k else None
+        flt = unit_filter(request, self.config)
+        agent = request.agent_id
         with self.db.transaction() as conn:
-            hits = unit_sql.vector_search(
-                conn, request.agent_id, query_vector, limit=request.top_k, flt=unit_filter(request, self.config)
+            terms = recall_sql.TermStats(0)
+            if cfg.fuse or cfg.fulltext_entry_k:
+                words = content_words(request.query)
+                if words:
+                    terms = recall_sql.term_stats(conn, agent, words, common_units=cfg.common_term_units)
+            entity_ids: list[UUID] = []
+            speakers: list[str] = []
+            if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
+                normalized, surfaces = _names(request.query)
+                found, speakers = recall_sql.resolve_names(conn, agent, normalized, surfaces)
+                entity_ids = [eid for eid, _ in found]
+            feats = recall_sql.Features(query_vector, terms, tuple(entity_ids), tuple(speakers))
+
+            pool: dict[UUID, recall_sql.Candidate] = {}
+            channels: dict[UUID, list[str]] = {}
+
+            def add(channel: str, rows: Sequence[recall_sql.Candidate]) -> None:
+                for row in rows:
+                    pool.setdefault(row.unit.id, row)
+                    channels.setdefault(row.unit.id, []).append(channel)
+
+            if cfg.vector_entry_k:
+                add("vector", recall_sql.vector_entries(conn, agent, feats, flt, limit=cfg.vector_entry_k))
+            if cfg.fulltext_entry_k and terms.queries:
+                add("fulltext", recall_sql.fulltext_entries(conn, agent, feats, flt, limit=cfg.fulltext_entry_k))
+            if cfg.entity_entry_k and (entity_ids or speakers):
+                add("entity", recall_sql.named_entries(conn, agent, feats, flt, limit=cfg.entity_entry_k))
+            if window is not None:
+                add("time", recall_sql.window_entries(conn, agent, feats, flt, start=window.start, end=window.end,
+                                                      limit=cfg.time_entry_k))
+            if not pool:
+                return []
+
+            def signals(c: recall_sql.Candidate, activation: float) -> Signals:
+                in_window = window is not None and window.start <= c.unit.event_date < window.end
+                u = c.unit
+                return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date,
+                               u.last_accessed, u.access_count, u.importance)
+
+            stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()])
+            direct = {uid: direct_score(signals(c, 0.0), stats, cfg) for uid, c in pool.items()}
+            best = max(direct.values())
+            entries = {uid: entry_activation(d, best) for uid, d in direct.items()}
+
+            allowed: set[UUID] = set(pool)
+            rejected: set[UUID] = set()
+
+            def load(frontier: Sequence[UUID]) -> list[Edge[UUID]]:
+                found = link_sql.neighbours(conn, agent, frontier, entity_fanout=cfg.entity_fanout)
+                unknown = {n.to_id for n in found} - allowed - rejected
+                if unknown:
+                    ok = recall_sql.admissible(conn, agent, list(unknown), flt)
+                    allowed.update(ok)
+                    rejected.update(unknown - ok)
+                return [Edge(n.from_id, n.to_id, n.kind.value, n.weight) for n in found if n.to_id in allowed]
+
+            reached: dict[UUID, Reached[UUID]] = spread(
+                entries, load, budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
+                kind_weight=cfg.link_weight, min_activation=cfg.min_activation,
             )
+            missing = [uid for uid in reached if uid not in pool]
+            for row in recall_sql.candidates(conn, agent, missing, feats, flt):
+                pool[row.unit.id] = row
+                channels.setdefault(row.unit.id, []).append("activation")
+
+            scored = []
+            for uid, node in reached.items():
+                cand = pool.get(uid)
+                if cand is None:
+                    continue
+                result = score(signals(cand, node.activation), stats, cfg, request.now)
+                scored.append((result.score, cand.similarity, str(uid), uid, result))
+            scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
+            top = scored[: request.top_k]
             if request.reinforce:
-                unit_sql.reinforce(conn, request.agent_id, [u.id for u, _ in hits], request.now)
-        return [
-            SearchResult(
-                id=u.id, text=u.text, weight=sim, memory_type=u.memory_type, event_date=u.event_date,
+                unit_sql.reinforce(conn, agent, [item[3] for item in top], request.now)
+
+        results = []
+        for value, _, _, uid, result in top:
+            u = pool[uid].unit
+            explanation = None
+            if request.explain:
+                node = reached[uid]
+                explanation = {
+                    "channels": list(channels.get(uid, [])),
+                    "hops": node.hops,
+                    "path": _path(reached, uid),
+                    "factors": result.factors,
+                    "preset": cfg.name,
+                    "time_window": None if window is None else
+                    {"phrase": window.phrase, "start": window.start.isoformat(), "end": window.end.isoformat()},
+                }
+            results.append(SearchResult(
+                id=u.id, text=u.text, weight=value, memory_type=u.memory_type, event_date=u.event_date,
                 context=u.context, document_id=u.document_id, importance=u.importance, speaker=u.speaker,
-                tags=u.tags, metadata=u.metadata,
-                explanation={"channels": ["vector"], "similarity": sim} if request.explain else None,
-            )
-            for u, sim in hits
-        ]
+                tags=u.tags, metadata=u.metadata, explanation=explanation,
+            ))
+        return results

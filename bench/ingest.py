@@ -1,0 +1,149 @@
+"""Ingestion speed: the full offline pipeline against its floor, side by side, in one run.
+
+    python bench/ingest.py --data ../shared/bench/locomo_dev.jsonl [--json OUT] [--conversations N]
+
+Pipeline: every conversation is stored into a fresh agent with ONE ``FleetMemory.put_many`` of its
+turns (speaker, text — an image turn's caption appended as "[photo: …]" —, the session's date_time
+as timestamp, the dia_id as turn_id), through every stage: filtering, one spaCy parse, NER,
+validation, coreference, embedding, entity resolution, temporal and semantic links, in one
+transaction. Floor: the same turn texts, embedded in one batch and bulk-inserted (documents +
+units, one transaction) with no other stage — the least any pipeline must do. Both use the real
+all-MiniLM-L6-v2 and the same embedded PostgreSQL; models are warmed up before timing; the floor
+runs first for each conversation, then the pipeline.
+
+Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
+over conversations), the floor's turns/s, their ratio, and the link rows per unit after ingestion
+(stored temporal and semantic links, mean and max per unit; entity links are derived when read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+
+def turn_text(turn: dict) -> str:
+    text = turn["text"]
+    if turn.get("blip_caption"):
+        text = f"{text} [photo: {turn['blip_caption']}]"
+    return text
+
+
+def load(path: Path) -> list[dict]:
+    with path.open() as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def items_of(conv: dict) -> list[dict]:
+    return [
+        {"speaker": t["speaker"], "text": turn_text(t), "timestamp": s["date_time"], "turn_id": t["dia_id"],
+         "session_id": s["session_id"]}
+        for s in conv["sessions"] for t in s["turns"]
+    ]
+
+
+def floor_ingest(mem, agent: str, items: list[dict]) -> float:
+    """Embedding + bulk insert of the turn texts, nothing else."""
+    from datetime import datetime, timezone
+
+    from fleet_memory.store import documents as doc_sql
+    from fleet_memory.store import units as unit_sql
+
+    started = time.perf_counter()
+    texts = [i["text"] for i in items]
+    vectors = mem.embedder.embed(texts)
+    now = datetime.now(timezone.utc)
+    docs, units = [], []
+    for item, vec in zip(items, vectors):
+        when = datetime.fromisoformat(item["timestamp"]).replace(tzinfo=timezone.utc)
+        doc_id = uuid.uuid4()
+        meta = {"turn_id": item["turn_id"]}
+        docs.append(doc_sql.NewDocument(doc_id, agent, item["text"], when, now, speaker=item["speaker"], metadata=meta))
+        units.append(unit_sql.NewUnit(uuid.uuid4(), agent, item["text"], vec, when, now, document_id=doc_id,
+                                      speaker=item["speaker"], session_id=item["session_id"], metadata=meta))
+    with mem.db.transaction() as conn:
+        doc_sql.insert_documents(conn, docs)
+        unit_sql.insert_units(conn, units)
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
+    parser.add_argument("--home", type=Path, help="embedded database directory (default: a temporary one)")
+    args = parser.parse_args(argv)
+
+    from fleet_memory import Config, FleetMemory
+    from fleet_memory.store import links as link_sql
+    from fleet_memory.store import units as unit_sql
+
+    convs = load(args.data)
+    if args.conversations:
+        convs = convs[: args.conversations]
+    with tempfile.TemporaryDirectory(prefix="fm-bench-ingest-") as tmp:
+        home = args.home or Path(tmp)
+        run = uuid.uuid4().hex[:6]
+        with FleetMemory(Config(home=home)) as mem:
+            mem.put_many([{"speaker": "Warm", "text": "Alice warmed up the models in Paris yesterday."}],
+                         agent_id=f"warmup-{run}")
+            mem.embedder.embed(["warm up the embedder with a second batch"] * 64)
+            turns = units = 0
+            floor_s = pipe_s = 0.0
+            stages: dict[str, float] = {}
+            agents = []
+            for conv in convs:
+                items = items_of(conv)
+                turns += len(items)
+                floor_s += floor_ingest(mem, f"floor-{run}-{conv['conversation_id']}", items)
+                agent = f"pipe-{run}-{conv['conversation_id']}"
+                agents.append(agent)
+                started = time.perf_counter()
+                results = mem.put_many(items, agent_id=agent)
+                pipe_s += time.perf_counter() - started
+                units += sum(len(r.units) for r in results)
+                for name, secs in results[0].stage_seconds.items():
+                    stages[name] = stages.get(name, 0.0) + secs
+                print(f"  {conv['conversation_id']}: {len(items)} turns → {sum(len(r.units) for r in results)} units",
+                      file=sys.stderr)
+            links: dict[str, dict[str, float]] = {}
+            totals = {"units": 0, "entities": 0}
+            with mem.db.transaction() as conn:
+                for agent in agents:
+                    stats = unit_sql.stats(conn, agent)
+                    totals["units"] += stats.units
+                    totals["entities"] += stats.entities
+                    for kind, row in link_sql.degree_stats(conn, agent).items():
+                        agg = links.setdefault(kind, {"rows": 0, "max_degree": 0, "units_linked": 0, "_sum": 0.0})
+                        agg["rows"] += row["rows"]
+                        agg["max_degree"] = max(agg["max_degree"], row["max_degree"])
+    for kind, agg in links.items():
+        agg["rows_per_unit"] = agg["rows"] / max(1, totals["units"])
+        agg.pop("_sum")
+        agg.pop("units_linked")
+    pipeline = {"turns_per_s": turns / pipe_s, "units_per_s": units / pipe_s, "seconds": pipe_s,
+                "turns": turns, "units": units, "stage_seconds": stages}
+    floor = {"turns_per_s": turns / floor_s, "seconds": floor_s}
+    out = {"pipeline": pipeline, "floor": floor, "ratio": pipeline["turns_per_s"] / floor["turns_per_s"],
+           "links": links, "entities": totals["entities"], "conversations": len(convs)}
+
+    print(f"{'':<26}{'turns/s':>10}{'units/s':>10}{'seconds':>10}")
+    print(f"{'floor (embed + insert)':<26}{floor['turns_per_s']:>10.1f}{'':>10}{floor_s:>10.1f}")
+    print(f"{'full offline pipeline':<26}{pipeline['turns_per_s']:>10.1f}{pipeline['units_per_s']:>10.1f}{pipe_s:>10.1f}")
+    print(f"ratio pipeline / floor: {out['ratio']:.2f}   ({turns} turns → {units} units, {totals['entities']} entities)")
+    print("stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
+    for kind, agg in sorted(links.items()):
+        print(f"{kind} links: {agg['rows']} rows, {agg['rows_per_unit']:.2f} per unit, max {agg['max_degree']} on one unit")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,109 @@
+"""What every command shares: opening the facade (injectable for tests), printing machine output
+(``--json``) and mapping fleet-memory's errors to one line on stderr and an exit code.
+
+Exit codes: 0 ok · 1 other fleet-memory error · 2 bad input (also typer's usage errors) ·
+3 not found · 4 database unavailable / schema · 5 model provider · 6 auth.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+import typer
+from rich.console import Console
+
+from ..config import Config
+from ..errors import (
+    AuthError,
+    DatabaseError,
+    FleetMemoryError,
+    InvalidInputError,
+    NotFoundError,
+    ProviderError,
+)
+
+if TYPE_CHECKING:
+    from ..memory import FleetMemory
+
+MemoryFactory = Callable[[], "FleetMemory"]
+
+AGENT = typer.Option(..., "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Agent id (or FLEET_MEMORY_AGENT).")
+JSON = typer.Option(False, "--json", help="Print machine-readable JSON.")
+
+_EXIT = ((InvalidInputError, 2), (NotFoundError, 3), (DatabaseError, 4), (ProviderError, 5), (AuthError, 6))
+
+
+def default_factory() -> FleetMemory:
+    from ..memory import FleetMemory
+
+    return FleetMemory(Config.from_env())
+
+
+@dataclass
+class CliState:
+    factory: MemoryFactory = default_factory
+
+
+def state(ctx: typer.Context) -> CliState:
+    root = ctx.find_root()
+    if not isinstance(root.obj, CliState):
+        root.obj = CliState(root.obj) if callable(root.obj) else CliState()
+    return root.obj
+
+
+@contextmanager
+def memory_from(ctx: typer.Context) -> Iterator[FleetMemory]:
+    memory = state(ctx).factory()
+    try:
+        yield memory
+    finally:
+        memory.close()
+
+
+def guarded(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Map fleet-memory's errors to one line on stderr and a non-zero exit (no traceback)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except FleetMemoryError as exc:
+            code = next((c for kind, c in _EXIT if isinstance(exc, kind)), 1)
+            Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            raise typer.Exit(code) from None
+
+    return wrapper
+
+
+def plain(value: Any) -> Any:
+    """Records → JSON-ready values."""
+    if hasattr(value, "to_dict"):
+        return plain(value.to_dict())
+    if isinstance(value, (UUID, datetime)):
+        return str(value) if isinstance(value, UUID) else value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: plain(getattr(value, name)) for name in value.__dataclass_fields__}
+    return value
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(plain(value), indent=2, ensure_ascii=False) + "\n")
+
+
+def console(stderr: bool = False) -> Console:
+    return Console(highlight=False, soft_wrap=True, stderr=stderr)

@@ -1,0 +1,215 @@
+"""Coreference (offline, rule-based on the spaCy parse): replace personal pronouns by their
+referents so each unit stands alone — "She joined Google last year" → "Alice joined Google last
+year" — for a whole batch in one left-to-right pass (O(tokens)).
+
+Rules, over the facts of one put in order (the discourse; it restarts for another agent or after
+a gap longer than ``reset_after``):
+
+- he/him/his/himself, she/her/hers/herself → the most recently mentioned PERSON whose gender is
+  compatible (known from a small first-name list or learnt from earlier pronouns); not replaced
+  when a compatible PERSON already appears earlier in the same sentence (it already stands alone).
+- it/its, they/them/their → the one ORG / PRODUCT / WORK_OF_ART / EVENT / FAC (for "they": ORG)
+  of the previous sentence, only when there is exactly one and the pronoun is an argument
+  (subject, object) that is not the subject of "be" ("it is great" is left alone).
+- In a conversation turn (the episode has a speaker), first-person pronouns are the speaker:
+  "I'm swamped" → "Melanie is swamped", "my kids" → "Melanie's kids", with the verb after "I"
+  put into the third person ("I love" → "Melanie loves", "I've" → "Melanie has").
+
+Each referent replaces its first pronoun in a sentence (later ones then read naturally:
+"Alice said she would come"); possessives take "'s". Anything uncertain is left as it was:
+a wrong replacement is worse than none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from ..providers.nlp import Parsed, Span, Token
+from .names import FEMALE_NAMES, MALE_NAMES
+from .records import CorefText, EntityMention, Episode, ParsedFact
+
+__all__ = ["resolve_coreferences"]
+
+_FEMALE = {"she", "her", "hers", "herself"}
+_MALE = {"he", "him", "his", "himself"}
+_FIRST = {"i", "me", "my", "mine", "myself"}
+_IT = {"it", "its"}
+_THEY = {"they", "them", "their", "theirs"}
+_POSSESSIVE_WORDS = {"hers", "mine", "theirs"}
+_THING_LABELS = {"ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC"}
+_ARGUMENT_DEPS = {"nsubj", "nsubjpass", "dobj", "pobj", "dative", "poss"}
+_BE = {"is", "was", "'s", "be", "been", "are", "were", "'re"}
+_SKIP_BETWEEN = {"really", "also", "just", "never", "always", "still", "actually", "totally", "definitely",
+                 "even", "only", "finally", "recently", "often", "usually", "sometimes", "already", "too"}
+_AGREE = {"am": "is", "'m": "is", "’m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has", "’ve": "has",
+          "do": "does", "'ll": "will", "’ll": "will", "'d": "would", "’d": "would", "go": "goes"}
+
+def _gender_of(name: str, learnt: dict[str, str]) -> str | None:
+    first = name.split()[0].lower() if name.split() else ""
+    if name in learnt:
+        return learnt[name]
+    if first in FEMALE_NAMES:
+        return "f"
+    if first in MALE_NAMES:
+        return "m"
+    return None
+
+
+def _third_person(word: str) -> str:
+    low = word.lower()
+    if low in _AGREE:
+        return _AGREE[low]
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return word + "es"
+    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def _possessive(name: str) -> str:
+    return name + ("'" if name.endswith("s") else "'s")
+
+
+def _render(tokens: Sequence[Token], replacements: dict[int, str]) -> str:
+    parts = []
+    for i, tok in enumerate(tokens):
+        parts.append(replacements.get(i, tok.text))
+        parts.append(tok.ws)
+    return "".join(parts).strip()
+
+
+class _Discourse:
+    def __init__(self) -> None:
+        self.persons: list[str] = []  # most recent last
+        self.things: list[tuple[str, str]] = []  # non-person entities of the previous sentence
+        self.learnt: dict[str, str] = {}
+        self.agent: str | None = None
+        self.when: datetime | None = None
+
+    def person_for(self, gender: str) -> str | None:
+        for name in reversed(self.persons):
+            known = _gender_of(name, self.learnt)
+            if known is None or known == gender:
+                return name
+        return None
+
+    def mention(self, name: str) -> None:
+        if name in self.persons:
+            self.persons.remove(name)
+        self.persons.append(name)
+        del self.persons[:-20]
+
+
+def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: str | None,
+                 state: _Discourse) -> CorefText:
+    tokens = parse.tokens[:-1] if appended and parse.tokens else parse.tokens
+    persons = [(e.start, e.text) for e in spans if e.label == "PERSON"]
+    replacements: dict[int, str] = {}
+    referents: list[EntityMention] = []
+    used: set[str] = set()
+    for i, tok in enumerate(tokens):
+        low = tok.text.lower().replace("’", "'")
+        if tok.pos != "PRON" and low not in ("i", "me", "my"):
+            continue
+        if _glued(tokens, i):
+            continue  # part of a compound word ("me-time")
+        possessive = tok.tag == "PRP$" or low in _POSSESSIVE_WORDS or (low in ("his", "its", "their"))
+        if speaker and low in _FIRST:
+            replacements[i] = _possessive(speaker) if possessive else speaker
+            if low == "i":
+                _agree_verb(tokens, i, replacements)
+            continue
+        if low in _FEMALE or low in _MALE:
+            gender = "f" if low in _FEMALE else "m"
+            earlier = [n for s, n in persons if s < i and _gender_of(n, state.learnt) in (None, gender)]
+            if earlier:
+                state.learnt.setdefault(earlier[-1], gender)
+                continue
+            name = state.person_for(gender)
+            if name is None:
+                continue
+            state.learnt.setdefault(name, gender)
+            if name in used:
+                continue
+            used.add(name)
+            replacements[i] = _possessive(name) if possessive else name
+            referents.append(EntityMention(name, "PERSON"))
+            continue
+        if low in _IT or low in _THEY:
+            wanted = _THING_LABELS if low in _IT else {"ORG"}
+            things = [(text, label) for text, label in state.things if label in wanted]
+            if len(things) != 1 or any(e.start < i and e.label in wanted for e in spans):
+                continue
+            if tok.dep not in _ARGUMENT_DEPS:
+                continue
+            head = tokens[tok.head] if 0 <= tok.head < len(tokens) else tok
+            if tok.dep in ("nsubj", "nsubjpass") and head.text.lower() in _BE:
+                continue
+            text, label = things[0]
+            if text in used:
+                continue
+            used.add(text)
+            replacements[i] = _possessive(text) if possessive else text
+            referents.append(EntityMention(text, label))
+    if replacements and 0 in replacements and replacements[0][:1].islower():
+        replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
+    for _, name in persons:
+        state.mention(name)
+    for ref in referents:
+        if ref.label == "PERSON":
+            state.mention(ref.surface)
+    state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
+    return CorefText(_render(tokens, replacements) if replacements else _render(tokens, {}), tuple(referents))
+
+
+def _glued(tokens: Sequence[Token], i: int) -> bool:
+    before = i > 0 and not tokens[i - 1].ws and tokens[i - 1].text in ("-", "/")
+    after = i + 1 < len(tokens) and not tokens[i].ws and tokens[i + 1].text in ("-", "/")
+    return before or after
+
+
+def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:
+    """Put the verb right after a replaced "I" (adverbs skipped) into the third person."""
+    j = i + 1
+    while j < len(tokens) and tokens[j].text.lower() in _SKIP_BETWEEN:
+        j += 1
+    if j >= len(tokens):
+        return
+    verb = tokens[j]
+    low = verb.text.lower().replace("’", "'")
+    if low.startswith("'"):
+        if low in _AGREE:
+            replacements[j] = " " + _AGREE[low] if not tokens[j - 1].ws else _AGREE[low]
+        return
+    if verb.tag == "VBP" and verb.pos in ("VERB", "AUX"):
+        replacements[j] = _third_person(verb.text)
+
+
+def resolve_coreferences(
+    episodes: Sequence[Episode],
+    parsed: Sequence[ParsedFact],
+    spans: Sequence[Sequence[Span]],
+    *,
+    reset_after: timedelta = timedelta(hours=24),
+) -> list[CorefText]:
+    """One ``CorefText`` per parsed fact, in order, given the entity spans of each (from ``ner``).
+    Self-contained facts (from an LLM) pass through unchanged."""
+    state = _Discourse()
+    out: list[CorefText] = []
+    for item, fact_spans in zip(parsed, spans):
+        episode = episodes[item.fact.episode_index]
+        if state.agent != episode.agent_id or (
+            state.when is not None and abs(episode.event_date - state.when) > reset_after
+        ):
+            state = _Discourse()
+            state.agent = episode.agent_id
+        state.when = episode.event_date
+        if item.fact.self_contained:
+            out.append(CorefText(item.fact.text))
+            for e in fact_spans:
+                if e.label == "PERSON":
+                    state.mention(e.text)
+            continue
+        out.append(_resolve_one(item.parse, fact_spans, item.appended, item.fact.speaker, state))
+    return out

@@ -1,0 +1,28 @@
+"""Small first-name lists: a hint of gender for coreference and of personhood for NER when the
+small spaCy model misses a name ("Alice loves hiking" has no PERSON span). Not exhaustive; names
+learnt from the batch (speakers, PERSON spans) count too."""
+
+from __future__ import annotations
+
+__all__ = ["FEMALE_NAMES", "MALE_NAMES", "NEUTRAL_NAMES", "is_first_name"]
+
+FEMALE_NAMES = {
+    "alice", "mary", "emma", "olivia", "sophia", "ava", "isabella", "mia", "emily", "sarah", "jessica", "jennifer",
+    "linda", "susan", "karen", "lisa", "anna", "maria", "laura", "julia", "grace", "hannah", "rachel", "caroline",
+    "melanie", "gina", "joanna", "audrey", "deborah", "jolene", "nancy", "kate", "katie", "amy", "claire", "chloe",
+    "lucy", "lily", "zoe", "ella", "eva", "sara", "rebecca", "rose", "helen", "diana", "nina", "tina", "angela",
+    "michelle", "natalie", "sophie", "amelia", "charlotte", "elizabeth", "margaret", "ruth", "jane", "betty",
+}
+MALE_NAMES = {
+    "bob", "john", "james", "robert", "michael", "william", "david", "richard", "joseph", "thomas", "charles",
+    "daniel", "matthew", "mark", "paul", "steven", "andrew", "kevin", "brian", "george", "edward", "peter",
+    "jon", "nate", "tim", "evan", "calvin", "dave", "sam", "tom", "jack", "harry", "oliver", "noah", "liam",
+    "ethan", "lucas", "henry", "alexander", "ben", "max", "leo", "adam", "eric", "frank", "greg", "jason", "mike",
+    "ryan", "scott", "sean", "carl", "fred", "joe", "luke", "chris", "jim", "bill", "ted", "ron", "tony",
+}
+NEUTRAL_NAMES = {"alex", "jordan", "taylor", "casey", "morgan", "riley", "jamie", "pat", "robin", "kim", "lee"}
+
+
+def is_first_name(word: str) -> bool:
+    low = word.lower()
+    return low in FEMALE_NAMES or low in MALE_NAMES or low in NEUTRAL_NAMES

@@ -1,0 +1,184 @@
+"""Entity resolution: which stored entity (if any) each name mentioned in a batch refers to.
+
+For every distinct name in the batch (first appearance order), per agent:
+
+1. Cheap exact match first: the case- and whitespace-normalised name (``store.entities.
+   normalize_name``) equals an entity's normalised name or one of its aliases → that entity. One
+   query fetches these and the fuzzy candidates together.
+2. Otherwise every candidate of a compatible label (same label; GPE/LOC/FAC count as one family)
+   that shares a word with the name is scored
+
+       score = 0.5 × name similarity + 0.3 × co-occurrence overlap + 0.2 × temporal proximity
+
+   name similarity = rapidfuzz ratio, raised to 0.9 when one name's words are all in the other
+   ("Bob" / "Bob Smith"); co-occurrence overlap = Jaccard of the names mentioned alongside (in this
+   batch) and the names the candidate co-occurs with (stored mentions); temporal proximity =
+   max(0, 1 − |Δt to the candidate's last mention| / ``entity_recency_days``). The best candidate
+   is reused when its score reaches the threshold — ``entity_threshold_person_exact`` (0.4) for a
+   PERSON whose name matches exactly, ``entity_threshold`` (0.6) otherwise — else a new entity is
+   created (and becomes a candidate for later names of the batch).
+
+Outcomes worth knowing: two different people called "Alex" resolve to ONE entity — an exact
+PERSON match scores at least 0.5 > 0.4 whatever the context, and names are unique per agent in
+the schema; units keep their own dates, so recall can still tell them apart by time. "Bob Smith"
+after "Bob" in the same conversation scores 0.45 + 0.2 (+ co-occurrence) ≥ 0.6 and joins "Bob" as an
+alias; weeks later with nothing in common it scores < 0.6 and becomes its own entity.
+
+Concurrency: the caller holds the agent's advisory lock (``store.entities.lock_agent``) for the
+rest of the transaction, and creation is ON CONFLICT on the unique name index, so concurrent puts
+never create two entities for one name. Cost: two queries per agent and batch, plus Python scoring
+over the candidates SQL narrowed down (names sharing a word).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+import psycopg
+from rapidfuzz import fuzz
+
+from ..config import IngestConfig
+from ..model import Entity
+from ..store import entities as entity_sql
+from .records import EntityMention
+
+__all__ = ["UnitMentions", "resolve_entities", "name_similarity", "label_family", "entity_score"]
+
+_FAMILIES = {"GPE": "PLACE", "LOC": "PLACE", "FAC": "PLACE"}
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMentions:
+    unit_id: UUID
+    event_date: datetime
+    mentions: tuple[EntityMention, ...]
+
+
+def label_family(label: str) -> str:
+    return _FAMILIES.get(label, label)
+
+
+def name_similarity(a: str, b: str) -> float:
+    """0..1: rapidfuzz ratio of the normalised names, at least 0.9 when one's words are a subset of
+    the other's."""
+    na, nb = entity_sql.normalize_name(a), entity_sql.normalize_name(b)
+    if na == nb:
+        return 1.0
+    score = fuzz.ratio(na, nb) / 100.0
+    wa, wb = set(na.split()), set(nb.split())
+    if wa and wb and (wa <= wb or wb <= wa):
+        score = max(score, 0.9)
+    return score
+
+
+def entity_score(name_sim: float, overlap: float, proximity: float) -> float:
+    return 0.5 * name_sim + 0.3 * overlap + 0.2 * proximity
+
+
+def _threshold(config: IngestConfig, label: str, exact: bool) -> float:
+    if label == "PERSON" and exact:
+        return config.entity_threshold_person_exact
+    return config.entity_threshold
+
+
+def _proximity(config: IngestConfig, when: datetime, last_seen: datetime | None) -> float:
+    if last_seen is None:
+        return 0.0
+    days = abs((when - last_seen).total_seconds()) / 86_400.0
+    return max(0.0, 1.0 - days / config.entity_recency_days)
+
+
+@dataclass(slots=True)
+class _Name:
+    surface: str
+    label: str
+    first: datetime
+    last: datetime
+    context: set[str]
+
+
+def resolve_entities(
+    conn: psycopg.Connection, agent_id: str, units: Sequence[UnitMentions], config: IngestConfig
+) -> list[entity_sql.Mention]:
+    """Resolve (creating where needed) every mentioned name; return the mention rows to record.
+    Takes the agent's advisory lock."""
+    names: dict[str, _Name] = {}
+    for unit in units:
+        norms = {entity_sql.normalize_name(m.surface) for m in unit.mentions}
+        for m in unit.mentions:
+            norm = entity_sql.normalize_name(m.surface)
+            if not norm:
+                continue
+            entry = names.get(norm)
+            if entry is None:
+                entry = names[norm] = _Name(m.surface, m.label, unit.event_date, unit.event_date, set())
+            entry.first = min(entry.first, unit.event_date)
+            entry.last = max(entry.last, unit.event_date)
+            entry.context |= norms - {norm}
+    if not names:
+        return []
+    entity_sql.lock_agent(conn, agent_id)
+    tokens = sorted({w for n in names for w in n.split() if len(w) >= 2})
+    found = entity_sql.candidates(conn, agent_id, list(names), tokens)
+    exact: dict[str, Entity] = {}
+    for e in found:
+        for alias in e.aliases:
+            exact.setdefault(entity_sql.normalize_name(alias), e)
+    for e in found:
+        exact[entity_sql.normalize_name(e.name)] = e
+    fuzzy_needed = [n for n in names if n not in exact]
+    cooc = entity_sql.cooccurring_names(conn, agent_id, [e.id for e in found]) if fuzzy_needed and found else {}
+    pool: list[Entity] = list({e.id: e for e in found}.values())
+    resolved: dict[str, UUID] = {}
+    created: list[entity_sql.NewEntity] = []
+    for norm, entry in names.items():
+        hit = exact.get(norm)
+        if hit is not None:
+            resolved[norm] = hit.id
+            continue
+        best: tuple[float, Entity] | None = None
+        family = label_family(entry.label)
+        for cand in pool:
+            if label_family(cand.label) != family:
+                continue
+            sim = max([name_similarity(entry.surface, cand.name)]
+                      + [name_similarity(entry.surface, a) for a in cand.aliases])
+            if sim < 0.5:
+                continue
+            others = cooc.get(cand.id, set())
+            union = entry.context | others
+            overlap = len(entry.context & others) / len(union) if union else 0.0
+            score = entity_score(sim, overlap, _proximity(config, entry.first, cand.last_seen))
+            if best is None or score > best[0]:
+                best = (score, cand)
+        if best is not None and best[0] >= _threshold(config, entry.label, False):
+            resolved[norm] = best[1].id
+            continue
+        new = entity_sql.NewEntity(uuid.uuid4(), entry.surface, norm, entry.label, entry.first, entry.last)
+        created.append(new)
+        resolved[norm] = new.id
+        entity = Entity(new.id, agent_id, new.name, new.label, (), new.first_seen, new.last_seen, 0)
+        pool.append(entity)
+        exact[norm] = entity
+        cooc[new.id] = entry.context
+    if created:
+        actual = entity_sql.create_entities(conn, agent_id, created)
+        for new in created:
+            real = actual.get(new.normalized_name, new.id)
+            for norm, eid in resolved.items():
+                if eid == new.id:
+                    resolved[norm] = real
+    mentions: list[entity_sql.Mention] = []
+    for unit in units:
+        seen: set[UUID] = set()
+        for m in unit.mentions:
+            eid = resolved.get(entity_sql.normalize_name(m.surface))
+            if eid is None or eid in seen:
+                continue
+            seen.add(eid)
+            mentions.append(entity_sql.Mention(unit.unit_id, eid, m.surface, unit.event_date))
+    return mentions

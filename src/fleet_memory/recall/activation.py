@@ -1,0 +1,110 @@
+"""Spreading activation over the memory graph (seed 000), as a pure function.
+
+    activation(entry)    = given (1.0 for the best entry point, less for weaker ones)
+    activation(v)        = max over edges u → v of activation(u) × link weight × kind weight × decay
+
+The walk goes hop by hop. Each hop asks ``load(frontier)`` once for every edge leaving the frontier
+(the caller answers with ONE batched query, so a search issues one statement per hop and never one
+per unit); edges are then taken best candidate first. A unit not yet seen is admitted only while
+fewer than ``budget`` units have been explored (entry points count); a unit already seen keeps the
+best activation that reaches it and the path it came by. The next frontier is every unit whose
+activation was set or raised in this hop and is at least ``min_activation``.
+
+Bounds: at most ``max_hops`` calls of ``load``; at most ``budget`` units in the result; work per hop
+is linear in the edges returned for the frontier (entity fan-out is capped by the loader). The
+walk stops early when the frontier empties, never because the budget is full, so the number of
+statements depends on the hops walked and not on the units explored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+__all__ = ["Edge", "Step", "Reached", "spread", "path_to"]
+
+K = TypeVar("K")
+
+
+@dataclass(frozen=True, slots=True)
+class Edge(Generic[K]):
+    src: K
+    dst: K
+    kind: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[K]):
+    """One link of a path: from ``src`` to the unit, by ``kind`` with the link's ``weight``."""
+
+    src: K
+    kind: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class Reached(Generic[K]):
+    activation: float
+    hops: int
+    via: Step[K] | None  # None for an entry point
+
+
+def spread(
+    entries: Mapping[K, float],
+    load: Callable[[Sequence[K]], Sequence[Edge[K]]],
+    *,
+    budget: int,
+    max_hops: int,
+    decay: float = 0.8,
+    kind_weight: Callable[[str], float] = lambda kind: 1.0,
+    min_activation: float = 0.0,
+) -> dict[K, Reached[K]]:
+    """Walk from ``entries`` (unit → activation); return every explored unit with its best activation."""
+    ranked = sorted(entries.items(), key=lambda item: (-item[1], str(item[0])))[: max(budget, 0)]
+    reached: dict[K, Reached[K]] = {key: Reached(act, 0, None) for key, act in ranked}
+    frontier = [key for key, act in ranked if act >= min_activation]
+    for hop in range(1, max_hops + 1):
+        if not frontier:
+            break
+        edges = load(frontier)
+        candidates = []
+        for edge in edges:
+            source = reached.get(edge.src)
+            if source is None or edge.dst == edge.src:
+                continue
+            value = source.activation * edge.weight * kind_weight(edge.kind) * decay
+            if value > 0.0:
+                candidates.append((value, edge))
+        candidates.sort(key=lambda item: (-item[0], str(item[1].dst)))
+        raised: dict[K, None] = {}
+        for value, edge in candidates:
+            current = reached.get(edge.dst)
+            if current is None:
+                if len(reached) >= budget:
+                    continue
+            elif value <= current.activation:
+                continue
+            reached[edge.dst] = Reached(value, hop, Step(edge.src, edge.kind, edge.weight))
+            if value >= min_activation:
+                raised[edge.dst] = None
+        frontier = list(raised)
+    return reached
+
+
+def path_to(reached: Mapping[K, Reached[K]], key: K, limit: int = 64) -> list[tuple[K, str, float, K]]:
+    """The links that brought activation to ``key``: ``[(from, kind, weight, to), …]`` from the entry point."""
+    path: list[tuple[K, str, float, K]] = []
+    seen = {key}
+    node = reached.get(key)
+    while node is not None and node.via is not None and len(path) < limit:
+        path.append((node.via.src, node.via.kind, node.via.weight, key))
+        key = node.via.src
+        if key in seen:
+            break
+        seen.add(key)
+        node = reached.get(key)
+    path.reverse()
+    return path
+

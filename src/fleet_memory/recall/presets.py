@@ -1,0 +1,96 @@
+"""Recall settings as frozen data with named presets.
+
+A search takes a preset by name (``"balanced"`` by default) or a ``RecallSettings`` value; to vary
+one, build a new value with ``dataclasses.replace(get_preset("balanced"), max_hops=1)``. Nothing
+ever mutates a shared preset: the dataclass is frozen and the registry hands out the same
+immutable objects.
+
+The numbers of ``BALANCED`` were tuned on the LoCoMo dev split (``bench/locomo.py``); the other
+presets trade quality for speed (``FAST``: vector and full text, one hop) or show the plain
+vector baseline (``VECTOR``: one channel, no walk, score = cosine similarity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+from ..errors import InvalidInputError
+
+__all__ = ["RecallSettings", "BALANCED", "FAST", "DEEP", "VECTOR", "PRESETS", "get_preset"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallSettings:
+    """Every knob of one recall. See ``recall.search`` for how each one is used."""
+
+    name: str = "balanced"
+    # entry points: how many units each channel contributes (0 turns a channel off)
+    vector_entry_k: int = 30
+    fulltext_entry_k: int = 30
+    entity_entry_k: int = 10
+    time_entry_k: int = 10
+    # spreading activation
+    max_hops: int = 2
+    decay: float = 0.8
+    temporal_weight: float = 1.0
+    semantic_weight: float = 1.0
+    entity_weight: float = 1.0
+    entity_fanout: int = 10
+    min_activation: float = 0.05
+    # fusion of the query-dependent signals (z-scores over the entry pool)
+    w_similarity: float = 1.0
+    w_text: float = 1.0
+    w_named: float = 0.3
+    w_window: float = 0.5
+    w_activation: float = 0.8
+    # dynamic weighting (seed 000) and importance (seed 001)
+    recency_rate: float = 0.1
+    recency_weight: float = 0.2
+    frequency_weight: float = 1.0
+    importance_weight: float = 0.5
+    # full text: a term found in more than this many units counts as common
+    common_term_units: int = 5_000
+    # when False, the score is the cosine similarity alone (the plain vector baseline)
+    fuse: bool = True
+
+    def link_weight(self, kind: str) -> float:
+        if kind == "temporal":
+            return self.temporal_weight
+        if kind == "semantic":
+            return self.semantic_weight
+        return self.entity_weight
+
+
+BALANCED = RecallSettings()
+FAST = replace(BALANCED, name="fast", entity_entry_k=0, time_entry_k=0, max_hops=1, vector_entry_k=20,
+               fulltext_entry_k=20)
+DEEP = replace(BALANCED, name="deep", max_hops=3, vector_entry_k=50, fulltext_entry_k=50, entity_entry_k=20)
+VECTOR = replace(BALANCED, name="vector", fulltext_entry_k=0, entity_entry_k=0, time_entry_k=0, max_hops=0,
+                 fuse=False)
+
+PRESETS = MappingProxyType({p.name: p for p in (BALANCED, FAST, DEEP, VECTOR)})
+
+
+def get_preset(preset: object) -> RecallSettings:
+    """A preset by name, or the given ``RecallSettings`` itself (checked)."""
+    if preset is None:
+        return BALANCED
+    if isinstance(preset, RecallSettings):
+        _check(preset)
+        return preset
+    if isinstance(preset, str) and preset in PRESETS:
+        return PRESETS[preset]
+    raise InvalidInputError("preset", f"unknown preset {preset!r}", "one of " + ", ".join(PRESETS))
+
+
+def _check(s: RecallSettings) -> None:
+    for field in ("vector_entry_k", "fulltext_entry_k", "entity_entry_k", "time_entry_k", "max_hops",
+                  "entity_fanout", "common_term_units"):
+        value = getattr(s, field)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 10_000:
+            raise InvalidInputError(f"preset.{field}", f"is {value!r}", "an integer from 0 to 10,000")
+    if not 0.0 < s.decay <= 1.0:
+        raise InvalidInputError("preset.decay", f"is {s.decay!r}", "0 < decay <= 1")
+    if s.vector_entry_k + s.fulltext_entry_k + s.entity_entry_k + s.time_entry_k == 0:
+        raise InvalidInputError("preset", "every entry channel is turned off", "at least one entry_k above 0")

@@ -1,0 +1,178 @@
+"""The REST server: FastAPI routes over the facade, one call each.
+
+- Every route under ``/v1/agents/{agent_id}`` needs an API key (``Authorization: Bearer <key>`` or
+  ``X-API-Key``) allowed to act for that agent: no / unknown / revoked key → 401, a key for
+  other agents → 403. ``auth=False`` (``fleet-memory serve --no-auth``) turns keys off; the CLI
+  then only binds to 127.0.0.1.
+- Errors: bad input → 422 naming the field (Pydantic's, or the facade's ``InvalidInputError``),
+  unknown ids → 404, a body over ``max_body_bytes`` → 413, database down → 503, model → 502.
+- ``/mcp``: the MCP server (streamable HTTP, stateless JSON) behind the same keys.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, Optional
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+
+from .. import __version__
+from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
+from . import schemas as s
+from .deps import Agent, Memory
+from .entities import entities_router
+from .limits import BodyLimit, McpAuth
+
+if TYPE_CHECKING:
+    from ..memory import FleetMemory
+
+__all__ = ["create_app"]
+
+def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
+    if isinstance(exc, InvalidInputError):
+        detail = [{"loc": ["body", *exc.field.split(".")], "msg": exc.problem, "type": "invalid_input",
+                   "ctx": {"limit": exc.limit}}]
+        return JSONResponse({"detail": detail}, status_code=422)
+    status = (404 if isinstance(exc, NotFoundError) else exc.status if isinstance(exc, AuthError)
+              else 503 if isinstance(exc, DatabaseError) else 502 if isinstance(exc, ProviderError) else 400)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
+
+
+def memories_router() -> APIRouter:
+    r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["memories"])
+
+    @r.post("/memories", status_code=201, response_model=s.PutOut)
+    def put(agent: Agent, memory: Memory, body: s.PutIn) -> Any:
+        return memory.put(agent, **body.model_dump())
+
+    @r.post("/memories/batch", status_code=201, response_model=s.PutManyOut)
+    def put_many(agent: Agent, memory: Memory, body: s.PutManyIn) -> Any:
+        return {"results": memory.put_many([i.model_dump() for i in body.items], agent_id=agent)}
+
+    @r.get("/memories", response_model=s.UnitPageOut)
+    def list_units(agent: Agent, memory: Memory, limit: int = 100, offset: int = 0,
+                   include_archived: bool = False) -> Any:
+        page = memory.list_units(agent, limit=limit, offset=offset, include_archived=include_archived)
+        return {"units": [u.to_dict() for u in page.units], "next_offset": page.next_offset}
+
+    @r.get("/memories/{unit_id}", response_model=s.UnitOut)
+    def get(agent: Agent, memory: Memory, unit_id: str) -> Any:
+        return memory.get(agent, unit_id).to_dict()
+
+    @r.delete("/memories/{unit_id}", status_code=204)
+    def delete(agent: Agent, memory: Memory, unit_id: str) -> Response:
+        memory.delete(agent, unit_id)
+        return Response(status_code=204)
+
+    @r.post("/memories/{unit_id}/restore", response_model=s.UnitOut)
+    def restore(agent: Agent, memory: Memory, unit_id: str) -> Any:
+        return memory.restore(agent, unit_id).to_dict()
+
+    @r.post("/search", response_model=s.SearchOut)
+    def search(agent: Agent, memory: Memory, body: s.SearchIn) -> Any:
+        options = body.model_dump(exclude={"query", "top_k", "thinking_budget"}, exclude_none=True)
+        hits = memory.search(agent, body.query, top_k=body.top_k, thinking_budget=body.thinking_budget, **options)
+        return {"results": [h.to_dict() for h in hits]}
+
+    @r.post("/context", response_model=s.ContextOut)
+    def context(agent: Agent, memory: Memory, body: s.ContextIn) -> Any:
+        return {"context": memory.build_context(agent, body.message, **body.model_dump(exclude={"message"}))}
+
+    @r.post("/conversations", status_code=201, response_model=s.ReportOut)
+    def conversations(agent: Agent, memory: Memory, body: s.ConversationIn) -> Any:
+        turns = [t.model_dump(exclude_none=True) for t in body.turns]
+        return memory.process_conversation(agent, turns, user_id=body.user_id, session_id=body.session_id).to_dict()
+
+    @r.post("/maintenance", response_model=s.ReportOut)
+    def maintenance(agent: Agent, memory: Memory, body: Optional[s.NowIn] = None) -> Any:
+        return memory.maintain(agent, now=body.now if body else None).to_dict()
+
+    @r.post("/consolidation", response_model=s.ReportOut)
+    def consolidation(agent: Agent, memory: Memory, body: Optional[s.NowIn] = None) -> Any:
+        return memory.consolidate(agent, now=body.now if body else None).to_dict()
+
+    return r
+
+
+def pictures_router() -> APIRouter:
+    r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["graph and export"])
+
+    def graph_of(agent: str, memory: FleetMemory, entity: Optional[str], query: Optional[str], since: Optional[str],
+                 until: Optional[str], limit: int) -> Any:
+        return memory.graph(agent, entity=entity, query=query, since=since, until=until, limit=limit)
+
+    @r.get("/graph", response_model=s.GraphOut)
+    def graph(agent: Agent, memory: Memory, entity: Optional[str] = None, query: Optional[str] = None,
+              since: Optional[str] = None, until: Optional[str] = None, limit: int = Query(200)) -> Any:
+        return graph_of(agent, memory, entity, query, since, until, limit).to_dict()
+
+    @r.get("/graph.html", response_class=HTMLResponse)
+    def graph_page(agent: Agent, memory: Memory, entity: Optional[str] = None, query: Optional[str] = None,
+                   since: Optional[str] = None, until: Optional[str] = None, limit: int = Query(200)) -> HTMLResponse:
+        from ..viz import render_html
+
+        return HTMLResponse(render_html(graph_of(agent, memory, entity, query, since, until, limit)))
+
+    @r.get("/export", response_class=StreamingResponse,
+           responses={200: {"content": {"application/x-ndjson": {}}, "description": "JSON Lines export"}})
+    def export(agent: Agent, memory: Memory) -> StreamingResponse:
+        spool = tempfile.SpooledTemporaryFile(max_size=8 * 2**20, mode="w+", encoding="utf-8")
+        memory.export_agent(agent, spool)
+        spool.seek(0)
+
+        def lines() -> Iterator[str]:
+            with spool:
+                yield from spool
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson",
+                                 headers={"Content-Disposition": f'attachment; filename="{agent}.jsonl"'})
+
+    return r
+
+
+def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[], FleetMemory] | None = None,
+               auth: bool = True, max_body_bytes: int = 16 * 2**20) -> FastAPI:
+    """The app over ``memory`` (kept open) or one made by ``memory_factory`` at start-up (closed at
+    shutdown). ``auth=False`` disables API keys (local use only)."""
+    from ..mcp_server import build_server
+
+    mcp = build_server(lambda: app.state.memory, authorize=None if not auth else
+                       lambda headers, agent: app.state.memory.authenticate(McpAuth.key(headers), agent))
+    mcp_http = McpAuth.mount(mcp, lambda: app.state, auth)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        owned = memory is None
+        app.state.memory = memory if memory is not None else (memory_factory or _default_factory)()
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            if owned:
+                app.state.memory.close()
+
+    app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan,
+                  description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
+    app.state.auth = auth
+    app.add_exception_handler(FleetMemoryError, _error)
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    for router in (memories_router(), entities_router(), pictures_router()):
+        app.include_router(router)
+    app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+
+    @app.get("/health", response_model=s.HealthOut, tags=["health"])
+    def health() -> Any:
+        return {"status": "ok", "version": __version__}
+
+    return app
+
+
+def _default_factory() -> FleetMemory:
+    from ..config import Config
+    from ..memory import FleetMemory
+
+    return FleetMemory(Config.from_env())

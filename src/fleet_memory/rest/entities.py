@@ -1,0 +1,39 @@
+"""Entity routes: list, get (with its units), rename, merge, delete — one facade call each."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from fastapi import APIRouter, Response
+
+from . import schemas as s
+from .deps import Agent, Memory
+
+
+def entities_router() -> APIRouter:
+    r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["entities"])
+
+    @r.get("/entities", response_model=list[s.EntityOut])
+    def list_entities(agent: Agent, memory: Memory, limit: int = 100, offset: int = 0,
+                      label: Optional[str] = None) -> Any:
+        return memory.list_entities(agent, limit=limit, offset=offset, label=label)
+
+    @r.get("/entities/{entity}", response_model=s.EntityDetailOut)
+    def get_entity(agent: Agent, memory: Memory, entity: str, unit_limit: int = 100) -> Any:
+        detail = memory.get_entity(agent, entity, unit_limit=unit_limit)
+        return {"entity": detail.entity, "units": [u.to_dict() for u in detail.units]}
+
+    @r.post("/entities/{entity}/rename", response_model=s.EntityOut)
+    def rename(agent: Agent, memory: Memory, entity: str, body: s.RenameIn) -> Any:
+        return memory.rename_entity(agent, entity, body.name)
+
+    @r.post("/entities/merge", response_model=s.EntityOut)
+    def merge(agent: Agent, memory: Memory, body: s.MergeIn) -> Any:
+        return memory.merge_entities(agent, body.keep, body.drop)
+
+    @r.delete("/entities/{entity}", status_code=204)
+    def delete(agent: Agent, memory: Memory, entity: str) -> Response:
+        memory.delete_entity(agent, entity)
+        return Response(status_code=204)
+
+    return r

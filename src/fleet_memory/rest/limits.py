@@ -1,0 +1,91 @@
+"""ASGI pieces of the REST app: the request-body limit (413) and the API-key gate of ``/mcp``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Optional
+
+from ..errors import AuthError
+
+__all__ = ["BodyLimit", "McpAuth"]
+
+
+async def _send_json(send: Callable, status: int, body: dict[str, Any], headers: Optional[list] = None) -> None:
+    payload = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
+                            *(headers or [])]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+class BodyLimit:
+    """413 for a body over ``max_bytes``: by Content-Length up front, else by counting as it streams."""
+
+    def __init__(self, app: Callable, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            return await _send_json(send, 413, {"detail": f"request body over the limit of {self.max_bytes} bytes"})
+        seen, started, refused = 0, False, False
+
+        async def counted() -> dict:
+            nonlocal seen, refused
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes and not refused:
+                refused = True
+                if not started:
+                    await _send_json(send, 413, {"detail": f"request body over the limit of {self.max_bytes} bytes"})
+                return {"type": "http.disconnect"}  # the app stops reading; what it answers is dropped
+            return message
+
+        async def tracked(message: dict) -> None:
+            nonlocal started
+            if refused:
+                return
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        await self.app(scope, counted, tracked)
+
+
+class McpAuth:
+    """The MCP streamable-HTTP endpoint behind the API keys: 401 before MCP sees the request;
+    per-agent scope (403) is checked by each tool call (see ``mcp_server``)."""
+
+    def __init__(self, inner: Callable, state: Callable[[], Any], auth: bool) -> None:
+        self.inner, self.state, self.auth = inner, state, auth
+
+    @staticmethod
+    def key(headers: Optional[Mapping[str, str]]) -> Optional[str]:
+        if not headers:
+            return None
+        lower = {k.lower(): v for k, v in headers.items()}
+        bearer = lower.get("authorization", "")
+        return bearer[7:].strip() if bearer.lower().startswith("bearer ") else lower.get("x-api-key")
+
+    @classmethod
+    def mount(cls, server: Any, state: Callable[[], Any], auth: bool) -> McpAuth:
+        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        # Host checks are the REST server's business (it binds where it is told); keys guard access.
+        server.streamable_http_app(stateless_http=True, json_response=True,
+                                   transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        return cls(StreamableHTTPASGIApp(server.session_manager), state, auth)
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        import anyio
+
+        if self.auth:
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers") or []}
+            try:
+                await anyio.to_thread.run_sync(lambda: self.state().memory.authenticate(self.key(headers)))
+            except AuthError as exc:
+                return await _send_json(send, exc.status, {"detail": str(exc)}, [(b"www-authenticate", b"Bearer")])
+        await self.inner(scope, receive, send)

@@ -1,0 +1,214 @@
+"""Wire schemas (Pydantic) for the REST server, separate from the domain records. Requests forbid
+unknown fields; the facade checks bounds and names the field when it refuses (→ 422)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, Optional
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MemoryTypeName = Literal["episodic", "semantic", "procedural"]
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PutIn(Request):
+    content: str = Field(..., description="Text to remember; split into sentence-level units.")
+    context: Optional[str] = None
+    event_date: Optional[datetime] = Field(None, description="When it happened (naive = UTC); default now.")
+    memory_type: MemoryTypeName = "episodic"
+    importance: Optional[float] = Field(None, ge=0, le=1)
+    tags: list[str] = []
+    user_id: Optional[str] = None
+    session_id: Optional[str] = None
+    source: Optional[str] = None
+    speaker: Optional[str] = None
+    metadata: dict[str, Any] = {}
+
+
+class PutManyIn(Request):
+    items: list[PutIn] = Field(..., min_length=1)
+
+
+class StoredUnitOut(BaseModel):
+    id: UUID
+    text: str
+    memory_type: MemoryTypeName
+
+
+class PutOut(BaseModel):
+    document_id: Optional[UUID]
+    units: list[StoredUnitOut]
+    skipped_reason: Optional[str] = None
+
+
+class PutManyOut(BaseModel):
+    results: list[PutOut]
+
+
+class UnitOut(BaseModel):
+    id: UUID
+    agent_id: str
+    text: str
+    memory_type: MemoryTypeName
+    event_date: datetime
+    created_at: datetime
+    importance: float
+    access_count: int
+    last_accessed: Optional[datetime]
+    context: Optional[str]
+    document_id: Optional[UUID]
+    tags: list[str]
+    user_id: Optional[str]
+    session_id: Optional[str]
+    source: Optional[str]
+    speaker: Optional[str]
+    archived_at: Optional[datetime]
+    importance_set_at: Optional[datetime]
+    metadata: dict[str, Any]
+
+
+class UnitPageOut(BaseModel):
+    units: list[UnitOut]
+    next_offset: Optional[int]
+
+
+class SearchIn(Request):
+    query: str
+    top_k: int = 10
+    thinking_budget: int = 100
+    types: Optional[list[MemoryTypeName]] = None
+    min_importance: Optional[float] = None
+    max_age_days: Optional[float] = None
+    since: Optional[datetime] = None
+    until: Optional[datetime] = None
+    tags: Optional[list[str]] = None
+    user_id: Optional[str] = None
+    session_id: Optional[str] = None
+    include_archived: bool = False
+    explain: bool = False
+    reinforce: bool = True
+
+
+class SearchHitOut(BaseModel):
+    id: UUID
+    text: str
+    weight: float
+    memory_type: MemoryTypeName
+    event_date: datetime
+    context: Optional[str]
+    document_id: Optional[UUID]
+    importance: float
+    speaker: Optional[str]
+    tags: list[str]
+    metadata: dict[str, Any]
+    explanation: Optional[dict[str, Any]]
+
+
+class SearchOut(BaseModel):
+    results: list[SearchHitOut]
+
+
+class ContextIn(Request):
+    message: str
+    user_id: Optional[str] = None
+    limit: int = 10
+    min_importance: float = 0.3
+    max_chars: Optional[int] = None
+
+
+class ContextOut(BaseModel):
+    context: str
+
+
+class TurnIn(Request):
+    role: str
+    content: str
+    time: Optional[datetime] = None
+
+
+class ConversationIn(Request):
+    turns: list[TurnIn] = Field(..., min_length=1)
+    user_id: Optional[str] = None
+    session_id: Optional[str] = None
+
+
+class EntityOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: UUID
+    agent_id: str
+    name: str
+    label: str
+    aliases: list[str]
+    first_seen: Optional[datetime]
+    last_seen: Optional[datetime]
+    mention_count: int
+
+
+class EntityDetailOut(BaseModel):
+    entity: EntityOut
+    units: list[UnitOut]
+
+
+class RenameIn(Request):
+    name: str
+
+
+class MergeIn(Request):
+    keep: str = Field(..., description="Entity (id or name) that stays.")
+    drop: str = Field(..., description="Entity (id or name) merged into it; its mentions move.")
+
+
+class NowIn(Request):
+    now: Optional[datetime] = Field(None, description="Run as of this time; default now.")
+
+
+class GraphNodeOut(BaseModel):
+    id: str
+    text: str
+    type: str
+    importance: float
+    date: str
+    access_count: int
+    entities: list[str]
+
+
+class GraphEdgeOut(BaseModel):
+    source: str
+    target: str
+    kind: Literal["temporal", "semantic", "entity"]
+    weight: float
+    label: Optional[str]
+
+
+class TraceStepOut(BaseModel):
+    id: str
+    rank: int
+    weight: float
+    path: list[str]
+
+
+class GraphOut(BaseModel):
+    agent_id: str
+    query: Optional[str]
+    truncated: bool
+    meta: dict[str, Any]
+    nodes: list[GraphNodeOut]
+    edges: list[GraphEdgeOut]
+    trace: list[TraceStepOut]
+
+
+class ReportOut(BaseModel):
+    """A lifecycle report, as the facade's ``to_dict`` gives it."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    version: str

@@ -1,0 +1,278 @@
+"""SQL for ``entities`` and ``unit_entities`` (mentions): candidates for resolution, creation
+without duplicates, mention bookkeeping, and the entity operations (list, get, rename, merge,
+delete).
+
+No duplicates under concurrency: entity resolution for one agent runs under a transaction-level
+advisory lock (``lock_agent``), and creation is ``INSERT … ON CONFLICT (agent_id,
+normalized_name) DO UPDATE … RETURNING id`` on the unique index, so two puts that both see no
+entity named "Alice" end with one entity and both mentions on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+import psycopg
+
+from ..model import Entity
+
+__all__ = [
+    "NewEntity",
+    "Mention",
+    "normalize_name",
+    "lock_agent",
+    "candidates",
+    "cooccurring_names",
+    "create_entities",
+    "record_mentions",
+    "list_entities",
+    "get_entity",
+    "find_entity",
+    "entity_unit_ids",
+    "unit_entity_names",
+    "rename_entity",
+    "merge_entities",
+    "delete_entity",
+]
+
+_ENTITY_COLUMNS = "id, agent_id, name, label, aliases, first_seen, last_seen, mention_count"
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_name(name: str) -> str:
+    """The key of the unique index: case-folded, whitespace collapsed, a leading "the " and a
+    trailing possessive removed."""
+    text = _SPACE.sub(" ", name.replace("’", "'")).strip().casefold()
+    if text.startswith("the ") and len(text) > 4:
+        text = text[4:]
+    for suffix in ("'s", "'"):
+        if text.endswith(suffix) and len(text) > len(suffix):
+            text = text[: -len(suffix)]
+    return text.strip(" .,;:!?\"'()[]")
+
+
+@dataclass(frozen=True, slots=True)
+class NewEntity:
+    id: UUID
+    name: str
+    normalized_name: str
+    label: str
+    first_seen: datetime
+    last_seen: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    unit_id: UUID
+    entity_id: UUID
+    surface: str
+    event_date: datetime
+
+
+def _row(row) -> Entity:
+    return Entity(row[0], row[1], row[2], row[3], tuple(row[4] or ()), row[5], row[6], int(row[7]))
+
+
+def lock_agent(conn: psycopg.Connection, agent_id: str) -> None:
+    """Serialise entity resolution per agent until the transaction ends."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('fm-entities:' || %s, 0))", (agent_id,))
+
+
+def candidates(conn: psycopg.Connection, agent_id: str, names: Sequence[str], tokens: Sequence[str]) -> list[Entity]:
+    """Entities whose normalised name or an alias is one of ``names`` (exact), or whose name shares
+    a word with ``tokens`` (for fuzzy scoring in Python). One query."""
+    if not names:
+        return []
+    rows = conn.execute(
+        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s AND ("
+        " normalized_name = ANY(%(n)s) OR aliases && %(n)s"
+        " OR string_to_array(normalized_name, ' ') && %(t)s)",
+        {"a": agent_id, "n": list(names), "t": list(tokens)},
+    ).fetchall()
+    return [_row(r) for r in rows]
+
+
+def cooccurring_names(conn: psycopg.Connection, agent_id: str, entity_ids: Sequence[UUID],
+                      *, per_entity: int = 200) -> dict[UUID, set[str]]:
+    """For each entity, the normalised names of entities mentioned in the same units (over at most
+    ``per_entity`` of its mentions, so a hub entity stays cheap). One query."""
+    if not entity_ids:
+        return {}
+    rows = conn.execute(
+        "SELECT s.entity_id, e.normalized_name FROM unnest(%(ids)s::uuid[]) AS s(entity_id)"
+        " CROSS JOIN LATERAL (SELECT ue.unit_id FROM unit_entities ue WHERE ue.agent_id = %(a)s"
+        "   AND ue.entity_id = s.entity_id ORDER BY ue.unit_id DESC LIMIT %(k)s) m"
+        " JOIN unit_entities o ON o.agent_id = %(a)s AND o.unit_id = m.unit_id AND o.entity_id <> s.entity_id"
+        " JOIN entities e ON e.agent_id = %(a)s AND e.id = o.entity_id",
+        {"a": agent_id, "ids": list(entity_ids), "k": per_entity},
+    ).fetchall()
+    out: dict[UUID, set[str]] = {}
+    for eid, name in rows:
+        out.setdefault(eid, set()).add(name)
+    return out
+
+
+def create_entities(conn: psycopg.Connection, agent_id: str, new: Sequence[NewEntity]) -> dict[str, UUID]:
+    """Create entities (mention_count 0; ``record_mentions`` counts); a name that already exists
+    (a concurrent put) keeps its row. Returns normalised name → id for all of ``new``."""
+    if not new:
+        return {}
+    rows = conn.execute(
+        "INSERT INTO entities (agent_id, id, name, normalized_name, label, first_seen, last_seen, mention_count)"
+        " SELECT %s, i, n, nn, l, f, s, 0"
+        " FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::timestamptz[])"
+        " AS x(i, n, nn, l, f, s)"
+        " ON CONFLICT (agent_id, normalized_name) DO UPDATE SET last_seen = GREATEST(entities.last_seen, EXCLUDED.last_seen)"
+        " RETURNING normalized_name, id",
+        (agent_id, [e.id for e in new], [e.name for e in new], [e.normalized_name for e in new],
+         [e.label for e in new], [e.first_seen for e in new], [e.last_seen for e in new]),
+    ).fetchall()
+    return {name: eid for name, eid in rows}
+
+
+def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[Mention]) -> int:
+    """Insert the mention rows and update, per entity, mention_count (+ new mention rows),
+    first/last seen and aliases (surface forms other than the name). Three statements."""
+    if not mentions:
+        return 0
+    inserted = conn.execute(
+        "INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
+        " SELECT %s, u, e FROM unnest(%s::uuid[], %s::uuid[]) AS x(u, e)"
+        " ON CONFLICT DO NOTHING RETURNING entity_id",
+        (agent_id, [m.unit_id for m in mentions], [m.entity_id for m in mentions]),
+    ).fetchall()
+    counts: dict[UUID, int] = {}
+    for (eid,) in inserted:
+        counts[eid] = counts.get(eid, 0) + 1
+    first: dict[UUID, datetime] = {}
+    last: dict[UUID, datetime] = {}
+    for m in mentions:
+        first[m.entity_id] = min(first.get(m.entity_id, m.event_date), m.event_date)
+        last[m.entity_id] = max(last.get(m.entity_id, m.event_date), m.event_date)
+    ids = list(first)
+    conn.execute(
+        "UPDATE entities e SET mention_count = e.mention_count + x.c,"
+        " first_seen = LEAST(e.first_seen, x.f), last_seen = GREATEST(e.last_seen, x.l)"
+        " FROM unnest(%s::uuid[], %s::int[], %s::timestamptz[], %s::timestamptz[]) AS x(i, c, f, l)"
+        " WHERE e.agent_id = %s AND e.id = x.i",
+        (ids, [counts.get(i, 0) for i in ids], [first[i] for i in ids], [last[i] for i in ids], agent_id),
+    )
+    pairs = sorted({(m.entity_id, " ".join(m.surface.split())) for m in mentions})
+    conn.execute(
+        "UPDATE entities e SET aliases = ARRAY(SELECT DISTINCT a FROM unnest(e.aliases || x.al) AS a ORDER BY a)"
+        " FROM (SELECT i, array_agg(s) AS al FROM unnest(%s::uuid[], %s::text[]) AS p(i, s) GROUP BY i) x"
+        " WHERE e.agent_id = %s AND e.id = x.i AND NOT (x.al <@ (e.aliases || ARRAY[e.name]))",
+        ([p[0] for p in pairs], [p[1] for p in pairs], agent_id),
+    )
+    conn.execute(
+        "UPDATE entities SET aliases = array_remove(aliases, name) WHERE agent_id = %s AND id = ANY(%s)"
+        " AND name = ANY(aliases)",
+        (agent_id, ids),
+    )
+    return len(inserted)
+
+
+def list_entities(conn: psycopg.Connection, agent_id: str, *, limit: int, offset: int = 0,
+                  label: str | None = None) -> list[Entity]:
+    """Entities by mention count (most mentioned first), then name."""
+    rows = conn.execute(
+        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %s AND (%s::text IS NULL OR label = %s)"
+        " ORDER BY mention_count DESC, name, id LIMIT %s OFFSET %s",
+        (agent_id, label, label, limit, offset),
+    ).fetchall()
+    return [_row(r) for r in rows]
+
+
+def get_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID) -> Entity | None:
+    row = conn.execute(
+        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %s AND id = %s", (agent_id, entity_id)
+    ).fetchone()
+    return _row(row) if row else None
+
+
+def find_entity(conn: psycopg.Connection, agent_id: str, name: str) -> Entity | None:
+    """By normalised name, else by alias (the most mentioned if several)."""
+    norm = normalize_name(name)
+    row = conn.execute(
+        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s AND normalized_name = %(n)s"
+        f" UNION ALL (SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s"
+        "  AND EXISTS (SELECT 1 FROM unnest(aliases) x WHERE lower(x) = %(n)s) ORDER BY mention_count DESC LIMIT 1)"
+        " LIMIT 1",
+        {"a": agent_id, "n": norm},
+    ).fetchone()
+    return _row(row) if row else None
+
+
+def entity_unit_ids(conn: psycopg.Connection, agent_id: str, entity_id: UUID, *, limit: int) -> list[UUID]:
+    """Units mentioning the entity, most recent first."""
+    rows = conn.execute(
+        "SELECT u.id FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+        " WHERE ue.agent_id = %s AND ue.entity_id = %s ORDER BY u.event_date DESC, u.id LIMIT %s",
+        (agent_id, entity_id, limit),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def unit_entity_names(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID]) -> dict[UUID, list[str]]:
+    """The entity names each unit mentions. One query."""
+    rows = conn.execute(
+        "SELECT ue.unit_id, e.name FROM unit_entities ue JOIN entities e ON e.agent_id = ue.agent_id"
+        " AND e.id = ue.entity_id WHERE ue.agent_id = %s AND ue.unit_id = ANY(%s) ORDER BY e.name",
+        (agent_id, list(unit_ids)),
+    ).fetchall()
+    out: dict[UUID, list[str]] = {}
+    for uid, name in rows:
+        out.setdefault(uid, []).append(name)
+    return out
+
+
+def rename_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID, new_name: str) -> Entity | None:
+    """Give the entity a new canonical name; the old one becomes an alias. ``None`` if the entity
+    does not exist; raises ``psycopg.errors.UniqueViolation`` if another entity has the name."""
+    row = conn.execute(
+        "UPDATE entities SET name = %(n)s, normalized_name = %(nn)s,"
+        " aliases = array_remove(ARRAY(SELECT DISTINCT a FROM unnest(aliases || name) a ORDER BY a), %(n)s)"
+        f" WHERE agent_id = %(a)s AND id = %(i)s RETURNING {_ENTITY_COLUMNS}",
+        {"n": new_name, "nn": normalize_name(new_name), "a": agent_id, "i": entity_id},
+    ).fetchone()
+    return _row(row) if row else None
+
+
+def merge_entities(conn: psycopg.Connection, agent_id: str, keep_id: UUID, drop_id: UUID) -> Entity | None:
+    """Move every mention of ``drop_id`` to ``keep_id``, fold in its name, aliases and seen dates,
+    recount mentions, and delete ``drop_id``. ``None`` if either does not exist."""
+    if keep_id == drop_id:
+        return get_entity(conn, agent_id, keep_id)
+    found = conn.execute(
+        "SELECT id FROM entities WHERE agent_id = %s AND id = ANY(%s) FOR UPDATE", (agent_id, [keep_id, drop_id])
+    ).fetchall()
+    if len(found) != 2:
+        return None
+    conn.execute(
+        "INSERT INTO unit_entities (agent_id, unit_id, entity_id) SELECT agent_id, unit_id, %s FROM unit_entities"
+        " WHERE agent_id = %s AND entity_id = %s ON CONFLICT DO NOTHING",
+        (keep_id, agent_id, drop_id),
+    )
+    conn.execute(
+        "UPDATE entities k SET aliases = array_remove(ARRAY(SELECT DISTINCT a FROM unnest(k.aliases || d.aliases"
+        " || d.name) a ORDER BY a), k.name), first_seen = LEAST(k.first_seen, d.first_seen),"
+        " last_seen = GREATEST(k.last_seen, d.last_seen)"
+        " FROM entities d WHERE k.agent_id = %(a)s AND k.id = %(k)s AND d.agent_id = %(a)s AND d.id = %(d)s",
+        {"a": agent_id, "k": keep_id, "d": drop_id},
+    )
+    conn.execute("DELETE FROM entities WHERE agent_id = %s AND id = %s", (agent_id, drop_id))
+    conn.execute(
+        "UPDATE entities SET mention_count = (SELECT count(*) FROM unit_entities WHERE agent_id = %(a)s"
+        " AND entity_id = %(k)s) WHERE agent_id = %(a)s AND id = %(k)s",
+        {"a": agent_id, "k": keep_id},
+    )
+    return get_entity(conn, agent_id, keep_id)
+
+
+def delete_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID) -> bool:
+    """Remove the entity and its mentions (the units stay)."""
+    return conn.execute("DELETE FROM entities WHERE agent_id = %s AND id = %s", (agent_id, entity_id)).rowcount > 0

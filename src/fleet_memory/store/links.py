@@ -1,0 +1,250 @@
+"""SQL for the memory graph's edges: writing temporal and semantic links, finding link candidates
+for new units in batches, and reading adjacency (``neighbours``) in one query per hop.
+
+Storage. ``links`` holds temporal and semantic edges, one row per unordered pair, stored with
+``from_id < to_id`` (so a pair is never written twice); readers look in both directions.
+Entity links are never stored: two units are entity-linked (weight 1.0) when they mention the same
+entity, which ``neighbours`` derives from ``unit_entities`` at read time. A hub entity with N
+mentions would otherwise be N² rows.
+
+Bounds.
+- Temporal: each new unit is linked to at most K (default 20) units nearest in time within the
+  window (default 24 h); weight = max(0.3, 1 − Δt / window). After a batch, every touched unit keeps
+  at most K temporal links (its K strongest), so the degree bound holds for old units too.
+- Semantic: each new unit is linked to its top k (default 5) units with cosine ≥ 0.7 (weight =
+  cosine), found through the HNSW index in ONE query for the whole batch (a LATERAL join over
+  ``unnest`` of the new embeddings); touched units keep at most k semantic links.
+- Entity (derived): per source unit and entity, at most ``entity_fanout`` (default 50) other
+  mentions are returned — the most recent by ``event_date`` — so a read stays bounded by
+  ``len(unit_ids) × entities per unit × entity_fanout`` rows however big the hub. The most recent
+  mentions are picked once per distinct entity of the call (one sort of that entity's mentions),
+  not once per source unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import NamedTuple
+from uuid import UUID
+
+import numpy as np
+import psycopg
+
+from ..model import LinkKind
+
+__all__ = [
+    "ENTITY_FANOUT",
+    "Neighbour",
+    "neighbours",
+    "insert_links",
+    "temporal_candidates",
+    "semantic_candidates",
+    "prune_links",
+    "count_links",
+    "degree_stats",
+]
+
+ENTITY_FANOUT = 50
+"""Default cap on derived entity links per (source unit, entity): the most recent mentions."""
+
+_ALL_KINDS = (LinkKind.TEMPORAL, LinkKind.SEMANTIC, LinkKind.ENTITY)
+
+
+class Neighbour(NamedTuple):
+    """One directed adjacency: ``from_id`` is one of the units asked about, ``to_id`` its neighbour."""
+
+    from_id: UUID
+    to_id: UUID
+    kind: LinkKind
+    weight: float
+
+
+def neighbours(
+    conn: psycopg.Connection,
+    agent_id: str,
+    unit_ids: Sequence[UUID],
+    kinds: Iterable[LinkKind | str] = _ALL_KINDS,
+    *,
+    entity_fanout: int = ENTITY_FANOUT,
+) -> list[Neighbour]:
+    """All neighbours of ``unit_ids`` over the given link kinds, in ONE query.
+
+    Returns ``Neighbour(from_id, to_id, kind, weight)`` tuples where ``from_id`` is in ``unit_ids``
+    and ``to_id`` is a neighbour (which may also be in ``unit_ids``). Stored links are read in both
+    directions. Entity links (weight 1.0) are derived from ``unit_entities``: for each entity a
+    source unit mentions, the ``entity_fanout`` most recent other units mentioning that entity;
+    a pair sharing several entities appears once. Archived units are not filtered here (the caller
+    decides); rows are in no particular order.
+    """
+    ids = list(dict.fromkeys(unit_ids))
+    wanted = {LinkKind(k).value for k in kinds}
+    if not ids or not wanted:
+        return []
+    stored = sorted(wanted & {LinkKind.TEMPORAL.value, LinkKind.SEMANTIC.value})
+    parts: list[str] = []
+    if stored:
+        parts.append(
+            "SELECT l.from_id AS src, l.to_id AS dst, l.kind, l.weight::float8 FROM links l"
+            " WHERE l.agent_id = %(a)s AND l.from_id = ANY(%(ids)s) AND l.kind = ANY(%(kinds)s)"
+            " UNION ALL"
+            " SELECT l.to_id, l.from_id, l.kind, l.weight::float8 FROM links l"
+            " WHERE l.agent_id = %(a)s AND l.to_id = ANY(%(ids)s) AND l.kind = ANY(%(kinds)s)"
+        )
+    if LinkKind.ENTITY.value in wanted:
+        # Per DISTINCT entity of the sources (not per source), its fan-out + 1 most recent mentions;
+        # then, per (source, entity), the first fan-out of those that are not the source itself.
+        parts.append(
+            "SELECT DISTINCT src, dst, 'entity', 1.0::float8 FROM ("
+            "  SELECT s.unit_id AS src, t.unit_id AS dst, row_number() OVER ("
+            "    PARTITION BY s.unit_id, s.entity_id ORDER BY t.r) AS k"
+            "  FROM unit_entities s"
+            "  JOIN (SELECT e.entity_id, m.unit_id, m.r FROM"
+            "    (SELECT DISTINCT entity_id FROM unit_entities WHERE agent_id = %(a)s AND unit_id = ANY(%(ids)s)) e"
+            "    CROSS JOIN LATERAL ("
+            "      SELECT ue.unit_id, row_number() OVER (ORDER BY mu.event_date DESC, mu.id) AS r"
+            "      FROM unit_entities ue JOIN memory_units mu ON mu.agent_id = ue.agent_id AND mu.id = ue.unit_id"
+            "      WHERE ue.agent_id = %(a)s AND ue.entity_id = e.entity_id"
+            "      ORDER BY mu.event_date DESC, mu.id LIMIT %(fan)s + 1) m"
+            "  ) t ON t.entity_id = s.entity_id AND t.unit_id <> s.unit_id"
+            "  WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
+            ") x WHERE k <= %(fan)s"
+        )
+    rows = conn.execute(
+        " UNION ALL ".join(parts), {"a": agent_id, "ids": ids, "kinds": stored, "fan": entity_fanout}
+    ).fetchall()
+    return [Neighbour(src, dst, LinkKind(kind), float(weight)) for src, dst, kind, weight in rows]
+
+
+def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[UUID, UUID, str, float]]) -> int:
+    """Write stored links (temporal / semantic) in one statement, each pair once (``from_id < to_id``);
+    a pair already present keeps the larger weight. Self-links are dropped. Returns rows written."""
+    best: dict[tuple[UUID, UUID, str], float] = {}
+    for a, b, kind, weight in links:
+        if a == b:
+            continue
+        key = (a, b, str(LinkKind(kind).value)) if a < b else (b, a, str(LinkKind(kind).value))
+        best[key] = max(best.get(key, 0.0), min(1.0, max(0.0, float(weight))))
+    if not best:
+        return 0
+    keys = list(best)
+    cur = conn.execute(
+        "INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
+        " SELECT %s, f, t, k, w FROM unnest(%s::uuid[], %s::uuid[], %s::text[], %s::real[]) AS x(f, t, k, w)"
+        " ON CONFLICT (agent_id, from_id, to_id, kind) DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)",
+        (agent_id, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [best[k] for k in keys]),
+    )
+    return cur.rowcount
+
+
+def temporal_candidates(
+    conn: psycopg.Connection,
+    agent_id: str,
+    units: Sequence[tuple[UUID, datetime]],
+    *,
+    window_hours: float,
+    limit: int,
+) -> list[tuple[UUID, UUID, float]]:
+    """For each ``(unit_id, event_date)``: up to ``limit`` units of the agent nearest in time within
+    ``window_hours`` (the unit itself excluded), as ``(unit_id, other_id, seconds_apart)``.
+
+    One query for the whole batch: a LATERAL join over ``unnest`` of the new units that reads up
+    to ``limit`` rows before and after each date from the ``(agent_id, event_date)`` index; the
+    nearest ``limit`` of those are kept here."""
+    if not units:
+        return []
+    rows = conn.execute(
+        "SELECT n.id, c.id, abs(extract(epoch FROM c.event_date - n.t))::float8 AS dt"
+        " FROM unnest(%(ids)s::uuid[], %(ts)s::timestamptz[]) AS n(id, t)"
+        " CROSS JOIN LATERAL ("
+        "  (SELECT u.id, u.event_date FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
+        "    AND u.event_date <= n.t AND u.event_date >= n.t - %(w)s * interval '1 hour'"
+        "    ORDER BY u.event_date DESC LIMIT %(k)s)"
+        "  UNION ALL"
+        "  (SELECT u.id, u.event_date FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
+        "    AND u.event_date > n.t AND u.event_date <= n.t + %(w)s * interval '1 hour'"
+        "    ORDER BY u.event_date ASC LIMIT %(k)s)"
+        " ) c",
+        {"ids": [u[0] for u in units], "ts": [u[1] for u in units], "a": agent_id, "w": window_hours, "k": limit},
+    ).fetchall()
+    by_unit: dict[UUID, list[tuple[float, UUID]]] = {}
+    for uid, other, dt in rows:
+        by_unit.setdefault(uid, []).append((dt, other))
+    out: list[tuple[UUID, UUID, float]] = []
+    for uid, found in by_unit.items():
+        found.sort(key=lambda item: item[0])
+        out.extend((uid, other, dt) for dt, other in found[:limit])
+    return out
+
+
+def semantic_candidates(
+    conn: psycopg.Connection,
+    agent_id: str,
+    units: Sequence[tuple[UUID, np.ndarray]],
+    *,
+    top_k: int,
+    min_similarity: float,
+) -> list[tuple[UUID, UUID, float]]:
+    """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent (HNSW, cosine),
+    kept when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE query for the
+    batch (LATERAL over ``unnest`` of the embeddings). Units written earlier in the same transaction
+    are visible, so new units of one batch link among themselves too."""
+    if not units:
+        return []
+    rows = conn.execute(
+        "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
+        " CROSS JOIN LATERAL ("
+        "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
+        "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY u.embedding <=> n.e LIMIT %(k)s"
+        " ) c WHERE c.sim >= %(min)s",
+        {
+            "ids": [u[0] for u in units],
+            "es": [np.asarray(u[1], dtype=np.float32) for u in units],
+            "a": agent_id,
+            "k": top_k,
+            "min": min_similarity,
+        },
+    ).fetchall()
+    return [(a, b, float(sim)) for a, b, sim in rows]
+
+
+def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID], kind: str, keep: int) -> int:
+    """Keep at most ``keep`` links of ``kind`` on each of ``unit_ids`` (the strongest; ties by the
+    other unit's id); delete the rest in one statement. Returns rows deleted."""
+    if not unit_ids:
+        return 0
+    cur = conn.execute(
+        "WITH edges AS ("
+        "  SELECT from_id AS me, from_id, to_id, weight FROM links"
+        "   WHERE agent_id = %(a)s AND kind = %(k)s AND from_id = ANY(%(ids)s)"
+        "  UNION ALL"
+        "  SELECT to_id AS me, from_id, to_id, weight FROM links"
+        "   WHERE agent_id = %(a)s AND kind = %(k)s AND to_id = ANY(%(ids)s)"
+        "), ranked AS ("
+        "  SELECT from_id, to_id, row_number() OVER (PARTITION BY me ORDER BY weight DESC,"
+        "         CASE WHEN me = from_id THEN to_id ELSE from_id END) AS r"
+        "  FROM edges WHERE me = ANY(%(ids)s)"
+        ")"
+        " DELETE FROM links l USING (SELECT DISTINCT from_id, to_id FROM ranked WHERE r > %(keep)s) d"
+        " WHERE l.agent_id = %(a)s AND l.kind = %(k)s AND l.from_id = d.from_id AND l.to_id = d.to_id",
+        {"a": agent_id, "k": str(LinkKind(kind).value), "ids": list(unit_ids), "keep": keep},
+    )
+    return cur.rowcount
+
+
+def count_links(conn: psycopg.Connection, agent_id: str) -> dict[str, int]:
+    """Stored link rows by kind for one agent."""
+    rows = conn.execute("SELECT kind, count(*) FROM links WHERE agent_id = %s GROUP BY kind", (agent_id,)).fetchall()
+    return {kind: int(n) for kind, n in rows}
+
+
+def degree_stats(conn: psycopg.Connection, agent_id: str) -> dict[str, dict[str, float]]:
+    """Per stored link kind: rows, mean and max links per unit (over units with at least one)."""
+    rows = conn.execute(
+        "WITH ends AS (SELECT kind, from_id AS u FROM links WHERE agent_id = %(a)s"
+        " UNION ALL SELECT kind, to_id FROM links WHERE agent_id = %(a)s),"
+        " deg AS (SELECT kind, u, count(*) AS d FROM ends GROUP BY kind, u)"
+        " SELECT kind, sum(d) / 2, avg(d)::float8, max(d) FROM deg GROUP BY kind",
+        {"a": agent_id},
+    ).fetchall()
+    return {kind: {"rows": int(n), "mean_degree": float(mean), "max_degree": int(mx)} for kind, n, mean, mx in rows}

@@ -1,0 +1,180 @@
+"""SQL for the lifecycle jobs on ``memory_units``: forgetting-curve batches, archive, restore,
+consolidation candidates, importance halving, and the per-agent advisory lock.
+
+Maintenance reads in keyset pages over the primary key ``(agent_id, id)`` (never OFFSET, never
+the whole table) and locks each page with ``FOR UPDATE SKIP LOCKED``: two processes running
+maintenance at once each take the rows the other is not holding, so every unit is examined and
+archived by exactly one of them, and the end state is the one a single run leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+import numpy as np
+import psycopg
+
+from ..model import MemoryUnit
+from .units import UNIT_COLUMNS, row_to_unit
+
+__all__ = [
+    "CurveRow",
+    "Candidate",
+    "lock_batch",
+    "archive",
+    "restore",
+    "consolidation_candidates",
+    "consolidation_agents",
+    "halve_importance",
+    "lock_agent",
+    "lock_live",
+]
+
+_UUID_MIN = UUID(int=0)
+
+
+@dataclass(frozen=True, slots=True)
+class CurveRow:
+    """What the forgetting curve needs of one unit."""
+
+    agent_id: str
+    id: UUID
+    memory_type: str
+    importance: float
+    created_at: datetime
+    last_accessed: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An episodic unit that consolidation may cluster."""
+
+    id: UUID
+    text: str
+    tags: tuple[str, ...]
+    event_date: datetime
+    importance: float
+    embedding: np.ndarray
+
+
+def lock_batch(
+    conn: psycopg.Connection, agent_id: str | None, after: tuple[str, UUID] | None, limit: int
+) -> list[CurveRow]:
+    """The next page of live (not archived) units after the keyset cursor ``after``, locked for
+    this transaction; rows another transaction holds are skipped (it is dealing with them)."""
+    cols = "agent_id, id, memory_type, importance, created_at, last_accessed"
+    if agent_id is not None:
+        after_id = after[1] if after is not None else _UUID_MIN
+        first = after is None
+        rows = conn.execute(
+            f"SELECT {cols} FROM memory_units WHERE agent_id = %s AND archived_at IS NULL"
+            " AND (%s OR id > %s) ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED",
+            (agent_id, first, after_id, limit),
+        ).fetchall()
+    elif after is None:
+        rows = conn.execute(
+            f"SELECT {cols} FROM memory_units WHERE archived_at IS NULL"
+            " ORDER BY agent_id, id LIMIT %s FOR UPDATE SKIP LOCKED",
+            (limit,),
+        ).fetchall()
+    else:
+        rows = conn.execute(
+            f"SELECT {cols} FROM memory_units WHERE archived_at IS NULL AND (agent_id, id) > (%s, %s)"
+            " ORDER BY agent_id, id LIMIT %s FOR UPDATE SKIP LOCKED",
+            (after[0], after[1], limit),
+        ).fetchall()
+    return [CurveRow(r[0], r[1], r[2], float(r[3]), r[4], r[5]) for r in rows]
+
+
+def archive(conn: psycopg.Connection, keys: Sequence[tuple[str, UUID]], now: datetime) -> int:
+    """Set ``archived_at`` on the given (agent_id, id) units that are not archived yet."""
+    if not keys:
+        return 0
+    cur = conn.execute(
+        "UPDATE memory_units m SET archived_at = %s FROM unnest(%s::text[], %s::uuid[]) AS k(agent_id, id)"
+        " WHERE m.agent_id = k.agent_id AND m.id = k.id AND m.archived_at IS NULL",
+        (now, [k[0] for k in keys], [k[1] for k in keys]),
+    )
+    return cur.rowcount
+
+
+def restore(conn: psycopg.Connection, agent_id: str, unit_id: UUID, now: datetime) -> MemoryUnit | None:
+    """Un-archive one unit and start a fresh forgetting curve (``last_accessed = now``)."""
+    row = conn.execute(
+        f"UPDATE memory_units SET archived_at = NULL, last_accessed = %s WHERE agent_id = %s AND id = %s"
+        f" RETURNING {UNIT_COLUMNS}",
+        (now, agent_id, unit_id),
+    ).fetchone()
+    return row_to_unit(row) if row is not None else None
+
+
+_CANDIDATE_WHERE = (
+    "u.agent_id = %(agent)s AND u.memory_type = 'episodic' AND u.archived_at IS NULL"
+    " AND u.importance > %(min_importance)s"
+    " AND NOT EXISTS (SELECT 1 FROM unit_sources s WHERE s.agent_id = u.agent_id AND s.source_id = u.id)"
+)
+
+
+def consolidation_candidates(
+    conn: psycopg.Connection, agent_id: str, *, min_importance: float, limit: int
+) -> list[Candidate]:
+    """Live episodic units above ``min_importance`` that no semantic unit was made from yet,
+    the most recent ``limit`` of them."""
+    rows = conn.execute(
+        "SELECT u.id, u.text, u.tags, u.event_date, u.importance, u.embedding FROM memory_units u"
+        f" WHERE {_CANDIDATE_WHERE} ORDER BY u.event_date DESC, u.id LIMIT %(limit)s",
+        {"agent": agent_id, "min_importance": min_importance, "limit": limit},
+    ).fetchall()
+    return [
+        Candidate(r[0], r[1], tuple(r[2] or ()), r[3], float(r[4]), _vector(r[5]))
+        for r in rows
+    ]
+
+
+def _vector(value: object) -> np.ndarray:
+    to_numpy = getattr(value, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy is not None else value, dtype=np.float32)
+
+
+def consolidation_agents(conn: psycopg.Connection, *, min_importance: float, min_count: int) -> list[str]:
+    """Agents with at least ``min_count`` consolidation candidates."""
+    rows = conn.execute(
+        "SELECT u.agent_id FROM memory_units u WHERE u.memory_type = 'episodic' AND u.archived_at IS NULL"
+        " AND u.importance > %(min_importance)s AND NOT EXISTS (SELECT 1 FROM unit_sources s"
+        " WHERE s.agent_id = u.agent_id AND s.source_id = u.id)"
+        " GROUP BY u.agent_id HAVING count(*) >= %(n)s ORDER BY u.agent_id",
+        {"min_importance": min_importance, "n": min_count},
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def halve_importance(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], now: datetime) -> int:
+    """importance × 0.5 for the given units, with ``importance_set_at = now``."""
+    if not ids:
+        return 0
+    cur = conn.execute(
+        "UPDATE memory_units SET importance = importance * 0.5, importance_set_at = %s"
+        " WHERE agent_id = %s AND id = ANY(%s)",
+        (now, agent_id, list(ids)),
+    )
+    return cur.rowcount
+
+
+def lock_live(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> set[UUID]:
+    """Lock the given units that still exist and are not archived; return their ids."""
+    if not ids:
+        return set()
+    rows = conn.execute(
+        "SELECT id FROM memory_units WHERE agent_id = %s AND id = ANY(%s) AND archived_at IS NULL"
+        " ORDER BY id FOR UPDATE",
+        (agent_id, list(ids)),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def lock_agent(conn: psycopg.Connection, job: str, agent_id: str) -> None:
+    """A transaction-scoped advisory lock on (job, agent): a second process waits for the first."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"fleet_memory:{job}:{agent_id}",))

@@ -1,0 +1,207 @@
+"""SQL for recall: term statistics, the four entry-point channels, name resolution, filtered
+admission of units reached by activation, and the features every candidate is scored on.
+
+Every query that returns candidates applies the request's ``UnitFilter`` inside its WHERE clause,
+so filters act before ranking. Each returns rows with the same features, computed in SQL:
+
+- ``similarity``  cosine similarity of the unit's embedding to the query embedding
+- ``text_score``  BM25-like full-text score: the sum of the IDF of the query terms the unit's
+  ``tsv`` matches (terms and IDFs come from ``term_stats``; no term frequency, units are sentences)
+- ``named``       the unit mentions an entity the query names, or was spoken by a person it names
+
+Adjacency for the walk is read with ``store.links.neighbours``; ``admissible`` then keeps the
+neighbours that pass the filter (one statement per hop each, never one per unit).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from uuid import UUID
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+from ..model import MemoryUnit
+from .filters import UnitFilter, where_clause
+from .units import UNIT_COLUMNS, row_to_unit
+
+__all__ = [
+    "Candidate",
+    "Features",
+    "TermStats",
+    "term_stats",
+    "resolve_names",
+    "vector_entries",
+    "fulltext_entries",
+    "named_entries",
+    "window_entries",
+    "admissible",
+    "candidates",
+]
+
+_COLS = ", ".join(f"u.{c.strip()}" for c in UNIT_COLUMNS.split(","))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    unit: MemoryUnit
+    similarity: float
+    text_score: float
+    named: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TermStats:
+    """Per query term: its tsquery (stemmed) and IDF; ``common`` terms match too many units to
+    be used for matching (they still count in ``text_score``)."""
+
+    units: int
+    queries: tuple[str, ...] = ()
+    idf: tuple[float, ...] = ()
+    common: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What every candidate query needs to compute the features."""
+
+    query_vector: np.ndarray
+    terms: TermStats = field(default_factory=lambda: TermStats(0))
+    entity_ids: tuple[UUID, ...] = ()
+    speakers: tuple[str, ...] = ()
+
+    def params(self) -> dict:
+        return {
+            "rq_q": np.asarray(self.query_vector, dtype=np.float32),
+            "rq_tq": list(self.terms.queries),
+            "rq_tw": list(self.terms.idf),
+            "rq_eids": list(self.entity_ids),
+            "rq_sp": list(self.speakers),
+        }
+
+
+_FEATURES = (
+    "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity,"
+    " coalesce((SELECT sum(t.w) FROM unnest(%(rq_tq)s::tsquery[], %(rq_tw)s::float8[]) AS t(q, w)"
+    "  WHERE u.tsv @@ t.q), 0)::float8 AS text_score,"
+    " (lower(u.speaker) = ANY(%(rq_sp)s::text[]) OR EXISTS (SELECT 1 FROM unit_entities ue"
+    "  WHERE ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = ANY(%(rq_eids)s::uuid[]))) AS named"
+)
+
+
+def _rows(conn: psycopg.Connection, query: sql.Composable, params: dict) -> list[Candidate]:
+    rows = conn.execute(query, params).fetchall()
+    return [Candidate(row_to_unit(r), float(r[19]), float(r[20]), bool(r[21])) for r in rows]
+
+
+def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *, common_units: int) -> TermStats:
+    """Units of the agent, and for each term PostgreSQL does not drop as a stop word: its stemmed
+    tsquery and IDF = ln(1 + (N − df + 0.5) / (df + 0.5)). ``df`` is counted up to ``common_units``
+    (a bounded index scan); a term reaching it is ``common``. One statement."""
+    rows = conn.execute(
+        "WITH t AS (SELECT DISTINCT to_tsquery('english', x)::text AS q FROM unnest(%(t)s::text[]) AS x"
+        "           WHERE numnode(to_tsquery('english', x)) > 0)"
+        " SELECT (SELECT count(*) FROM memory_units WHERE agent_id = %(a)s), t.q,"
+        "  (SELECT count(*) FROM (SELECT 1 FROM memory_units u WHERE u.agent_id = %(a)s"
+        "    AND u.tsv @@ t.q::tsquery LIMIT %(cap)s) s)"
+        " FROM t RIGHT JOIN (SELECT 1) one ON true ORDER BY t.q",
+        {"a": agent_id, "t": list(terms), "cap": common_units},
+    ).fetchall()
+    total = int(rows[0][0]) if rows else 0
+    found = [(q, int(df)) for _, q, df in rows if q is not None and df and df > 0]
+    return TermStats(
+        units=total,
+        queries=tuple(q for q, _ in found),
+        idf=tuple(math.log(1.0 + (total - df + 0.5) / (df + 0.5)) for _, df in found),
+        common=tuple(df >= common_units for _, df in found),
+    )
+
+
+def resolve_names(
+    conn: psycopg.Connection, agent_id: str, normalized: Sequence[str], surfaces: Sequence[str]
+) -> tuple[list[tuple[UUID, str]], list[str]]:
+    """Entities whose normalised name is in ``normalized`` or that have an alias in ``surfaces``,
+    and the speakers (lower-cased) among ``normalized``. One statement."""
+    if not normalized:
+        return [], []
+    rows = conn.execute(
+        "SELECT 'e', e.id, e.name FROM entities e WHERE e.agent_id = %(a)s"
+        " AND (e.normalized_name = ANY(%(n)s) OR e.aliases && %(s)s)"
+        " UNION ALL SELECT 's', NULL, x FROM unnest(%(n)s::text[]) AS x WHERE EXISTS (SELECT 1 FROM memory_units u"
+        "  WHERE u.agent_id = %(a)s AND lower(u.speaker) = x)",
+        {"a": agent_id, "n": list(normalized), "s": list(surfaces)},
+    ).fetchall()
+    entities = [(eid, name) for tag, eid, name in rows if tag == "e"]
+    speakers = [name for tag, _, name in rows if tag == "s"]
+    return entities, speakers
+
+
+def _select(cond: sql.Composable, extra: str, order: str) -> sql.Composable:
+    return sql.SQL(
+        "SELECT " + _COLS + ", " + _FEATURES + " FROM memory_units u WHERE {cond}" + extra + " ORDER BY " + order
+        + " LIMIT %(rq_lim)s"
+    ).format(cond=cond)
+
+
+def vector_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
+                   limit: int) -> list[Candidate]:
+    """Top ``limit`` by cosine similarity (HNSW with iterative scan, filtered)."""
+    cond, params = where_clause(agent_id, flt)
+    return _rows(conn, _select(cond, "", "u.embedding <=> %(rq_q)s"), {**params, **feats.params(), "rq_lim": limit})
+
+
+def fulltext_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
+                     limit: int) -> list[Candidate]:
+    """Top ``limit`` by ``text_score`` among units matching any uncommon query term (all terms when
+    every one is common), through the GIN index on ``tsv``."""
+    terms = feats.terms
+    match = [q for q, common in zip(terms.queries, terms.common) if not common] or list(terms.queries)
+    if not match:
+        return []
+    cond, params = where_clause(agent_id, flt)
+    query = _select(cond, " AND u.tsv @@ %(rq_match)s::tsquery", "text_score DESC, u.embedding <=> %(rq_q)s")
+    tsq = " | ".join(f"({q})" for q in match)
+    return _rows(conn, query, {**params, **feats.params(), "rq_lim": limit, "rq_match": tsq})
+
+
+def named_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
+                  limit: int) -> list[Candidate]:
+    """Top ``limit`` by similarity among units mentioning a named entity or spoken by a named person."""
+    if not feats.entity_ids and not feats.speakers:
+        return []
+    cond, params = where_clause(agent_id, flt)
+    extra = (" AND (lower(u.speaker) = ANY(%(rq_sp)s::text[]) OR u.id IN (SELECT ue.unit_id FROM unit_entities ue"
+             " WHERE ue.agent_id = %(agent_id)s AND ue.entity_id = ANY(%(rq_eids)s::uuid[])))")
+    return _rows(conn, _select(cond, extra, "u.embedding <=> %(rq_q)s"), {**params, **feats.params(), "rq_lim": limit})
+
+
+def window_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
+                   start: datetime, end: datetime, limit: int) -> list[Candidate]:
+    """Top ``limit`` by similarity among units whose event falls in ``[start, end)``."""
+    cond, params = where_clause(agent_id, flt)
+    extra = " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s"
+    return _rows(conn, _select(cond, extra, "u.embedding <=> %(rq_q)s"),
+                 {**params, **feats.params(), "rq_lim": limit, "rq_ws": start, "rq_we": end})
+
+
+def admissible(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter) -> set[UUID]:
+    """The ids among ``ids`` that pass the filter. One statement."""
+    if not ids:
+        return set()
+    cond, params = where_clause(agent_id, flt)
+    query = sql.SQL("SELECT u.id FROM memory_units u WHERE {cond} AND u.id = ANY(%(rq_ids)s)").format(cond=cond)
+    return {r[0] for r in conn.execute(query, {**params, "rq_ids": list(ids)}).fetchall()}
+
+
+def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,
+               flt: UnitFilter) -> list[Candidate]:
+    """The features of the given units (those passing the filter). One statement."""
+    if not ids:
+        return []
+    cond, params = where_clause(agent_id, flt)
+    query = _select(cond, " AND u.id = ANY(%(rq_ids)s)", "u.id")
+    return _rows(conn, query, {**params, **feats.params(), "rq_ids": list(ids), "rq_lim": len(ids)})

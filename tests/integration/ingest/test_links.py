@@ -1,0 +1,88 @@
+"""Temporal and semantic links are capped per unit; entity links are derived when read; the
+adjacency read covers every kind in one call. Real embedded PostgreSQL, hashing embedder."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import psycopg
+import pytest
+
+from fleet_memory.model import LinkKind
+from fleet_memory.store import links as link_sql
+
+
+def _degrees(conn, kind):
+    rows = conn.execute(
+        "SELECT u, count(*) FROM (SELECT from_id u FROM links WHERE kind = %(k)s UNION ALL"
+        " SELECT to_id FROM links WHERE kind = %(k)s) e GROUP BY u", {"k": kind}).fetchall()
+    return {u: n for u, n in rows}
+
+
+def test_links_are_capped_per_unit_old_and_new(memory, clock, db_url):
+    now = clock.now()
+    items = [{"content": f"The deployment pipeline failed again on server {i % 3} tonight.",
+              "event_date": now - timedelta(minutes=i)} for i in range(30)]
+    memory.put_many(items[:15], agent_id="a1")
+    memory.put_many(items[15:], agent_id="a1")
+    with psycopg.connect(db_url) as conn:
+        temporal, semantic = _degrees(conn, "temporal"), _degrees(conn, "semantic")
+        weights = conn.execute("SELECT kind, min(weight), max(weight) FROM links GROUP BY kind").fetchall()
+    assert len(temporal) == 30 and max(temporal.values()) == 20
+    assert semantic and max(semantic.values()) <= 5
+    bounds = {k: (lo, hi) for k, lo, hi in weights}
+    assert bounds["semantic"][0] >= 0.7
+    assert bounds["temporal"][0] >= 1 - 29 / (24 * 60) - 1e-6  # all within 29 minutes
+
+
+def test_units_outside_the_window_are_not_temporally_linked(memory, clock, db_url):
+    now = clock.now()
+    a = memory.put("a1", "The boiler was serviced by the plumber.", event_date=now - timedelta(hours=30))
+    b = memory.put("a1", "The garden fence was painted green.", event_date=now - timedelta(hours=6))
+    c = memory.put("a1", "The car tyres were replaced at the garage.", event_date=now)
+    with psycopg.connect(db_url) as conn:
+        got = link_sql.neighbours(conn, "a1", [c.unit_ids[0]], [LinkKind.TEMPORAL])
+    assert [(n.to_id, round(n.weight, 3)) for n in got] == [(b.unit_ids[0], 0.75)]
+    assert a.unit_ids[0] not in {n.to_id for n in got}
+
+
+def test_neighbours_reads_both_directions_filters_kinds_and_caps_entity_fanout(memory, clock, db_url):
+    now = clock.now()
+    results = memory.put_many([
+        {"content": f"Alice visited the museum in Paris on day {i}.", "event_date": now - timedelta(days=3 * i)}
+        for i in range(8)
+    ], agent_id="a1")
+    ids = [r.unit_ids[0] for r in results]
+    with psycopg.connect(db_url) as conn:
+        everything = link_sql.neighbours(conn, "a1", ids[:1])
+        capped = link_sql.neighbours(conn, "a1", ids[:1], [LinkKind.ENTITY], entity_fanout=3)
+        none = link_sql.neighbours(conn, "a1", ids[:1], [])
+        other_agent = link_sql.neighbours(conn, "a2", ids[:1])
+        stored = conn.execute("SELECT from_id, to_id FROM links WHERE kind = 'semantic'").fetchall()
+    entity_targets = {n.to_id for n in everything if n.kind is LinkKind.ENTITY}
+    assert entity_targets == set(ids[1:])  # Alice and Paris, one row per pair
+    assert len([n for n in everything if n.kind is LinkKind.ENTITY]) == 7
+    assert all(n.from_id == ids[0] for n in everything)
+    # fan-out: the 3 most recent other mentions (smaller i = more recent)
+    assert {n.to_id for n in capped} == set(ids[1:4])
+    assert none == [] and other_agent == []
+    # stored links come back from either end
+    a, b = stored[0]
+    with psycopg.connect(db_url) as conn:
+        from_b = link_sql.neighbours(conn, "a1", [b], [LinkKind.SEMANTIC])
+    assert a in {n.to_id for n in from_b}
+    assert {e.name for e in memory.list_entities("a1")} == {"Alice", "Paris"}
+
+
+def test_everything_of_a_put_many_is_one_transaction(memory, clock, db_url, monkeypatch):
+    from fleet_memory.ingest import pipeline
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("link stage failed")
+
+    monkeypatch.setattr(pipeline, "link_units", broken)
+    with pytest.raises(RuntimeError):
+        memory.put_many([{"content": "Alice moved to Lisbon in May."}, {"content": "Bob sold his car."}],
+                        agent_id="a1")
+    stats = memory.stats("a1")
+    assert (stats.documents, stats.units, stats.entities) == (0, 0, 0)

@@ -1,0 +1,85 @@
+"""One search issues a number of SQL statements that grows with the hops walked, never with the
+number of units explored: the walk loads adjacency one batched query per hop."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import timedelta
+
+from fleet_memory.recall import Recaller, build_request
+from fleet_memory.recall.presets import BALANCED
+from fleet_memory.store import links as link_sql
+
+AGENT = "graph"
+
+
+class CountingConnection:
+    """A real connection that counts the statements sent through it."""
+
+    def __init__(self, conn, counter: list[str]) -> None:
+        self._conn = conn
+        self._counter = counter
+
+    def execute(self, query, params=None, **kwargs):
+        self._counter.append(str(query)[:60])
+        return self._conn.execute(query, params, **kwargs)
+
+    def cursor(self, *args, **kwargs):
+        raise AssertionError("recall sends every statement through execute")
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+class CountingDatabase:
+    def __init__(self, db) -> None:
+        self._db = db
+        self.statements: list[str] = []
+
+    @contextmanager
+    def transaction(self):
+        with self._db.transaction() as conn:
+            yield CountingConnection(conn, self.statements)
+
+
+def build_graph(memory, clock) -> None:
+    """One unit the query finds, 30 neighbours, and 3 more behind each neighbour (120 units)."""
+    now = clock.now()
+    items = [{"content": "The lighthouse keeper polished the great brass lamp.", "event_date": now}]
+    items += [{"content": f"Record number {i} describes a ship that sailed past harbour {i}.",
+               "event_date": now - timedelta(days=30 + i)} for i in range(120)]
+    results = memory.put_many(items, agent_id=AGENT)
+    entry = results[0].unit_ids[0]
+    others = [r.unit_ids[0] for r in results[1:]]
+    first, second = others[:30], others[30:]
+    edges = [(entry, u, "semantic", 0.9) for u in first]
+    edges += [(first[i % 30], v, "temporal", 0.8) for i, v in enumerate(second)]
+    with memory.db.transaction() as conn:
+        link_sql.insert_links(conn, AGENT, edges)
+
+
+def run(memory, budget: int, hops: int) -> tuple[int, int]:
+    db = CountingDatabase(memory.db)
+    recaller = Recaller(db, memory.embedder, memory.config)
+    settings = replace(BALANCED, name="count", vector_entry_k=1, fulltext_entry_k=0, entity_entry_k=0,
+                       time_entry_k=0, max_hops=hops, min_activation=0.0)
+    request = build_request(memory.config.limits, memory.clock.now(), AGENT, "lighthouse keeper brass lamp",
+                            top_k=1000, thinking_budget=budget, preset=settings, reinforce=False)
+    results = recaller.search(request)
+    return len(db.statements), len(results)
+
+
+def test_statements_grow_with_hops_not_with_units_explored(memory, clock) -> None:
+    build_graph(memory, clock)
+    small_count, small_units = run(memory, budget=10, hops=2)
+    big_count, big_units = run(memory, budget=1000, hops=2)
+    assert small_units == 10
+    assert big_units >= 121
+    assert small_count == big_count
+    one_hop, _ = run(memory, budget=1000, hops=1)
+    three_hops, _ = run(memory, budget=1000, hops=3)
+    assert one_hop < big_count < three_hops
+    # per hop: one neighbours query, plus one filter check when the hop meets units not seen before
+    assert big_count - one_hop == 2
+    assert 1 <= three_hops - big_count <= 2

@@ -1,0 +1,299 @@
+"""The ``fleet-memory`` command line, through typer's runner, on the test database."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import psycopg
+import pytest
+
+from .conftest import LOCOMO
+
+SEED = "Alice works at Google as a software engineer. She joined Google last year."
+
+
+def out_json(result):
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_put_then_get_list_search_and_delete(cli):
+    stored = out_json(cli("put", SEED, "-a", "a1", "--context", "Career", "--tag", "work", "--json"))
+    assert len(stored["units"]) >= 2
+    unit_id = stored["units"][0]["id"]
+    unit = out_json(cli("get", unit_id, "-a", "a1", "--json"))
+    assert unit["context"] == "Career" and unit["tags"] == ["work"] and unit["agent_id"] == "a1"
+    listed = out_json(cli("list", "-a", "a1", "--json"))
+    assert {u["id"] for u in listed["units"]} == {u["id"] for u in stored["units"]}
+    hits = out_json(cli("search", "What does Alice do?", "-a", "a1", "--json"))
+    assert hits and {h["id"] for h in hits} <= {u["id"] for u in stored["units"]}
+    assert cli("delete", unit_id, "-a", "a1").exit_code == 0
+    assert cli("get", unit_id, "-a", "a1").exit_code == 3
+
+
+def test_search_explain_shows_why_in_text_and_json(cli):
+    cli("put", SEED, "-a", "a1")
+    text = cli("search", "Alice Google", "-a", "a1", "--explain")
+    assert text.exit_code == 0 and "Alice" in text.stdout and "channels" in text.stdout
+    hits = out_json(cli("search", "Alice Google", "-a", "a1", "--explain", "--json"))
+    assert all(h["explanation"] for h in hits)
+
+
+def test_put_reads_stdin(cli):
+    stored = out_json(cli("put", "-", "-a", "a1", "--json", input="Bob visited Yosemite last spring.\n"))
+    assert stored["units"][0]["text"].startswith("Bob visited")
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (("put", "   ", "-a", "a1"), 2, "content"),
+    (("search", "x", "-a", "a1", "--top-k", "0"), 2, "top_k"),
+    (("get", "not-a-uuid", "-a", "a1"), 2, "unit_id"),
+    (("get", "00000000-0000-0000-0000-000000000000", "-a", "a1"), 3, "not found"),
+    (("ingest", "/nonexistent/file.txt", "-a", "a1"), 2, "not a readable file"),
+    (("keys", "revoke", "nope"), 3, "not found"),
+])
+def test_user_mistakes_print_one_line_and_exit_non_zero(cli, args, code, message):
+    result = cli(*args)
+    assert result.exit_code == code
+    assert message in result.stderr
+    assert "Traceback" not in result.output and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_agent_is_a_usage_error(cli):
+    result = cli("search", "x")
+    assert result.exit_code == 2 and "--agent" in result.output
+
+
+def test_ingest_text_and_markdown_files_and_skip_them_on_rerun(cli, tmp_path):
+    (tmp_path / "notes.txt").write_text("Alice moved to Lisbon in 2021.\n\nShe teaches physics at a school there.\n")
+    (tmp_path / "trip.md").write_text("# Trip to Yosemite\n\nBob hiked Half Dome with Alice.\n\n## Food\n\nThey ate tacos.\n")
+    first = out_json(cli("ingest", str(tmp_path / "notes.txt"), str(tmp_path / "trip.md"), "-a", "a1", "--json"))
+    assert first["items"] == 3 and first["skipped"] == 0 and first["units"] >= 3
+    units = out_json(cli("list", "-a", "a1", "--json"))["units"]
+    assert {u["context"] for u in units} == {"notes.txt", "Trip to Yosemite", "Food"}
+    again = out_json(cli("ingest", str(tmp_path / "notes.txt"), str(tmp_path / "trip.md"), "-a", "a1", "--json"))
+    assert again == {**first, "skipped": 3, "units": 0}
+
+
+def test_ingest_json_turns(cli, tmp_path):
+    turns = [{"role": "user", "content": "My sister Carol lives in Denver.", "timestamp": "2024-03-01T10:00:00Z"},
+             {"speaker": "bot", "text": "Denver is a great city for skiing.", "turn_id": "t2"}]
+    (tmp_path / "chat.json").write_text(json.dumps({"messages": turns}))
+    report = out_json(cli("ingest", str(tmp_path / "chat.json"), "-a", "a1", "--json"))
+    assert report["items"] == 2 and report["units"] >= 2
+    units = out_json(cli("list", "-a", "a1", "--json"))["units"]
+    assert {u["speaker"] for u in units} == {"user", "bot"}
+    assert any(u["event_date"].startswith("2024-03-01") for u in units)
+
+
+def _rows(db_url: str, agent: str) -> dict[str, list[tuple]]:
+    """Every stored field of the agent's rows, read with plain SQL (not through the export code)."""
+    queries = {
+        "documents": "SELECT id, content, content_hash, context, source, speaker, event_date, created_at, metadata"
+                     " FROM documents WHERE agent_id = %s ORDER BY id",
+        "units": "SELECT id, document_id, text, memory_type, context, event_date, created_at, last_accessed,"
+                 " access_count, importance, importance_set_at, embedding::text, tsv::text, tags, user_id, session_id,"
+                 " source, speaker, archived_at, metadata FROM memory_units WHERE agent_id = %s ORDER BY id",
+        "entities": "SELECT id, name, normalized_name, label, aliases, first_seen, last_seen, mention_count"
+                    " FROM entities WHERE agent_id = %s ORDER BY id",
+        "mentions": "SELECT unit_id, entity_id FROM unit_entities WHERE agent_id = %s ORDER BY 1, 2",
+        "links": "SELECT from_id, to_id, kind, weight FROM links WHERE agent_id = %s ORDER BY 1, 2, 3",
+        "sources": "SELECT unit_id, source_id, created_at FROM unit_sources WHERE agent_id = %s ORDER BY 1, 2",
+    }
+    with psycopg.connect(db_url) as conn:
+        return {name: conn.execute(q, (agent,)).fetchall() for name, q in queries.items()}
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo dev data not found at {LOCOMO} (see ../shared/bench)")
+def test_ingest_locomo_with_progress_rerun_and_export_import_roundtrip(cli, db_url, tmp_path):
+    first_conversation = LOCOMO.open(encoding="utf-8").readline()
+    turns = sum(len(s["turns"]) for s in json.loads(first_conversation)["sessions"])
+    data = tmp_path / "conv26.jsonl"
+    data.write_text(first_conversation)
+
+    run = cli("ingest", str(data), "-a", "conv")
+    assert run.exit_code == 0, run.output
+    assert f"{turns}/{turns}" in run.stderr and "units/s" in run.stderr and "ETA" in run.stderr  # the progress bar
+    assert f"{turns} items from 1 file(s)" in run.stdout
+    stored = _rows(db_url, "conv")
+    assert len(stored["units"]) > turns // 2 and stored["entities"] and stored["mentions"] and stored["links"]
+    assert all(u[4] is not None for u in stored["units"] if u[4])  # contexts kept when present
+
+    rerun = out_json(cli("ingest", str(data), "-a", "conv", "--json"))
+    assert rerun["units"] == 0 and rerun["skipped"] == turns
+    assert _rows(db_url, "conv") == stored  # nothing new, nothing changed
+
+    export = tmp_path / "conv.jsonl"
+    assert cli("export", str(export), "-a", "conv").exit_code == 0
+    imported = out_json(cli("import", str(export), "-a", "copy", "--json"))
+    assert imported["rows"]["memory_units"] == len(stored["units"])
+    assert _rows(db_url, "copy") == stored  # every unit, entity, mention and link, field by field
+
+    again = cli("import", str(export), "-a", "copy")
+    assert again.exit_code == 2 and "already has memories" in again.stderr
+
+
+def test_export_to_stdout_and_import_rejects_foreign_files(cli, tmp_path):
+    cli("put", SEED, "-a", "a1")
+    result = cli("export", "-", "-a", "a1")
+    assert result.exit_code == 0 and json.loads(result.stdout.splitlines()[0])["format"] == "fleet-memory-export"
+    bogus = tmp_path / "bogus.jsonl"
+    bogus.write_text('{"hello": 1}\n')
+    bad = cli("import", str(bogus), "-a", "a2")
+    assert bad.exit_code == 2 and "not a fleet-memory export" in bad.stderr
+
+
+def test_maintain_archives_faded_memories_and_restore_brings_one_back(cli, clock):
+    unit_id = out_json(cli("put", "Carol bought a red umbrella.", "-a", "a1", "--importance", "0.2", "--json"))["units"][0]["id"]
+    clock.current += timedelta(days=200)
+    report = out_json(cli("maintain", "-a", "a1", "--json"))
+    assert report["archived"] == 1 and report["examined"] >= 1
+    assert out_json(cli("list", "-a", "a1", "--json"))["units"] == []
+    restored = out_json(cli("restore", unit_id, "-a", "a1", "--json"))
+    assert restored["id"] == unit_id and restored["archived_at"] is None
+    assert cli("maintain").exit_code == 0  # every agent
+
+
+def test_consolidate_reports_what_it_made(cli):
+    for text in ("The deploy failed because the disk was full.", "Another deploy failed because the disk was full.",
+                 "The nightly deploy failed because the disk was full again."):
+        cli("put", text, "-a", "ops", "--importance", "0.9")
+    report = out_json(cli("consolidate", "-a", "ops", "--json"))
+    semantic = [u for u in out_json(cli("list", "-a", "ops", "--json"))["units"] if u["memory_type"] == "semantic"]
+    assert report["candidates"] == 3 and len(report["created"]) == len(semantic)
+    assert cli("consolidate", "-a", "ops").exit_code == 0
+
+
+def test_context_prints_the_prompt(cli):
+    cli("put", SEED, "-a", "a1", "--importance", "0.9")
+    result = cli("context", "What does Alice do?", "-a", "a1")
+    assert result.exit_code == 0
+    assert "## Relevant Past Events" in result.stdout and "Google" in result.stdout
+    assert out_json(cli("context", "What does Alice do?", "-a", "a1", "--json"))["context"].endswith("What does Alice do?")
+
+
+def test_conversation_extracts_and_stores_memories(cli, tmp_path):
+    turns = [{"role": "user", "content": "I always deploy on Fridays after the tests pass."},
+             {"role": "assistant", "content": "Noted, Friday deploys after green tests."}]
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps(turns))
+    report = out_json(cli("conversation", str(path), "-a", "a1", "--user-id", "u1", "--json"))
+    assert report["method"] == "offline" and report["unit_ids"]
+    units = out_json(cli("list", "-a", "a1", "--json"))["units"]
+    assert {u["id"] for u in units} == set(report["unit_ids"]) and {u["user_id"] for u in units} == {"u1"}
+
+
+def test_graph_writes_html_png_and_json(cli, tmp_path):
+    cli("put", SEED, "-a", "a1")
+    cli("put", "Alice loves hiking in Yosemite.", "-a", "a1")
+    html, png = tmp_path / "g.html", tmp_path / "g.png"
+    data = out_json(cli("graph", "-a", "a1", "--html", str(html), "--png", str(png), "--json"))
+    assert len(data["nodes"]) >= 3 and {"source", "target", "kind", "weight"} <= set(data["edges"][0])
+    assert html.read_text().count('"id"') >= len(data["nodes"]) and png.stat().st_size > 10_000
+    traced = out_json(cli("graph", "-a", "a1", "--query", "What does Alice do?", "--limit", "2", "--json"))
+    assert traced["query"] == "What does Alice do?" and len(traced["nodes"]) <= 2 and traced["trace"]
+    entity = out_json(cli("graph", "-a", "a1", "--entity", "alice", "--json"))
+    assert entity["nodes"] and all("Alice" in n["text"] for n in entity["nodes"])
+    assert cli("graph", "-a", "a1", "--entity", "Nobody Here", "--json").exit_code == 3
+
+
+def test_db_status_says_where_the_data_is(cli, db_url):
+    cli("put", SEED, "-a", "a1")
+    status = out_json(cli("db", "status", "--json"))
+    assert status["embedded"] is False and status["schema_version"] >= 5 and status["units"] >= 2
+    assert db_url.split("?")[0].rsplit("/", 1)[1] == status["database"]
+    assert {"memory_units", "api_keys"} <= {t["name"] for t in status["tables"]}
+    text = cli("db", "status")
+    assert text.exit_code == 0 and "schema version" in text.stdout
+
+
+def test_keys_create_list_revoke(cli, factory):
+    created = out_json(cli("keys", "create", "--name", "bot", "-a", "a1", "-a", "a2", "--json"))
+    assert created["key"].startswith("fm_") and created["agent_ids"] == ["a1", "a2"]
+    listed = out_json(cli("keys", "list", "--json"))
+    assert [k["id"] for k in listed] == [created["id"]] and "key" not in listed[0]
+    with factory() as memory:
+        assert memory.authenticate(created["key"], "a2").name == "bot"
+    assert cli("keys", "revoke", created["prefix"]).exit_code == 0
+    assert out_json(cli("keys", "list", "--json")) == []
+    assert cli("keys", "create", "--name", "nobody").exit_code == 2  # neither agents nor --admin
+
+
+def test_serve_refuses_no_auth_on_a_public_interface(cli):
+    result = cli("serve", "--no-auth", "--host", "0.0.0.0")
+    assert result.exit_code == 1 and "127.0.0.1" in result.stderr
+
+
+def test_demo_writes_both_pictures_and_says_where(cli, tmp_path):
+    result = cli("demo", "--out-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "What does Alice do?" in result.stdout and "Alice works at Google" in result.stdout
+    assert "Entity resolution" in result.stdout and "PERSON" in result.stdout
+    html, png = tmp_path / "memory_graph_interactive.html", tmp_path / "memory_graph.png"
+    assert str(html.resolve()) in result.stdout.replace("\n", "") and png.stat().st_size > 10_000
+    again = cli("demo", "--out-dir", str(tmp_path))  # clears the earlier demo data first
+    stored = [line for line in again.stdout.splitlines() if line.startswith("Cleared")]
+    assert stored and not stored[0].startswith("Cleared 0 ")
+
+
+def test_entities_list_show_rename_merge_delete(cli):
+    cli("put", SEED, "-a", "a1")
+    cli("put", "Alicia Smith met Bob in Paris.", "-a", "a1")
+    listed = {e["name"]: e for e in out_json(cli("entities", "list", "-a", "a1", "--json"))}
+    assert {"Alice", "Google"} <= set(listed) and listed["Alice"]["label"] == "PERSON"
+    assert "Alice" in cli("entities", "list", "-a", "a1").stdout
+    shown = out_json(cli("entities", "show", "alice", "-a", "a1", "--json"))
+    assert shown["entity"]["id"] == listed["Alice"]["id"] and all("Alice" in u["text"] for u in shown["units"])
+    renamed = out_json(cli("entities", "rename", "Google", "Alphabet", "-a", "a1", "--json"))
+    assert renamed["name"] == "Alphabet" and "Google" in renamed["aliases"]
+    merged = out_json(cli("entities", "merge", "Alice", "Alicia Smith", "-a", "a1", "--json"))
+    assert merged["id"] == listed["Alice"]["id"] and "Alicia Smith" in merged["aliases"]
+    assert cli("entities", "delete", "Alphabet", "-a", "a1").exit_code == 0
+    missing = cli("entities", "show", "Alphabet", "-a", "a1")
+    assert missing.exit_code == 3 and "not found" in missing.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("no_auth", [False, True], ids=["keys", "no-auth"])
+def test_serve_runs_the_rest_server(factory, db_url, tmp_path, no_auth):
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    with factory() as memory:
+        memory.put("a1", SEED)
+        key, _ = memory.create_api_key("t", agent_ids=["a1"])
+    port = _free_port()
+    command = [shutil.which("fleet-memory", path=str(Path(sys.executable).parent)), "serve", "--port", str(port)]
+    env = {**os.environ, "FLEET_MEMORY_DATABASE_URL": db_url, "FLEET_MEMORY_HOME": str(tmp_path)}
+    server = subprocess.Popen(command + (["--no-auth"] if no_auth else []), env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 120
+        while True:  # wait until it listens (not a timing assertion: only a bound on waiting)
+            try:
+                if httpx.get(f"{base}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, server.stdout.read().decode()
+                time.sleep(0.2)
+        unauthenticated = httpx.get(f"{base}/v1/agents/a1/memories")
+        assert unauthenticated.status_code == (200 if no_auth else 401)
+        listed = httpx.get(f"{base}/v1/agents/a1/memories", headers={"Authorization": f"Bearer {key}"})
+        assert listed.status_code == 200 and len(listed.json()["units"]) >= 2
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

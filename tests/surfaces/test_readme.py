@@ -1,0 +1,73 @@
+"""The README's front-door examples, executed: the command-line block line by line (typer's runner
+on the test database; other shell lines through bash), the REST client example against the real
+app, and the MCP configuration by ``test_mcp``."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import types
+
+import pytest
+from fastapi.testclient import TestClient
+
+from fleet_memory.rest import create_app
+
+from .conftest import REPO
+
+README = (REPO / "README.md").read_text("utf-8")
+
+
+def section(title: str) -> str:
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", README, flags=re.S | re.M)
+    assert match, f"README has no section {title!r}"
+    return match.group(1)
+
+
+def blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+
+
+def run_shell_block(block: str, cli, cwd) -> list:
+    results = []
+    for line in block.strip().splitlines():
+        for command in line.split(" && "):
+            words = shlex.split(command, comments=True)
+            if words[:1] == ["fleet-memory"]:
+                if words[1] in ("serve", "mcp"):  # long-running servers: started by their own tests
+                    continue
+                result = cli(*words[1:])
+                assert result.exit_code == 0, f"{command}\n{result.output}"
+                results.append(result)
+            else:
+                subprocess.run(["bash", "-c", command], cwd=cwd, check=True)
+    return results
+
+
+def test_command_line_examples_run(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    [block] = blocks(section("Command line"), "bash")
+    run_shell_block(block, cli, tmp_path)
+    assert (tmp_path / "alice.html").exists() and (tmp_path / "alice.png").stat().st_size > 0
+    copy = cli("list", "-a", "agent_1_copy", "--json")
+    assert copy.exit_code == 0 and '"Alice' in copy.stdout
+
+
+def test_rest_examples_run(cli, memory, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    shell, client_code = blocks(section("REST server"), "bash")[0], blocks(section("REST server"), "py")[0]
+    [created] = run_shell_block(shell, cli, tmp_path)
+    key = created.stdout.split()[0]
+    monkeypatch.setenv("FLEET_MEMORY_KEY", key)
+    app = create_app(memory)
+    with TestClient(app):  # runs the app's start-up; the example's own client then talks to it
+        fake_httpx = types.SimpleNamespace(
+            Client=lambda base_url, headers: TestClient(app, base_url=base_url, headers=headers))
+        exec(compile(client_code.replace("import httpx\n", ""), "README.md", "exec"), {"httpx": fake_httpx})
+    assert "Alice works at Google." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("title", ["Command line", "REST server", "MCP server", "Pictures of the memory graph"])
+def test_each_front_door_has_a_section(title):
+    assert len(section(title).strip()) > 200

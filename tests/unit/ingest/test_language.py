@@ -1,0 +1,84 @@
+"""Coreference, validation and NER stages over the rule-based test parser (no model)."""
+
+from datetime import timedelta
+
+from fleet_memory.clock import FixedClock
+from fleet_memory.ingest.coref import resolve_coreferences
+from fleet_memory.ingest.ner import clean_name, find_entities
+from fleet_memory.ingest.records import Episode, ExtractedFact, ParsedFact
+from fleet_memory.ingest.validate import is_complete, plan_units
+from fleet_memory.providers.nlp import Parsed, RuleNLP, Span, Token
+
+NOW = FixedClock().now()
+NLP = RuleNLP({"Alice": "PERSON", "Bob": "PERSON", "Google": "ORG", "Yosemite": "GPE", "Acme": "ORG"})
+
+
+def _run(contents, speakers=None, dates=None):
+    speakers = speakers or [None] * len(contents)
+    dates = dates or [NOW] * len(contents)
+    episodes = [Episode("a", c, d, speaker=s) for c, s, d in zip(contents, speakers, dates)]
+    facts = [ExtractedFact(i, c, "episodic", speaker=s) for i, (c, s) in enumerate(zip(contents, speakers))]
+    parsed = [ParsedFact(f, p) for f, p in zip(facts, NLP.parse([f.text for f in facts]))]
+    spans = find_entities(episodes, parsed)
+    return episodes, parsed, spans, resolve_coreferences(episodes, parsed, spans)
+
+
+def test_she_becomes_the_last_person_mentioned():
+    *_, coref = _run(["Alice works at Google.", "She joined Google last year."])
+    assert [c.text for c in coref] == ["Alice works at Google.", "Alice joined Google last year."]
+    assert [r.surface for r in coref[1].referents] == ["Alice"]
+
+
+def test_gender_picks_the_compatible_person_and_possessives_take_s():
+    *_, coref = _run(["Alice met Bob.", "She liked his idea."])
+    assert coref[1].text == "Alice liked Bob's idea."
+
+
+def test_a_person_already_in_the_sentence_is_not_repeated():
+    *_, coref = _run(["Bob joined Acme.", "Alice said she loves hiking."])
+    assert coref[1].text == "Alice said she loves hiking."
+
+
+def test_no_referent_leaves_the_pronoun():
+    *_, coref = _run(["She loves hiking."])
+    assert coref[0].text == "She loves hiking." and coref[0].referents == ()
+
+
+def test_discourse_restarts_after_a_long_gap():
+    *_, coref = _run(["Alice works at Google.", "She loves hiking."], dates=[NOW - timedelta(days=5), NOW])
+    assert coref[1].text == "She loves hiking."
+
+
+def test_first_person_in_a_turn_is_the_speaker_with_agreement():
+    *_, coref = _run(["I love my dog.", "I'm moving to Yosemite.", "I have a me-time ritual."],
+                     speakers=["Ann", "Ann", "Ann"])
+    assert [c.text for c in coref] == ["Ann loves Ann's dog.", "Ann is moving to Yosemite.",
+                                       "Ann has a me-time ritual."]
+
+
+def test_it_refers_to_the_single_thing_of_the_previous_sentence_only_as_an_argument():
+    *_, coref = _run(["Acme released a phone.", "It sold well.", "Acme is big.", "It is raining."])
+    assert coref[1].text == "Acme sold well."
+    assert coref[3].text == "It is raining."  # subject of "be": left alone
+
+
+def test_validation_needs_subject_and_verb_and_merges_fragments():
+    _, parsed, *_ = _run(["Especially in spring.", "Alice loves hiking.", "Mostly in Yosemite.", "Bob runs."])
+    assert [is_complete(p.parse) for p in parsed] == [False, True, False, True]
+    # all four are one episode? no: each is its own episode here, so fragments alone are dropped
+    assert [p.members for p in plan_units(parsed)] == [(1,), (3,)]
+    same = [ParsedFact(ExtractedFact(0, p.fact.text, "episodic"), p.parse) for p in parsed]
+    assert [p.members for p in plan_units(same)] == [(0, 1, 2), (3,)]
+
+
+def test_ner_keeps_named_labels_cleans_and_completes_missed_names():
+    tokens = tuple(Token(w, " ", t, p, d, 1) for w, t, p, d in [
+        ("Alice", "NNP", "PROPN", "nsubj"), ("met", "VBD", "VERB", "ROOT"), ("Zed", "NNP", "PROPN", "dobj")])
+    missed = Parsed(tokens, ())
+    tagged = Parsed(tokens, (Span("Alice", "PERSON", 0, 1), Span("Zed", "PERSON", 2, 3),
+                             Span("the kids", "ORG", 0, 1), Span("2023", "DATE", 0, 1)))
+    fact = ExtractedFact(0, "Alice met Zed", "episodic")
+    spans = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, tagged), ParsedFact(fact, missed)])
+    assert [(s.text, s.label) for s in spans[0]] == [("Alice", "PERSON"), ("Zed", "PERSON")]
+    assert [(s.text, s.label) for s in spans[1]] == [("Alice", "PERSON"), ("Zed", "PERSON")]  # learnt from the batch
+    assert clean_name("the Louvre's") == "Louvre"

@@ -1,0 +1,87 @@
+"""Pipeline order check, chunking for the LLM, and entity scoring — pure, no database."""
+
+from datetime import timedelta
+
+import pytest
+
+from fleet_memory.clock import FixedClock
+from fleet_memory.config import IngestConfig
+from fleet_memory.errors import ConfigurationError
+from fleet_memory.ingest.linking import temporal_weight
+from fleet_memory.ingest.llm_extract import chunk_text, estimate_tokens, plan_chunks
+from fleet_memory.ingest.pipeline import STAGES, Pipeline, Stage
+from fleet_memory.ingest.records import Episode
+from fleet_memory.ingest.resolve import _threshold, entity_score, label_family, name_similarity
+from fleet_memory.store.entities import normalize_name
+
+NOW = FixedClock().now()
+
+
+def _runners(stages):
+    return {s.name: (lambda state, s=s: {k: None for k in s.provides}) for s in stages}
+
+
+def test_the_declared_order_is_valid_and_a_wrong_order_is_refused_at_construction():
+    Pipeline(STAGES, _runners(STAGES))
+    swapped = list(STAGES)
+    swapped[1], swapped[2] = swapped[2], swapped[1]  # entities before parse
+    with pytest.raises(ConfigurationError, match="entities.*parsed"):
+        Pipeline(swapped, _runners(swapped))
+    outside_after = list(STAGES) + [Stage("late", ("units",), ("x",))]
+    with pytest.raises(ConfigurationError, match="outside the transaction"):
+        Pipeline(outside_after, _runners(outside_after))
+
+
+def test_run_times_every_stage_and_checks_what_it_produced():
+    stages = [Stage("a", ("episodes",), ("x",)), Stage("b", ("x",), ("y",))]
+    state, timings = Pipeline(stages, _runners(stages)).run([], lambda: None)
+    assert set(timings) == {"a", "b"} and "y" in state
+    bad = Pipeline(stages, {"a": lambda s: {"z": 1}, "b": lambda s: {"y": 1}})
+    with pytest.raises(ConfigurationError, match="produced"):
+        bad.run([], lambda: None)
+
+
+def test_chunks_cut_at_sentence_boundaries_under_the_limits():
+    config = IngestConfig(chunk_chars=1_000, chunk_max_tokens=200)
+    sentences = [f"Item {i} is stored in box {i} near the door." for i in range(200)]
+    text = " ".join(sentences)
+    chunks = chunk_text(text, config)
+    assert len(chunks) > 5
+    assert all(len(c) <= 1_000 and estimate_tokens(c) < 200 for c in chunks)
+    assert " ".join(chunks) == text
+    assert all(c.endswith("door.") for c in chunks)
+    assert chunk_text("Short text.", config) == ["Short text."]
+
+
+def test_a_sentence_longer_than_a_chunk_is_cut_between_words():
+    config = IngestConfig(chunk_chars=100, chunk_max_tokens=1_000)
+    chunks = chunk_text("word " * 100, config)
+    assert all(len(c) <= 100 for c in chunks) and " ".join(chunks).split() == ["word"] * 100
+
+
+def test_conversation_turns_are_packed_into_transcripts():
+    episodes = [Episode("a", f"Turn {i} text.", NOW, speaker="Ann" if i % 2 else "Ben") for i in range(5)]
+    episodes.append(Episode("a", "A document.", NOW))
+    chunks = plan_chunks(episodes, IngestConfig())
+    assert [c.episodes for c in chunks] == [(0, 1, 2, 3, 4), (5,)]
+    assert chunks[0].transcript and chunks[0].text.splitlines()[1] == "#1 Ann: Turn 1 text."
+
+
+def test_entity_scoring():
+    assert normalize_name("  The  Google's ") == "google"
+    assert name_similarity("Bob", "Bob Smith") == 0.9
+    assert name_similarity("Alice", "alice") == 1.0
+    assert name_similarity("Alice", "Bob") < 0.5
+    assert entity_score(1.0, 0.0, 0.0) == 0.5
+    assert entity_score(0.9, 0.0, 1.0) == pytest.approx(0.65)
+    config = IngestConfig()
+    assert _threshold(config, "PERSON", True) == 0.4 and _threshold(config, "PERSON", False) == 0.6
+    assert _threshold(config, "ORG", True) == 0.6
+    assert label_family("GPE") == label_family("LOC") != label_family("ORG")
+
+
+def test_temporal_weight_follows_the_seed():
+    assert temporal_weight(0, 24) == 1.0
+    assert temporal_weight(12 * 3600, 24) == pytest.approx(0.5)
+    assert temporal_weight(23 * 3600, 24) == 0.3
+    assert temporal_weight(timedelta(hours=6).total_seconds(), 24) == pytest.approx(0.75)
