@@ -57,3 +57,36 @@ def test_demo_graph_renders_offline_without_console_errors(demo_page, factory, t
     taken = _chromium(f"--screenshot={shot}", html.as_uri())
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 10_000
+
+
+PROBE = """<script>
+(function () {
+  var circle = document.querySelector("circle.node"), tip = document.getElementById("tooltip");
+  var box = circle.getBoundingClientRect();
+  circle.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: box.x + 2, clientY: box.y + 2}));
+  document.body.setAttribute("data-probe-tooltip", tip.style.display + "|" + tip.textContent);
+  var toggle = document.getElementById("trace-toggle");
+  toggle.checked = false; toggle.dispatchEvent(new Event("change"));
+  document.body.setAttribute("data-probe-traced-off", String(document.querySelectorAll(".traced").length));
+  toggle.checked = true; toggle.dispatchEvent(new Event("change"));
+  document.body.setAttribute("data-probe-traced-on", String(document.querySelectorAll("circle.traced").length));
+})();
+</script>
+</body>"""
+
+
+def test_hover_shows_text_date_importance_and_the_trace_toggles(demo_page, factory, tmp_path):
+    html, _ = demo_page
+    probed = tmp_path / "probed.html"  # the demo page plus a script that hovers and toggles, run after it
+    probed.write_text(html.read_text("utf-8").replace("</body>", PROBE), "utf-8")
+    with factory() as memory:
+        units = {u.text: u for u in memory.list_units("demo_agent").units}
+    run = _chromium("--dump-dom", probed.as_uri())
+    assert [line for line in run.stderr.splitlines() if ":CONSOLE" in line] == []
+    tooltip = re.search(r'data-probe-tooltip="([^"]*)"', run.stdout).group(1)
+    display, text = tooltip.split("|", 1)
+    shown = next(t for t in units if text.startswith(t))
+    assert display == "block"
+    assert units[shown].event_date.date().isoformat() in text and f"importance {units[shown].importance:.2f}" in text
+    assert re.search(r'data-probe-traced-off="0"', run.stdout)
+    assert int(re.search(r'data-probe-traced-on="(\d+)"', run.stdout).group(1)) >= 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+import anyio
 import psycopg
 import pytest
 
@@ -40,6 +41,19 @@ def test_search_explain_shows_why_in_text_and_json(cli):
     assert all(h["explanation"] for h in hits)
 
 
+def test_search_filters_and_reinforce(cli):
+    cli("put", "Alice works at Google.", "-a", "a1", "--user-id", "u1", "--session-id", "s1", "--type", "semantic")
+    cli("put", "Alice works at a bakery on weekends.", "-a", "a1", "--user-id", "u2")
+    only_u1 = out_json(cli("search", "Alice works", "-a", "a1", "--user-id", "u1", "--json"))
+    assert [h["text"] for h in only_u1] == ["Alice works at Google."]
+    typed = out_json(cli("search", "Alice works", "-a", "a1", "--type", "semantic", "--session-id", "s1", "--json"))
+    assert [h["memory_type"] for h in typed] == ["semantic"]
+    unit = lambda: out_json(cli("get", only_u1[0]["id"], "-a", "a1", "--json"))  # noqa: E731
+    assert unit()["access_count"] == 0  # plain searches leave no trace
+    cli("search", "Alice works", "-a", "a1", "--user-id", "u1", "--reinforce")
+    assert unit()["access_count"] == 1
+
+
 def test_put_reads_stdin(cli):
     stored = out_json(cli("put", "-", "-a", "a1", "--json", input="Bob visited Yosemite last spring.\n"))
     assert stored["units"][0]["text"].startswith("Bob visited")
@@ -58,6 +72,24 @@ def test_user_mistakes_print_one_line_and_exit_non_zero(cli, args, code, message
     assert result.exit_code == code
     assert message in result.stderr
     assert "Traceback" not in result.output and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unwritable_output_is_one_line_too(cli, tmp_path):
+    cli("put", SEED, "-a", "a1")
+    result = cli("graph", "-a", "a1", "--html", str(tmp_path / "no" / "such" / "dir" / "g.html"))
+    assert result.exit_code == 1 and "No such file or directory" in result.stderr and "Traceback" not in result.output
+
+
+def test_an_unreachable_configured_database_is_an_error_not_a_fallback(tmp_path):
+    from typer.testing import CliRunner
+
+    from fleet_memory.cli import app
+
+    env = {"FLEET_MEMORY_DATABASE_URL": "postgresql://someone:secret@127.0.0.1:9/nothing",
+           "FLEET_MEMORY_HOME": str(tmp_path)}
+    result = CliRunner().invoke(app, ["db", "status"], env=env)
+    assert result.exit_code == 4
+    assert "cannot connect to the configured database" in result.stderr and "secret" not in result.stderr
 
 
 def test_missing_agent_is_a_usage_error(cli):
@@ -118,7 +150,8 @@ def test_ingest_locomo_with_progress_rerun_and_export_import_roundtrip(cli, db_u
     assert f"{turns} items from 1 file(s)" in run.stdout
     stored = _rows(db_url, "conv")
     assert len(stored["units"]) > turns // 2 and stored["entities"] and stored["mentions"] and stored["links"]
-    assert all(u[4] is not None for u in stored["units"] if u[4])  # contexts kept when present
+    assert all(u[19]["turn_id"].startswith("D") and u[15].startswith("conv-26:S") for u in stored["units"])
+    assert min(u[5] for u in stored["units"]).date().isoformat() == "2023-05-08"  # the first session's date
 
     rerun = out_json(cli("ingest", str(data), "-a", "conv", "--json"))
     assert rerun["units"] == 0 and rerun["skipped"] == turns
@@ -144,6 +177,17 @@ def test_export_to_stdout_and_import_rejects_foreign_files(cli, tmp_path):
     assert bad.exit_code == 2 and "not a fleet-memory export" in bad.stderr
 
 
+def test_a_tampered_export_imports_nothing(cli, db_url, tmp_path):
+    cli("put", SEED, "-a", "a1")
+    export = tmp_path / "a1.jsonl"
+    cli("export", str(export), "-a", "a1")
+    lines = [line for line in export.read_text().splitlines() if '"table": "documents"' not in line]
+    export.write_text("\n".join(lines) + "\n")  # units now point at a document that is not there
+    result = cli("import", str(export), "-a", "a2")
+    assert result.exit_code == 2 and "memory_units do not fit" in result.stderr
+    assert _rows(db_url, "a2") == {name: [] for name in _rows(db_url, "a2")}
+
+
 def test_maintain_archives_faded_memories_and_restore_brings_one_back(cli, clock):
     unit_id = out_json(cli("put", "Carol bought a red umbrella.", "-a", "a1", "--importance", "0.2", "--json"))["units"][0]["id"]
     clock.current += timedelta(days=200)
@@ -162,6 +206,12 @@ def test_consolidate_reports_what_it_made(cli):
     report = out_json(cli("consolidate", "-a", "ops", "--json"))
     semantic = [u for u in out_json(cli("list", "-a", "ops", "--json"))["units"] if u["memory_type"] == "semantic"]
     assert report["candidates"] == 3 and len(report["created"]) == len(semantic)
+    for made in report["created"]:
+        sources = out_json(cli("sources", made["id"], "-a", "ops", "--json"))
+        assert {u["id"] for u in sources} == set(made["source_ids"])
+    stats = out_json(cli("stats", "-a", "ops", "--json"))
+    assert stats["units"] == 3 + len(semantic) and stats["units_by_type"]["episodic"] == 3
+    assert "units" in cli("stats", "-a", "ops").stdout
     assert cli("consolidate", "-a", "ops").exit_code == 0
 
 
@@ -254,6 +304,20 @@ def test_entities_list_show_rename_merge_delete(cli):
     assert missing.exit_code == 3 and "not found" in missing.stderr
 
 
+async def _mcp_over_http(url: str, key: str) -> dict:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            tools = [t.name for t in (await client.list_tools()).tools]
+            mine = await client.call_tool("list_entities", {"agent_id": "a1"})
+            other = await client.call_tool("list_entities", {"agent_id": "b1"})
+    assert not mine.is_error, mine.content
+    return {"tools": tools, "mine": mine.content[0].text, "other": other}
+
+
 def _free_port() -> int:
     import socket
 
@@ -294,6 +358,11 @@ def test_serve_runs_the_rest_server(factory, db_url, tmp_path, no_auth):
         assert unauthenticated.status_code == (200 if no_auth else 401)
         listed = httpx.get(f"{base}/v1/agents/a1/memories", headers={"Authorization": f"Bearer {key}"})
         assert listed.status_code == 200 and len(listed.json()["units"]) >= 2
+        if not no_auth:
+            assert httpx.post(f"{base}/mcp", json={}).status_code == 401
+            mcp = anyio.run(_mcp_over_http, f"{base}/mcp", key)
+            assert "list_entities" in mcp["tools"] and "Alice" in mcp["mine"]
+            assert mcp["other"].is_error and "may not act for agent 'b1'" in mcp["other"].content[0].text
     finally:
         server.terminate()
         server.wait(timeout=30)

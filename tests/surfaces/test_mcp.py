@@ -1,5 +1,6 @@
-"""The MCP server over stdio, started as a subprocess (``fleet-memory mcp``) and driven by the
-official MCP client. The subprocess uses the real embedding model, as a user's would."""
+"""The MCP server over stdio, started as a subprocess exactly as the README's client configuration
+says (``fleet-memory mcp --agent agent_1``) and driven by the official MCP client. The subprocess
+uses the real embedding model, as a user's would."""
 
 from __future__ import annotations
 
@@ -18,13 +19,22 @@ pytestmark = pytest.mark.models
 FLEET_MEMORY = shutil.which("fleet-memory", path=str(Path(sys.executable).parent))
 
 
+def readme_server() -> dict:
+    from .test_readme import blocks, section
+
+    [config] = blocks(section("MCP server"), "json")
+    return json.loads(config)["mcpServers"]["fleet-memory"]
+
+
 def _payload(result) -> dict:
     assert not result.is_error, result.content
     return result.structured_content or json.loads(result.content[0].text)
 
 
 async def _session(db_url: str, home: Path) -> dict:
-    server = StdioServerParameters(command=FLEET_MEMORY, args=["mcp", "--agent", "agent_1"],
+    configured = readme_server()
+    assert configured["command"] == "fleet-memory"
+    server = StdioServerParameters(command=FLEET_MEMORY, args=configured["args"],
                                    env={"FLEET_MEMORY_DATABASE_URL": db_url, "FLEET_MEMORY_HOME": str(home)})
     async with Client(server, read_timeout_seconds=180) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}

@@ -4,6 +4,7 @@ app, and the MCP configuration by ``test_mcp``."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 import subprocess
@@ -60,11 +61,14 @@ def test_rest_examples_run(cli, memory, tmp_path, monkeypatch, capsys):
     [created] = run_shell_block(shell, cli, tmp_path)
     key = created.stdout.split()[0]
     monkeypatch.setenv("FLEET_MEMORY_KEY", key)
-    app = create_app(memory)
-    with TestClient(app):  # runs the app's start-up; the example's own client then talks to it
-        fake_httpx = types.SimpleNamespace(
-            Client=lambda base_url, headers: TestClient(app, base_url=base_url, headers=headers))
-        exec(compile(client_code.replace("import httpx\n", ""), "README.md", "exec"), {"httpx": fake_httpx})
+    with TestClient(create_app(memory)) as app_client:  # the example's httpx.Client, bound to the real app
+
+        def client(base_url: str, headers: dict) -> contextlib.AbstractContextManager:
+            app_client.base_url, app_client.headers = base_url, headers
+            return contextlib.nullcontext(app_client)
+
+        code = client_code.replace("import httpx\n", "")
+        exec(compile(code, "README.md", "exec"), {"httpx": types.SimpleNamespace(Client=client)})
     assert "Alice works at Google." in capsys.readouterr().out
 
 

@@ -41,6 +41,8 @@ ROUTES = [  # every agent route with a valid request: (method, path template, JS
     ("GET", "/v1/agents/{agent_id}/memories", None),
     ("GET", "/v1/agents/{agent_id}/memories/{unit_id}", None),
     ("POST", "/v1/agents/{agent_id}/memories/{unit_id}/restore", None),
+    ("GET", "/v1/agents/{agent_id}/memories/{unit_id}/sources", None),
+    ("GET", "/v1/agents/{agent_id}/stats", None),
     ("DELETE", "/v1/agents/{agent_id}/memories/{unit_id}", None),
     ("POST", "/v1/agents/{agent_id}/search", {"query": "What does Alice do?"}),
     ("POST", "/v1/agents/{agent_id}/context", {"message": "What does Alice do?"}),
@@ -126,6 +128,19 @@ def test_maintenance_and_consolidation_return_reports(client, keys, memory, cloc
     now = client.post("/v1/agents/a1/maintenance", json={"now": "2030-01-01T00:00:00Z"}, headers=keys["mine"])
     assert now.json()["now"].startswith("2030-01-01")
     assert client.post("/v1/agents/a1/consolidation", headers=keys["mine"]).json()["agent_id"] == "a1"
+
+
+def test_consolidated_units_show_their_sources_and_stats_count_them(client, keys, memory):
+    h = keys["mine"]
+    for text in ("The deploy failed because the disk was full.", "Another deploy failed because the disk was full.",
+                 "The nightly deploy failed because the disk was full again."):
+        memory.put("a1", text, importance=0.9)
+    created = client.post("/v1/agents/a1/consolidation", headers=h).json()["created"]
+    assert len(created) == 1
+    sources = client.get(f"/v1/agents/a1/memories/{created[0]['id']}/sources", headers=h).json()
+    assert {u["id"] for u in sources} == set(created[0]["source_ids"])
+    stats = client.get("/v1/agents/a1/stats", headers=h).json()
+    assert stats["units"] == 4 and stats["units_by_type"] == {"episodic": 3, "semantic": 1}
 
 
 def test_entities_list_get_rename_merge_delete(client, keys, unit_id):

@@ -13,13 +13,11 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
-from enum import Enum
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from ..config import Config
 from ..errors import (
@@ -30,6 +28,7 @@ from ..errors import (
     NotFoundError,
     ProviderError,
 )
+from ..transfer.jsonable import plain
 
 if TYPE_CHECKING:
     from ..memory import FleetMemory
@@ -76,29 +75,12 @@ def guarded(command: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except FleetMemoryError as exc:
+        except (FleetMemoryError, OSError, UnicodeError) as exc:  # a file that cannot be read or written
             code = next((c for kind, c in _EXIT if isinstance(exc, kind)), 1)
-            Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False, soft_wrap=True)
             raise typer.Exit(code) from None
 
     return wrapper
-
-
-def plain(value: Any) -> Any:
-    """Records → JSON-ready values."""
-    if hasattr(value, "to_dict"):
-        return plain(value.to_dict())
-    if isinstance(value, (UUID, datetime)):
-        return str(value) if isinstance(value, UUID) else value.isoformat()
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [plain(v) for v in value]
-    if hasattr(value, "__dataclass_fields__"):
-        return {name: plain(getattr(value, name)) for name in value.__dataclass_fields__}
-    return value
 
 
 def print_json(value: Any) -> None:

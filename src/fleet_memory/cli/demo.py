@@ -32,21 +32,29 @@ def demo(ctx: typer.Context,
             where = memory.db.display_url
     out.print(f"Cleared {removed} earlier demo unit(s); stored {sum(len(r.units) for r in results)} memory units "
               f"for agent {DEMO_AGENT!r} in {where}")
-    table = Table(title=f"Search: {DEMO_QUERY!r}")
-    for column in ("#", "memory", "weight"):
-        table.add_column(column, justify="left" if column == "memory" else "right")
-    for rank, hit in enumerate(hits, 1):
-        table.add_row(str(rank), hit["text"], f"{hit['weight']:.3f}")
-    out.print(table)
-    table = Table(title="Entity resolution: every mention of one name is one entity")
-    for column in ("entity", "label", "mentions", "aliases"):
-        table.add_column(column)
-    for entity in entities:
-        table.add_row(entity.name, entity.label, str(entity.mention_count), ", ".join(entity.aliases))
-    out.print(table)
+    out.print(_results_table(hits))
+    out.print(_entities_table(entities))
     out_dir.mkdir(parents=True, exist_ok=True)
     html_path, png_path = out_dir / HTML_NAME, out_dir / PNG_NAME
     html_path.write_text(render_html(graph, title=f"fleet-memory demo · {DEMO_QUERY}"), "utf-8")
     render_png(graph, png_path)
     out.print(f"Interactive graph: {html_path.resolve()}  (open it in a browser; works offline)")
     out.print(f"Static picture:    {png_path.resolve()}")
+
+
+def _results_table(hits) -> Table:  # noqa: ANN001 - search results
+    table = Table(title=f"Search: {DEMO_QUERY!r}")
+    for column in ("#", "memory", "weight"):
+        table.add_column(column, justify="left" if column == "memory" else "right")
+    for rank, hit in enumerate(hits, 1):
+        table.add_row(str(rank), hit["text"], f"{hit['weight']:.3f}")
+    return table
+
+
+def _entities_table(entities) -> Table:  # noqa: ANN001 - entity records
+    table = Table(title="Entity resolution: every mention of one name is one entity")
+    for column in ("entity", "label", "mentions", "aliases"):
+        table.add_column(column)
+    for entity in entities:
+        table.add_row(entity.name, entity.label, str(entity.mention_count), ", ".join(entity.aliases))
+    return table

@@ -17,12 +17,15 @@ def put(ctx: typer.Context, content: str = typer.Argument(..., help="Text to rem
         memory_type: str = typer.Option("episodic", "--type", help="episodic, semantic or procedural."),
         importance: Optional[float] = typer.Option(None, help="0–1; computed when not given."),
         tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),
-        speaker: Optional[str] = typer.Option(None), as_json: bool = JSON) -> None:
+        speaker: Optional[str] = typer.Option(None), user_id: Optional[str] = typer.Option(None),
+        session_id: Optional[str] = typer.Option(None), source: Optional[str] = typer.Option(None),
+        as_json: bool = JSON) -> None:
     """Remember one piece of text."""
     text = sys.stdin.read() if content == "-" else content
     with memory_from(ctx) as memory:
         result = memory.put(agent, text, context=context, event_date=date, memory_type=memory_type,
-                            importance=importance, tags=tag, speaker=speaker)
+                            importance=importance, tags=tag, speaker=speaker, user_id=user_id,
+                            session_id=session_id, source=source)
     if as_json:
         return print_json(result)
     out = console()
@@ -38,13 +41,16 @@ def search(ctx: typer.Context, query: str = typer.Argument(...), agent: str = AG
            memory_type: list[str] = typer.Option([], "--type", help="Only these types (repeatable)."),
            min_importance: Optional[float] = typer.Option(None), since: Optional[str] = typer.Option(None),
            until: Optional[str] = typer.Option(None), tag: list[str] = typer.Option([], "--tag"),
+           user_id: Optional[str] = typer.Option(None), session_id: Optional[str] = typer.Option(None),
            include_archived: bool = typer.Option(False), explain: bool = typer.Option(False, help="Show why."),
+           reinforce: bool = typer.Option(False, help="Count this as an access (recency, frequency)."),
            as_json: bool = JSON) -> None:
-    """Recall what the agent knows about QUERY (read-only: does not reinforce)."""
+    """Recall what the agent knows about QUERY (read-only unless --reinforce)."""
     with memory_from(ctx) as memory:
         hits = memory.search(agent, query, top_k=top_k, thinking_budget=budget, types=memory_type or None,
                              min_importance=min_importance, since=since, until=until, tags=tag or None,
-                             include_archived=include_archived, explain=explain, reinforce=False)
+                             user_id=user_id, session_id=session_id, include_archived=include_archived,
+                             explain=explain, reinforce=reinforce)
     if as_json:
         return print_json(hits)
     table = Table(title=f"{query!r} — {len(hits)} result(s)")
@@ -87,3 +93,23 @@ def delete(ctx: typer.Context, unit_id: str, agent: str = AGENT) -> None:
     with memory_from(ctx) as memory:
         memory.delete(agent, unit_id)
     console().print(f"deleted {unit_id}")
+
+
+def sources(ctx: typer.Context, unit_id: str, agent: str = AGENT, as_json: bool = JSON) -> None:
+    """The memories a consolidated unit was made from (provenance)."""
+    with memory_from(ctx) as memory:
+        units = memory.sources(agent, unit_id)
+    if as_json:
+        return print_json(units)
+    for unit in units:
+        console().print(f"{unit.id}  {unit.event_date.date()}  {unit.text}")
+
+
+def stats(ctx: typer.Context, agent: str = AGENT, as_json: bool = JSON) -> None:
+    """How much one agent remembers: documents, units (by type), archived, entities, links."""
+    with memory_from(ctx) as memory:
+        numbers = memory.stats(agent)
+    if as_json:
+        return print_json(numbers)
+    console().print(f"{numbers.documents} documents, {numbers.units} units {dict(numbers.units_by_type)}, "
+                    f"{numbers.archived_units} archived, {numbers.entities} entities, {numbers.links} links")

@@ -37,6 +37,9 @@ class RecallSettings:
     semantic_weight: float = 1.0
     entity_weight: float = 1.0
     entity_fanout: int = 10
+    entity_hub_min: int = 20
+    entity_hub_share: float = 0.05
+    entity_hub_max: int = 500
     min_activation: float = 0.05
     # fusion of the query-dependent signals (z-scores over the entry pool)
     w_similarity: float = 1.0
@@ -86,7 +89,7 @@ def get_preset(preset: object) -> RecallSettings:
 
 def _check(s: RecallSettings) -> None:
     for field in ("vector_entry_k", "fulltext_entry_k", "entity_entry_k", "time_entry_k", "max_hops",
-                  "entity_fanout", "common_term_units"):
+                  "entity_fanout", "common_term_units", "entity_hub_min", "entity_hub_max"):
         value = getattr(s, field)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 10_000:
             raise InvalidInputError(f"preset.{field}", f"is {value!r}", "an integer from 0 to 10,000")

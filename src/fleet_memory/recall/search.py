@@ -7,12 +7,14 @@
    person it names; names resolved with ingestion's normalisation) and ``time`` (top
    ``time_entry_k`` by similarity inside the window the query names, relative to ``now``).
 2. Spreading activation (``activation.spread``, pure) from the entry points along temporal,
-   semantic and entity links, one ``neighbours`` query and one ``admissible`` (filter) query per
-   hop, at most ``thinking_budget`` units explored (entry points included).
+   semantic and entity links, at most ``thinking_budget`` units explored (entry points included).
+   Per hop: one ``links.neighbours`` query (stored links), one ``admissible`` filter check of the
+   units it names, one ``entity_neighbours`` query (derived links; hub entities, mentioned by more
+   than max(entity_hub_min, entity_hub_share × units) units, capped at entity_hub_max, are skipped).
 3. Scoring (``scoring.score``, pure; the formula is in that module's docstring), top ``top_k``.
 4. Reinforcement of the returned units in one UPDATE, unless ``reinforce=False``.
 
-Statements per search: at most 7 + 2 × hops walked, whatever the budget.
+Statements per search: at most 7 + 3 × hops walked, whatever the budget.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 from uuid import UUID
 
 from ..config import Config
-from ..model import SearchResult
+from ..model import LinkKind, SearchResult
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
 from ..store import links as link_sql
@@ -90,12 +92,10 @@ class Recaller:
                 if words:
                     terms = recall_sql.term_stats(conn, agent, words, common_units=cfg.common_term_units)
             entity_ids: list[UUID] = []
-            speakers: list[str] = []
             if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
                 normalized, surfaces = _names(request.query)
-                found, speakers = recall_sql.resolve_names(conn, agent, normalized, surfaces)
-                entity_ids = [eid for eid, _ in found]
-            feats = recall_sql.Features(query_vector, terms, tuple(entity_ids), tuple(speakers))
+                entity_ids = [eid for eid, _, _ in recall_sql.resolve_names(conn, agent, normalized, surfaces)]
+            feats = recall_sql.Features(query_vector, terms, tuple(entity_ids))
 
             pool: dict[UUID, recall_sql.Candidate] = {}
             channels: dict[UUID, list[str]] = {}
@@ -109,7 +109,7 @@ class Recaller:
                 add("vector", recall_sql.vector_entries(conn, agent, feats, flt, limit=cfg.vector_entry_k))
             if cfg.fulltext_entry_k and terms.queries:
                 add("fulltext", recall_sql.fulltext_entries(conn, agent, feats, flt, limit=cfg.fulltext_entry_k))
-            if cfg.entity_entry_k and (entity_ids or speakers):
+            if cfg.entity_entry_k and entity_ids:
                 add("entity", recall_sql.named_entries(conn, agent, feats, flt, limit=cfg.entity_entry_k))
             if window is not None:
                 add("time", recall_sql.window_entries(conn, agent, feats, flt, start=window.start, end=window.end,
@@ -131,14 +131,23 @@ class Recaller:
             allowed: set[UUID] = set(pool)
             rejected: set[UUID] = set()
 
+            hub = max(cfg.entity_hub_min, int(cfg.entity_hub_share * terms.units)) if terms.units else cfg.entity_hub_min
+            hub = min(hub, cfg.entity_hub_max)
+
             def load(frontier: Sequence[UUID]) -> list[Edge[UUID]]:
-                found = link_sql.neighbours(conn, agent, frontier, entity_fanout=cfg.entity_fanout)
-                unknown = {n.to_id for n in found} - allowed - rejected
+                stored = link_sql.neighbours(conn, agent, frontier, (LinkKind.TEMPORAL, LinkKind.SEMANTIC))
+                unknown = {n.to_id for n in stored} - allowed - rejected
                 if unknown:
                     ok = recall_sql.admissible(conn, agent, list(unknown), flt)
                     allowed.update(ok)
                     rejected.update(unknown - ok)
-                return [Edge(n.from_id, n.to_id, n.kind.value, n.weight) for n in found if n.to_id in allowed]
+                edges = [Edge(n.from_id, n.to_id, n.kind.value, n.weight) for n in stored if n.to_id in allowed]
+                if cfg.entity_weight > 0 and cfg.entity_fanout > 0:
+                    for a, b, w in recall_sql.entity_neighbours(conn, agent, frontier, flt, fanout=cfg.entity_fanout,
+                                                                max_mentions=hub):
+                        allowed.add(b)
+                        edges.append(Edge(a, b, LinkKind.ENTITY.value, w))
+                return edges
 
             reached: dict[UUID, Reached[UUID]] = spread(
                 entries, load, budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,

@@ -72,6 +72,14 @@ def memories_router() -> APIRouter:
     def restore(agent: Agent, memory: Memory, unit_id: str) -> Any:
         return memory.restore(agent, unit_id).to_dict()
 
+    @r.get("/memories/{unit_id}/sources", response_model=list[s.UnitOut])
+    def sources(agent: Agent, memory: Memory, unit_id: str) -> Any:
+        return [u.to_dict() for u in memory.sources(agent, unit_id)]
+
+    @r.get("/stats", response_model=s.StatsOut)
+    def stats(agent: Agent, memory: Memory) -> Any:
+        return memory.stats(agent)
+
     @r.post("/search", response_model=s.SearchOut)
     def search(agent: Agent, memory: Memory, body: s.SearchIn) -> Any:
         options = body.model_dump(exclude={"query", "top_k", "thinking_budget"}, exclude_none=True)

@@ -77,6 +77,16 @@ class UnitPageOut(BaseModel):
     next_offset: Optional[int]
 
 
+class StatsOut(BaseModel):
+    agent_id: str
+    documents: int
+    units: int
+    archived_units: int
+    entities: int
+    links: int
+    units_by_type: dict[str, int]
+
+
 class SearchIn(Request):
     query: str
     top_k: int = 10

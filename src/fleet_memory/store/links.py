@@ -12,8 +12,9 @@ Bounds.
   window (default 24 h); weight = max(0.3, 1 − Δt / window). After a batch, every touched unit keeps
   at most K temporal links (its K strongest), so the degree bound holds for old units too.
 - Semantic: each new unit is linked to its top k (default 5) units with cosine ≥ 0.7 (weight =
-  cosine), found through the HNSW index in ONE query for the whole batch (a LATERAL join over
-  ``unnest`` of the new embeddings); touched units keep at most k semantic links.
+  cosine), found in ONE query for the whole batch (a LATERAL join over ``unnest`` of the new
+  embeddings) — through the HNSW index for agents of ``EXACT_BELOW`` (20,000) units or more, by an
+  exact scan of the agent's rows below that; touched units keep at most k semantic links.
 - Entity (derived): per source unit and entity, at most ``entity_fanout`` (default 50) other
   mentions are returned — the most recent by ``event_date`` — so a read stays bounded by
   ``len(unit_ids) × entities per unit × entity_fanout`` rows however big the hub. The most recent
@@ -40,6 +41,7 @@ __all__ = [
     "insert_links",
     "temporal_candidates",
     "semantic_candidates",
+    "SEMANTIC_SQL",
     "prune_links",
     "count_links",
     "degree_stats",
@@ -177,6 +179,19 @@ def temporal_candidates(
     return out
 
 
+SEMANTIC_SQL = (
+    "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
+    " CROSS JOIN LATERAL ("
+    "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
+    "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY u.embedding <=> n.e LIMIT %(k)s"
+    " ) c WHERE c.sim >= %(min)s"
+)
+
+EXACT_BELOW = 20_000
+"""Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
+larger ones through the HNSW index."""
+
+
 def semantic_candidates(
     conn: psycopg.Connection,
     agent_id: str,
@@ -184,50 +199,71 @@ def semantic_candidates(
     *,
     top_k: int,
     min_similarity: float,
+    exact_below: int = EXACT_BELOW,
 ) -> list[tuple[UUID, UUID, float]]:
-    """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent (HNSW, cosine),
-    kept when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE query for the
-    batch (LATERAL over ``unnest`` of the embeddings). Units written earlier in the same transaction
-    are visible, so new units of one batch link among themselves too."""
+    """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent (cosine), kept
+    when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE query for the batch
+    (LATERAL over ``unnest`` of the embeddings). Units written earlier in the same transaction are
+    visible, so new units of one batch link among themselves too.
+
+    Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent,
+    whereas the shared HNSW index would have to skip other agents' rows. From ``exact_below`` on,
+    the HNSW index is used (sorting is switched off for this statement so the planner takes the
+    index order; the iterative scan keeps the agent filter from starving the result)."""
     if not units:
         return []
-    rows = conn.execute(
-        "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
-        " CROSS JOIN LATERAL ("
-        "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
-        "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY u.embedding <=> n.e LIMIT %(k)s"
-        " ) c WHERE c.sim >= %(min)s",
-        {
-            "ids": [u[0] for u in units],
-            "es": [np.asarray(u[1], dtype=np.float32) for u in units],
-            "a": agent_id,
-            "k": top_k,
-            "min": min_similarity,
-        },
-    ).fetchall()
+    params = {
+        "ids": [u[0] for u in units],
+        "es": [np.asarray(u[1], dtype=np.float32) for u in units],
+        "a": agent_id,
+        "k": top_k,
+        "min": min_similarity,
+    }
+    size = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s LIMIT %s) x", (agent_id, exact_below)
+    ).fetchone()[0]
+    if size < exact_below:
+        rows = conn.execute(SEMANTIC_SQL, params).fetchall()
+    else:
+        conn.execute("SET LOCAL enable_sort = off")
+        try:
+            rows = conn.execute(SEMANTIC_SQL, params).fetchall()
+        finally:
+            conn.execute("SET LOCAL enable_sort = on")
     return [(a, b, float(sim)) for a, b, sim in rows]
 
 
 def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID], kind: str, keep: int) -> int:
     """Keep at most ``keep`` links of ``kind`` on each of ``unit_ids`` (the strongest; ties by the
-    other unit's id); delete the rest in one statement. Returns rows deleted."""
+    other unit's id); delete the rest. Two statements: read the incident links (index scans on
+    both ends), pick in Python, delete by primary key. Returns rows deleted."""
     if not unit_ids:
         return 0
+    kind_value = str(LinkKind(kind).value)
+    rows = conn.execute(
+        "SELECT from_id, to_id, weight FROM links WHERE agent_id = %(a)s AND kind = %(k)s"
+        " AND (from_id = ANY(%(ids)s) OR to_id = ANY(%(ids)s))",
+        {"a": agent_id, "k": kind_value, "ids": list(unit_ids)},
+    ).fetchall()
+    wanted = set(unit_ids)
+    incident: dict[UUID, list[tuple[float, UUID, tuple[UUID, UUID]]]] = {}
+    for a, b, weight in rows:
+        if a in wanted:
+            incident.setdefault(a, []).append((-float(weight), b, (a, b)))
+        if b in wanted:
+            incident.setdefault(b, []).append((-float(weight), a, (a, b)))
+    drop: set[tuple[UUID, UUID]] = set()
+    for edges in incident.values():
+        if len(edges) > keep:
+            edges.sort()
+            drop.update(edge for _, _, edge in edges[keep:])
+    if not drop:
+        return 0
+    pairs = sorted(drop)
     cur = conn.execute(
-        "WITH edges AS ("
-        "  SELECT from_id AS me, from_id, to_id, weight FROM links"
-        "   WHERE agent_id = %(a)s AND kind = %(k)s AND from_id = ANY(%(ids)s)"
-        "  UNION ALL"
-        "  SELECT to_id AS me, from_id, to_id, weight FROM links"
-        "   WHERE agent_id = %(a)s AND kind = %(k)s AND to_id = ANY(%(ids)s)"
-        "), ranked AS ("
-        "  SELECT from_id, to_id, row_number() OVER (PARTITION BY me ORDER BY weight DESC,"
-        "         CASE WHEN me = from_id THEN to_id ELSE from_id END) AS r"
-        "  FROM edges WHERE me = ANY(%(ids)s)"
-        ")"
-        " DELETE FROM links l USING (SELECT DISTINCT from_id, to_id FROM ranked WHERE r > %(keep)s) d"
-        " WHERE l.agent_id = %(a)s AND l.kind = %(k)s AND l.from_id = d.from_id AND l.to_id = d.to_id",
-        {"a": agent_id, "k": str(LinkKind(kind).value), "ids": list(unit_ids), "keep": keep},
+        "DELETE FROM links l USING unnest(%s::uuid[], %s::uuid[]) AS d(f, t)"
+        " WHERE l.agent_id = %s AND l.kind = %s AND l.from_id = d.f AND l.to_id = d.t",
+        ([p[0] for p in pairs], [p[1] for p in pairs], agent_id, kind_value),
     )
     return cur.rowcount
 

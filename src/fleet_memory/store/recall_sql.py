@@ -7,10 +7,14 @@ so filters act before ranking. Each returns rows with the same features, compute
 - ``similarity``  cosine similarity of the unit's embedding to the query embedding
 - ``text_score``  BM25-like full-text score: the sum of the IDF of the query terms the unit's
   ``tsv`` matches (terms and IDFs come from ``term_stats``; no term frequency, units are sentences)
-- ``named``       the unit mentions an entity the query names, or was spoken by a person it names
+- ``named``       the unit mentions an entity the query names (its speaker included)
 
-Adjacency for the walk is read with ``store.links.neighbours``; ``admissible`` then keeps the
-neighbours that pass the filter (one statement per hop each, never one per unit).
+Adjacency for the walk: stored temporal and semantic links come from ``store.links.neighbours``
+and ``admissible`` keeps those that pass the filter; entity links come from ``entity_neighbours``,
+which derives them from ``unit_entities`` like ``neighbours`` does but skips hub entities (an
+entity mentioned by more than ``max_mentions`` units says little about any one of them, and its
+fan-out would flood the thinking budget with arbitrary units), prefers the mentions nearest in
+time to the source unit, and applies the filter itself. Each is one statement per hop.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ __all__ = [
     "named_entries",
     "window_entries",
     "admissible",
+    "entity_neighbours",
     "candidates",
 ]
 
@@ -72,7 +77,6 @@ class Features:
     query_vector: np.ndarray
     terms: TermStats = field(default_factory=lambda: TermStats(0))
     entity_ids: tuple[UUID, ...] = ()
-    speakers: tuple[str, ...] = ()
 
     def params(self) -> dict:
         return {
@@ -80,7 +84,6 @@ class Features:
             "rq_tq": list(self.terms.queries),
             "rq_tw": list(self.terms.idf),
             "rq_eids": list(self.entity_ids),
-            "rq_sp": list(self.speakers),
         }
 
 
@@ -88,8 +91,8 @@ _FEATURES = (
     "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity,"
     " coalesce((SELECT sum(t.w) FROM unnest(%(rq_tq)s::tsquery[], %(rq_tw)s::float8[]) AS t(q, w)"
     "  WHERE u.tsv @@ t.q), 0)::float8 AS text_score,"
-    " (lower(u.speaker) = ANY(%(rq_sp)s::text[]) OR EXISTS (SELECT 1 FROM unit_entities ue"
-    "  WHERE ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = ANY(%(rq_eids)s::uuid[]))) AS named"
+    " EXISTS (SELECT 1 FROM unit_entities ue"
+    "  WHERE ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = ANY(%(rq_eids)s::uuid[])) AS named"
 )
 
 
@@ -123,21 +126,18 @@ def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *,
 
 def resolve_names(
     conn: psycopg.Connection, agent_id: str, normalized: Sequence[str], surfaces: Sequence[str]
-) -> tuple[list[tuple[UUID, str]], list[str]]:
-    """Entities whose normalised name is in ``normalized`` or that have an alias in ``surfaces``,
-    and the speakers (lower-cased) among ``normalized``. One statement."""
+) -> list[tuple[UUID, str, int]]:
+    """Entities ``(id, name, mention_count)`` whose normalised name is in ``normalized`` or that
+    have an alias in ``surfaces`` (speakers are entities too: ingestion records each unit's speaker
+    as a PERSON mention). One statement, on the unique name index and the GIN alias index."""
     if not normalized:
-        return [], []
+        return []
     rows = conn.execute(
-        "SELECT 'e', e.id, e.name FROM entities e WHERE e.agent_id = %(a)s"
-        " AND (e.normalized_name = ANY(%(n)s) OR e.aliases && %(s)s)"
-        " UNION ALL SELECT 's', NULL, x FROM unnest(%(n)s::text[]) AS x WHERE EXISTS (SELECT 1 FROM memory_units u"
-        "  WHERE u.agent_id = %(a)s AND lower(u.speaker) = x)",
+        "SELECT e.id, e.name, e.mention_count FROM entities e WHERE e.agent_id = %(a)s"
+        " AND (e.normalized_name = ANY(%(n)s) OR e.aliases && %(s)s)",
         {"a": agent_id, "n": list(normalized), "s": list(surfaces)},
     ).fetchall()
-    entities = [(eid, name) for tag, eid, name in rows if tag == "e"]
-    speakers = [name for tag, _, name in rows if tag == "s"]
-    return entities, speakers
+    return [(eid, name, int(count)) for eid, name, count in rows]
 
 
 def _select(cond: sql.Composable, extra: str, order: str) -> sql.Composable:
@@ -170,12 +170,12 @@ def fulltext_entries(conn: psycopg.Connection, agent_id: str, feats: Features, f
 
 def named_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
                   limit: int) -> list[Candidate]:
-    """Top ``limit`` by similarity among units mentioning a named entity or spoken by a named person."""
-    if not feats.entity_ids and not feats.speakers:
+    """Top ``limit`` by similarity among units mentioning an entity the query names."""
+    if not feats.entity_ids:
         return []
     cond, params = where_clause(agent_id, flt)
-    extra = (" AND (lower(u.speaker) = ANY(%(rq_sp)s::text[]) OR u.id IN (SELECT ue.unit_id FROM unit_entities ue"
-             " WHERE ue.agent_id = %(agent_id)s AND ue.entity_id = ANY(%(rq_eids)s::uuid[])))")
+    extra = (" AND u.id IN (SELECT ue.unit_id FROM unit_entities ue"
+             " WHERE ue.agent_id = %(agent_id)s AND ue.entity_id = ANY(%(rq_eids)s::uuid[]))")
     return _rows(conn, _select(cond, extra, "u.embedding <=> %(rq_q)s"), {**params, **feats.params(), "rq_lim": limit})
 
 
@@ -195,6 +195,29 @@ def admissible(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt
     cond, params = where_clause(agent_id, flt)
     query = sql.SQL("SELECT u.id FROM memory_units u WHERE {cond} AND u.id = ANY(%(rq_ids)s)").format(cond=cond)
     return {r[0] for r in conn.execute(query, {**params, "rq_ids": list(ids)}).fetchall()}
+
+
+def entity_neighbours(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter, *,
+                      fanout: int, max_mentions: int) -> list[tuple[UUID, UUID, float]]:
+    """Derived entity links ``(from, to, 1.0)`` of ``ids``: for each entity a unit mentions that at
+    most ``max_mentions`` units mention, the ``fanout`` other mentioning units nearest in time that
+    pass the filter. Bounded by ``len(ids) × entities per unit × max_mentions`` index reads. One
+    statement."""
+    if not ids or fanout <= 0:
+        return []
+    cond, params = where_clause(agent_id, flt)
+    query = sql.SQL(
+        "SELECT DISTINCT s.unit_id, m.id, 1.0::float8 FROM unit_entities s"
+        " JOIN entities e ON e.agent_id = s.agent_id AND e.id = s.entity_id AND e.mention_count <= %(rq_maxm)s"
+        " JOIN memory_units su ON su.agent_id = s.agent_id AND su.id = s.unit_id"
+        " CROSS JOIN LATERAL (SELECT u.id FROM unit_entities ue"
+        "   JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+        "   WHERE ue.agent_id = s.agent_id AND ue.entity_id = s.entity_id AND ue.unit_id <> s.unit_id AND {cond}"
+        "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), u.id LIMIT %(rq_fan)s) m"
+        " WHERE s.agent_id = %(agent_id)s AND s.unit_id = ANY(%(rq_ids)s)"
+    ).format(cond=cond)
+    rows = conn.execute(query, {**params, "rq_ids": list(ids), "rq_fan": fanout, "rq_maxm": max_mentions}).fetchall()
+    return [(a, b, float(w)) for a, b, w in rows]
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,

@@ -86,3 +86,29 @@ def test_everything_of_a_put_many_is_one_transaction(memory, clock, db_url, monk
                         agent_id="a1")
     stats = memory.stats("a1")
     assert (stats.documents, stats.units, stats.entities) == (0, 0, 0)
+
+
+def test_semantic_candidates_exact_and_through_hnsw_agree(memory, clock, db_url):
+    import numpy as np
+
+    texts = ["Alice loves hiking in the mountains near Yosemite.", "Alice loves hiking in the mountains near Tahoe.",
+             "The quarterly budget report is due on Friday.", "The quarterly budget report is due on Monday."]
+    results = memory.put_many([{"content": t} for t in texts], agent_id="a1")
+    ids = [r.unit_ids[0] for r in results]
+    vectors = memory.embedder.embed(texts)
+    with psycopg.connect(db_url) as conn:
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        units = list(zip(ids, vectors))
+        exact = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.7)
+        with conn.transaction():
+            hnsw = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.7, exact_below=0)
+            conn.execute("SET LOCAL enable_sort = off")
+            plan = "\n".join(r[0] for r in conn.execute(
+                "EXPLAIN " + link_sql.SEMANTIC_SQL,
+                {"ids": ids, "es": [np.asarray(v) for v in vectors], "a": "a1", "k": 5, "min": 0.7}).fetchall())
+    assert "memory_units_embedding_idx" in plan
+    pairs = {frozenset((a, b)) for a, b, _ in exact}
+    assert pairs == {frozenset((a, b)) for a, b, _ in hnsw}
+    assert pairs == {frozenset(ids[:2]), frozenset(ids[2:])}

@@ -60,8 +60,8 @@
     nodes.forEach(function (n) {
       minX = Math.min(minX, n.x); minY = Math.min(minY, n.y); maxX = Math.max(maxX, n.x); maxY = Math.max(maxY, n.y);
     });
-    var pad = 40;
-    view = { x: minX - pad, y: minY - pad, w: Math.max(100, maxX - minX + 2 * pad), h: Math.max(100, maxY - minY + 2 * pad) };
+    var right = nodes.length <= 80 ? 300 : 40;  // room for the labels drawn right of each node
+    view = { x: minX - 40, y: minY - 50, w: Math.max(600, maxX - minX + 40 + right), h: Math.max(420, maxY - minY + 90) };
     svg.setAttribute("viewBox", [view.x, view.y, view.w, view.h].join(" "));
   }
   function el(name, attrs, parent) {
