@@ -8,6 +8,7 @@ a gap longer than ``reset_after``):
 - he/him/his/himself, she/her/hers/herself → the most recently mentioned PERSON whose gender is
   compatible (known from a small first-name list or learnt from earlier pronouns); not replaced
   when a compatible PERSON already appears earlier in the same sentence (it already stands alone).
+  In a conversation turn the speakers are not candidates (they are "I" and "you").
 - it/its, they/them/their → the one ORG / PRODUCT / WORK_OF_ART / EVENT / FAC (for "they": ORG)
   of the previous sentence, only when there is exactly one and the pronoun is an argument
   (subject, object) that is not the subject of "be" ("it is great" is left alone).
@@ -87,8 +88,10 @@ class _Discourse:
         self.agent: str | None = None
         self.when: datetime | None = None
 
-    def person_for(self, gender: str) -> str | None:
+    def person_for(self, gender: str, exclude: frozenset[str] = frozenset()) -> str | None:
         for name in reversed(self.persons):
+            if name in exclude:
+                continue
             known = _gender_of(name, self.learnt)
             if known is None or known == gender:
                 return name
@@ -102,7 +105,7 @@ class _Discourse:
 
 
 def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: str | None,
-                 state: _Discourse) -> CorefText:
+                 state: _Discourse, speakers: frozenset[str]) -> CorefText:
     tokens = parse.tokens[:-1] if appended and parse.tokens else parse.tokens
     persons = [(e.start, e.text) for e in spans if e.label == "PERSON"]
     replacements: dict[int, str] = {}
@@ -126,7 +129,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             if earlier:
                 state.learnt.setdefault(earlier[-1], gender)
                 continue
-            name = state.person_for(gender)
+            # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
+            name = state.person_for(gender, speakers if speaker else frozenset())
             if name is None:
                 continue
             state.learnt.setdefault(name, gender)
@@ -196,6 +200,7 @@ def resolve_coreferences(
     """One ``CorefText`` per parsed fact, in order, given the entity spans of each (from ``ner``).
     Self-contained facts (from an LLM) pass through unchanged."""
     state = _Discourse()
+    speakers = frozenset(e.speaker for e in episodes if e.speaker)
     out: list[CorefText] = []
     for item, fact_spans in zip(parsed, spans):
         episode = episodes[item.fact.episode_index]
@@ -211,5 +216,5 @@ def resolve_coreferences(
                 if e.label == "PERSON":
                     state.mention(e.text)
             continue
-        out.append(_resolve_one(item.parse, fact_spans, item.appended, item.fact.speaker, state))
+        out.append(_resolve_one(item.parse, fact_spans, item.appended, item.fact.speaker, state, speakers))
     return out

@@ -2,7 +2,10 @@
 
 Kept labels: PERSON, ORG, GPE, LOC, FAC, NORP, PRODUCT, EVENT, WORK_OF_ART (numbers, dates,
 money … are not entities). Spans are cleaned ("the Louvre" → "Louvre", "Alice's" → "Alice") and
-dropped when they hold no capital letter (the small model tags "the kids & work" as ORG).
+dropped when they hold no capital letter (the small model tags "the kids & work" as ORG) or, outside
+places, a comma ("ya, Melanie"). A one-word span that opens the sentence ("Nah", "Wanna" as PERSON,
+"Time" as ORG in chat) is kept only when the batch knows that name from elsewhere, when it is a
+known first name (then as PERSON), or when it is tagged a proper noun with a label other than PERSON.
 
 The small model misses names it saw elsewhere ("Alice loves hiking" has no PERSON span while
 "Alice works at Google" has one). So, in one pass over the batch, a run of proper nouns that no
@@ -41,7 +44,13 @@ def _kept(span: Span) -> Span | None:
     name = clean_name(span.text)
     if len(name) < 2 or not any(c.isupper() for c in name):
         return None
+    if "," in name and span.label not in ("GPE", "LOC", "FAC"):
+        return None  # "ya, Melanie" (ORG): a vocative swallowed into a span
     return Span(name, span.label, span.start, span.end)
+
+
+def _opens_sentence(tokens, start: int) -> bool:
+    return all(not t.text[:1].isalnum() for t in tokens[:start])
 
 
 def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact]) -> list[tuple[Span, ...]]:
@@ -51,11 +60,30 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact]) -> 
         if episode.speaker:
             known.setdefault(clean_name(episode.speaker), "PERSON")
     first: list[list[Span]] = []
+    initial: list[list[Span]] = []
     for item in parsed:
-        spans = [s for s in (_kept(e) for e in item.parse.ents) if s is not None]
-        for s in spans:
-            known.setdefault(s.text, s.label)
+        spans, openers = [], []
+        for s in (_kept(e) for e in item.parse.ents):
+            if s is None:
+                continue
+            if s.end - s.start == 1 and _opens_sentence(item.parse.tokens, s.start):
+                openers.append(s)  # "Nah", "Wanna", "Super" at the start of a sentence: decided below
+            else:
+                spans.append(s)
+                known.setdefault(s.text, s.label)
         first.append(spans)
+        initial.append(openers)
+    for item, spans, openers in zip(parsed, first, initial):
+        for s in openers:
+            # The small model tags many chat openers as names ("Nah", "Wanna": PERSON; "Time": ORG).
+            # Keep one when the batch knows the name, when it is a known first name (as PERSON), or
+            # when it is tagged a proper noun and labelled something other than PERSON ("Google").
+            if s.text in known:
+                spans.append(Span(s.text, known[s.text], s.start, s.end))
+            elif is_first_name(s.text):
+                spans.append(Span(s.text, "PERSON", s.start, s.end))
+            elif item.parse.tokens[s.start].tag in ("NNP", "NNPS") and s.label != "PERSON":
+                spans.append(s)
     out: list[tuple[Span, ...]] = []
     for item, spans in zip(parsed, first):
         covered = {i for s in item.parse.ents for i in range(s.start, s.end)}

@@ -11,7 +11,7 @@ For every distinct name in the batch (first appearance order), per agent:
        score = 0.5 × name similarity + 0.3 × co-occurrence overlap + 0.2 × temporal proximity
 
    name similarity = rapidfuzz ratio, raised to 0.9 when one name's words are all in the other
-   ("Bob" / "Bob Smith"); co-occurrence overlap = Jaccard of the names mentioned alongside (in this
+   ("Bob" / "Bob Smith") and, for PERSON, to 0.8 for a short form ("Mel" / "Melanie"); co-occurrence overlap = Jaccard of the names mentioned alongside (in this
    batch) and the names the candidate co-occurs with (stored mentions); temporal proximity =
    max(0, 1 − |Δt to the candidate's last mention| / ``entity_recency_days``). The best candidate
    is reused when its score reaches the threshold — ``entity_threshold_person_exact`` (0.4) for a
@@ -62,9 +62,10 @@ def label_family(label: str) -> str:
     return _FAMILIES.get(label, label)
 
 
-def name_similarity(a: str, b: str) -> float:
+def name_similarity(a: str, b: str, *, person: bool = False) -> float:
     """0..1: rapidfuzz ratio of the normalised names, at least 0.9 when one's words are a subset of
-    the other's."""
+    the other's, and — for people — at least 0.8 when one first name of 3+ letters starts the other
+    ("Mel" / "Melanie": a short form)."""
     na, nb = entity_sql.normalize_name(a), entity_sql.normalize_name(b)
     if na == nb:
         return 1.0
@@ -72,6 +73,11 @@ def name_similarity(a: str, b: str) -> float:
     wa, wb = set(na.split()), set(nb.split())
     if wa and wb and (wa <= wb or wb <= wa):
         score = max(score, 0.9)
+    if person and na and nb:
+        fa, fb = na.split()[0], nb.split()[0]
+        short, long_ = sorted((fa, fb), key=len)
+        if len(short) >= 3 and short != long_ and long_.startswith(short) and (len(na.split()) == 1 or len(nb.split()) == 1):
+            score = max(score, 0.8)
     return score
 
 
@@ -85,11 +91,16 @@ def _threshold(config: IngestConfig, label: str, exact: bool) -> float:
     return config.entity_threshold
 
 
-def _proximity(config: IngestConfig, when: datetime, last_seen: datetime | None) -> float:
+def _proximity(config: IngestConfig, when: datetime, first_seen: datetime | None, last_seen: datetime | None) -> float:
+    """1 inside the period the candidate was mentioned in, falling linearly to 0 at
+    ``entity_recency_days`` before its first or after its last mention."""
     if last_seen is None:
         return 0.0
-    days = abs((when - last_seen).total_seconds()) / 86_400.0
-    return max(0.0, 1.0 - days / config.entity_recency_days)
+    first = first_seen or last_seen
+    if first <= when <= last_seen:
+        return 1.0
+    gap = min(abs((when - first).total_seconds()), abs((when - last_seen).total_seconds()))
+    return max(0.0, 1.0 - gap / 86_400.0 / config.entity_recency_days)
 
 
 @dataclass(slots=True)
@@ -145,14 +156,15 @@ def resolve_entities(
         for cand in pool:
             if label_family(cand.label) != family:
                 continue
-            sim = max([name_similarity(entry.surface, cand.name)]
-                      + [name_similarity(entry.surface, a) for a in cand.aliases])
+            person = family == "PERSON"
+            sim = max([name_similarity(entry.surface, cand.name, person=person)]
+                      + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])
             if sim < 0.5:
                 continue
             others = cooc.get(cand.id, set())
             union = entry.context | others
             overlap = len(entry.context & others) / len(union) if union else 0.0
-            score = entity_score(sim, overlap, _proximity(config, entry.first, cand.last_seen))
+            score = entity_score(sim, overlap, _proximity(config, entry.first, cand.first_seen, cand.last_seen))
             if best is None or score > best[0]:
                 best = (score, cand)
         if best is not None and best[0] >= _threshold(config, entry.label, False):

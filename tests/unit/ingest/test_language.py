@@ -82,3 +82,29 @@ def test_ner_keeps_named_labels_cleans_and_completes_missed_names():
     assert [(s.text, s.label) for s in spans[0]] == [("Alice", "PERSON"), ("Zed", "PERSON")]
     assert [(s.text, s.label) for s in spans[1]] == [("Alice", "PERSON"), ("Zed", "PERSON")]  # learnt from the batch
     assert clean_name("the Louvre's") == "Louvre"
+
+
+def test_sentence_openers_are_entities_only_when_the_batch_knows_them():
+    def parsed(words, ents, first_tag="NNP"):
+        tokens = tuple(Token(w, " ", first_tag if i == 0 else ("NNP" if w[0].isupper() else "NN"), "PROPN", "dep", 0)
+                       for i, w in enumerate(words))
+        return ParsedFact(ExtractedFact(0, " ".join(words), "episodic"), Parsed(tokens, ents))
+
+    items = [parsed(["Nah", "thanks"], (Span("Nah", "PERSON", 0, 1),)),
+             parsed(["Time", "flies"], (Span("Time", "ORG", 0, 1),), first_tag="NN"),
+             parsed(["Google", "hired", "Bob"], (Span("Google", "ORG", 0, 1),)),
+             parsed(["Paris", "is", "lovely"], (Span("Paris", "GPE", 0, 1),)),
+             parsed(["We", "love", "Paris"], (Span("Paris", "GPE", 2, 3),)),
+             parsed(["Alice", "called"], (Span("Alice", "ORG", 0, 1),)),
+             parsed(["ya", ",", "Mel"], (Span("ya, Mel", "ORG", 0, 3),))]
+    spans = find_entities([Episode("a", "x", NOW)], items)
+    assert [[s.text for s in found] for found in spans] == [[], [], ["Google", "Bob"], ["Paris"], ["Paris"],
+                                                            ["Alice"], []]
+    assert spans[5][0].label == "PERSON"  # a known first name, whatever the small model said
+
+
+def test_in_a_conversation_she_is_not_one_of_the_speakers():
+    *_, coref = _run(["Thanks Alice, Bob met Mary.", "She loves Yosemite."], speakers=["Bob", "Bob"])
+    assert coref[1].text == "Mary loves Yosemite."
+    *_, coref = _run(["Alice said hello.", "She loves Yosemite."], speakers=["Bob", "Alice"])
+    assert coref[1].text == "She loves Yosemite."

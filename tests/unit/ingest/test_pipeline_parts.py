@@ -72,6 +72,9 @@ def test_entity_scoring():
     assert name_similarity("Bob", "Bob Smith") == 0.9
     assert name_similarity("Alice", "alice") == 1.0
     assert name_similarity("Alice", "Bob") < 0.5
+    assert name_similarity("Mel", "Melanie", person=True) == 0.8
+    assert name_similarity("Mel", "Melanie") < 0.8  # short forms count for people only
+    assert name_similarity("Al", "Alice", person=True) < 0.8  # too short to tell
     assert entity_score(1.0, 0.0, 0.0) == 0.5
     assert entity_score(0.9, 0.0, 1.0) == pytest.approx(0.65)
     config = IngestConfig()
