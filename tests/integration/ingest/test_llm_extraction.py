@@ -124,3 +124,36 @@ def test_a_300k_character_document_is_chunked_at_sentence_boundaries(db_url, clo
     assert len(result.texts) == 2 * len(chunks)
     with psycopg.connect(db_url) as conn:
         assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 1
+
+
+def test_chunks_run_with_bounded_concurrency_and_report_progress(db_url, clock):
+    import threading
+    import time
+
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def responder(body):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.05)
+        with lock:
+            active[0] -= 1
+        first = re.split(r"(?<=\.) ", _user_text(body))[0]
+        return json.dumps({"facts": [{"text": first, "category": "description"}]})
+
+    document = " ".join(f"Shelf {i} in aisle {i % 7} holds {i} jars of honey." for i in range(600))
+    config = Config(database_url=db_url,
+                    llm=LLMConfig(base_url="", model="test-model", max_concurrency=2),
+                    ingest=IngestConfig(llm_extraction=True, chunk_chars=2_000, chunk_max_tokens=1_000))
+    progress = []
+    with OpenAITestServer(responder) as server:
+        from dataclasses import replace
+
+        config = replace(config, llm=replace(config.llm, base_url=server.base_url))
+        with FleetMemory(config, embedder=HashingEmbedder(), clock=clock) as memory:
+            result = memory.put("a1", document, progress=lambda done, total: progress.append((done, total)))
+        calls = len(server.requests)
+    assert calls >= 10 and len(result.units) == calls
+    assert 1 <= peak[0] <= 2
+    assert [d for d, _ in progress] == list(range(calls + 1)) and {t for _, t in progress} == {calls}
