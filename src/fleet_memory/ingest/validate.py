@@ -18,10 +18,30 @@ _VERB_POS = {"VERB", "AUX"}
 
 
 def is_complete(parse: Parsed) -> bool:
-    """True when the sentence has a subject and a verb."""
-    has_subject = any(t.dep in _SUBJECT_DEPS for t in parse.tokens)
-    has_verb = any(t.pos in _VERB_POS for t in parse.tokens)
-    return has_subject and has_verb
+    """True when the sentence has a subject and a verb.
+
+    Two readings count as well, because they state a fact or a procedure in full:
+    - an imperative: the root is a base-form verb (VB) with no subject ("Always run the
+      migrations first.", "Clear the build cache when tests fail.") — the subject is the reader;
+    - "Name verbs …" that the small English model mis-tags as a compound noun phrase ("Bob climbs
+      in Yosemite": Bob/compound, climbs/NNS/ROOT): a proper noun opening the sentence as the
+      compound of a plural-noun root, with more words after it.
+    """
+    tokens = parse.tokens
+    has_subject = any(t.dep in _SUBJECT_DEPS for t in tokens)
+    has_verb = any(t.pos in _VERB_POS for t in tokens)
+    if has_subject and has_verb:
+        return True
+    root = next((t for t in tokens if t.dep == "ROOT"), None)
+    if root is None:
+        return False
+    if not has_subject and root.pos == "VERB" and root.tag == "VB":
+        return True
+    root_index = tokens.index(root)
+    return (
+        root.tag == "NNS" and root_index == 1 and tokens[0].pos == "PROPN" and tokens[0].dep == "compound"
+        and len(tokens) - root_index > 2
+    )
 
 
 def plan_units(parsed: Sequence[ParsedFact]) -> list[UnitPlan]:
