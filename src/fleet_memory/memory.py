@@ -34,7 +34,7 @@ from .store import documents as doc_sql
 from .store import provenance as prov_sql
 from .store import units as unit_sql
 from .validation import check_agent_id, check_positive_int, check_uuid
-from .validation import check_date, check_optional_text, check_text
+from .validation import check_date, check_offset, check_optional_text, check_text
 
 __all__ = ["FleetMemory", "TemporalSemanticMemory"]
 
@@ -113,10 +113,7 @@ class FleetMemory:
                       label: str | None = None) -> list[Entity]:
         """Entities with their mention counts, most mentioned first."""
         size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            from .errors import InvalidInputError
-
-            raise InvalidInputError("offset", f"must be a non-negative integer, got {offset!r}")
+        check_offset(offset)
         return entity_ops.list_entities(self.db, self._agent(agent_id), limit=size, offset=offset,
                                         label=check_optional_text(label, "label", 32))
 
@@ -190,10 +187,7 @@ class FleetMemory:
                    include_archived: bool = False) -> UnitPage:
         agent = self._agent(agent_id)
         size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            from .errors import InvalidInputError
-
-            raise InvalidInputError("offset", f"must be a non-negative integer, got {offset!r}")
+        check_offset(offset)
         with self.db.transaction() as conn:
             rows = unit_sql.list_units(conn, agent, limit=size + 1, offset=offset,
                                        flt=UnitFilter(include_archived=include_archived))
@@ -210,7 +204,6 @@ class FleetMemory:
               top_k: int = 10) -> Any:
         """Graph data (``viz.GraphData``) of a bounded neighbourhood: an entity, one search (with its
         trace), or a time range; at most ``limit`` nodes."""
-        from .validation import check_date
         from .viz import graph as viz
 
         agent, size = self._agent(agent_id), check_positive_int(limit, "limit", 5_000)
@@ -251,25 +244,25 @@ class FleetMemory:
 
     def create_api_key(self, name: str, *, agent_ids: Iterable[str] = (), admin: bool = False) -> tuple[str, Any]:
         """Return (the key, shown only now; its stored record)."""
-        from .rest import keys
+        from . import keys
 
         agents = [self._agent(a) for a in agent_ids]
         return keys.create_key(self.db, self.clock.now(), name=name, agent_ids=agents, admin=admin)
 
     def list_api_keys(self, *, include_revoked: bool = False) -> list[Any]:
-        from .rest import keys
+        from . import keys
 
         return keys.list_keys(self.db, include_revoked=include_revoked)
 
     def revoke_api_key(self, key_id_or_prefix: str) -> None:
-        from .rest import keys
+        from . import keys
 
         keys.revoke_key(self.db, self.clock.now(), key_id_or_prefix)
 
     def authenticate(self, key: str | None, agent_id: str | None = None) -> Any:
         """The key's record; AuthError 401 for a missing / unknown / revoked key, 403 when it may not
         act for ``agent_id``."""
-        from .rest import keys
+        from . import keys
 
         record = keys.authenticate(self.db, self.clock.now(), key)
         if agent_id is not None:

@@ -26,6 +26,7 @@ __all__ = [
     "check_optional_text",
     "check_date",
     "check_top_k",
+    "check_offset",
     "check_positive_int",
     "check_importance",
     "check_memory_type",
@@ -107,6 +108,12 @@ def check_positive_int(value: object, field: str, maximum: int) -> int:
         raise InvalidInputError(field, f"must be at least 1, got {value}", f"1 to {maximum:,}")
     if value > maximum:
         raise InvalidInputError(field, f"is {value:,}", f"1 to {maximum:,}")
+    return value
+
+
+def check_offset(value: object, field: str = "offset") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInputError(field, f"must be a non-negative integer, got {value!r}")
     return value
 
 

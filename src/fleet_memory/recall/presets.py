@@ -45,8 +45,10 @@ class RecallSettings:
     w_similarity: float = 1.0
     w_text: float = 1.0
     w_named: float = 0.3
-    w_window: float = 0.5
+    w_window: float = 1.0
     w_activation: float = 0.8
+    similarity_std_floor: float = 0.05
+    text_std_floor: float = 1.0
     # dynamic weighting (seed 000) and importance (seed 001)
     recency_rate: float = 0.1
     recency_weight: float = 0.2

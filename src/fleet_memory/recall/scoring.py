@@ -15,7 +15,7 @@ query names) and walk activation ``act``:
                  × (1 + w_imp·(2·importance − 1))
 
 ``z`` is the z-score against the mean and standard deviation of the entry-point pool (the same
-constants for units reached later), which puts cosine similarities and IDF sums on one scale —
+constants for units reached later; deviations floored at 0.05 for cosine and 1.0 for IDF sums), which puts cosine similarities and IDF sums on one scale —
 z-score fusion beat reciprocal-rank fusion in the prototype (DESIGN §5). The seed's
 ``activation × recency × frequency`` survives as the product, with recency blended so that a
 memory months old is not wiped out by its age alone (with w_rec = 0.2 the oldest memory keeps
@@ -72,10 +72,13 @@ def _mean_std(values: Sequence[float]) -> tuple[float, float]:
     return mean, std if std > 1e-9 else 1.0
 
 
-def pool_stats(similarities: Sequence[float], texts: Sequence[float]) -> PoolStats:
+def pool_stats(similarities: Sequence[float], texts: Sequence[float], *, sim_floor: float = 0.05,
+               text_floor: float = 1.0) -> PoolStats:
+    """Mean and standard deviation of each signal over the entry pool. The deviations have floors
+    so that a small pool of near-equal values does not blow noise up into large z-scores."""
     sm, ss = _mean_std(similarities)
     tm, ts = _mean_std(texts)
-    return PoolStats(sm, ss, tm, ts)
+    return PoolStats(sm, max(ss, sim_floor), tm, max(ts, text_floor))
 
 
 def direct_score(s: Signals, stats: PoolStats, cfg: RecallSettings) -> float:

@@ -123,7 +123,8 @@ class Recaller:
                 return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date,
                                u.last_accessed, u.access_count, u.importance)
 
-            stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()])
+            stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()],
+                               sim_floor=cfg.similarity_std_floor, text_floor=cfg.text_std_floor)
             direct = {uid: direct_score(signals(c, 0.0), stats, cfg) for uid, c in pool.items()}
             best = max(direct.values())
             entries = {uid: entry_activation(d, best) for uid, d in direct.items()}

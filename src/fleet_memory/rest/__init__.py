@@ -1,5 +1,4 @@
-"""The REST server (FastAPI): ``create_app`` builds it over a facade. Imported lazily so that
-``fleet_memory.rest.keys`` stays usable without FastAPI."""
+"""The REST server (FastAPI): ``create_app`` builds it over a facade, imported lazily."""
 
 from __future__ import annotations
 

@@ -14,10 +14,10 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from ..errors import AuthError, InvalidInputError, NotFoundError
-from ..store import Database
-from ..store import api_keys as sql
-from ..store.api_keys import ApiKey
+from .errors import AuthError, InvalidInputError, NotFoundError
+from .store import Database
+from .store import api_keys as sql
+from .store.api_keys import ApiKey
 
 __all__ = ["ApiKey", "KEY_PREFIX", "hash_key", "create_key", "list_keys", "revoke_key", "authenticate", "authorize"]
 
