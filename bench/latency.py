@@ -148,14 +148,16 @@ def main(argv: list[str] | None = None) -> int:
             built = build(mem, agent, n, random.Random(args.seed + n))
             newest = mem.list_units(agent, limit=1, offset=max(0, built["units"] - 1)).units
             now = (newest[0].event_date if newest else datetime.now(timezone.utc)) + timedelta(days=1)
-            report["sizes"][str(n)] = {**built, **measure(mem, agent, queries, now)}
+            r = report["sizes"][str(n)] = {**built, **measure(mem, agent, queries, now)}
+            print(f"  measured {r['units']:,} units: recall p95 {r['recall']['p95']} ms,"
+                  f" vector p95 {r['vector']['p95']} ms", file=sys.stderr)
+            if args.json:  # written after every size, so a long run keeps what it measured
+                Path(args.json).write_text(json.dumps(report, indent=2))
     print("| units | recall p50 / p95 / p99 | vector top-k p50 / p95 / p99 |")
     print("|---|---|---|")
     for n, r in report["sizes"].items():
         print(f"| {r['units']:,} | {r['recall']['p50']} / {r['recall']['p95']} / {r['recall']['p99']} ms"
               f" | {r['vector']['p50']} / {r['vector']['p95']} / {r['vector']['p99']} ms |")
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
     return 0
 
 

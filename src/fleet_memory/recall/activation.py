@@ -8,10 +8,12 @@ The walk goes hop by hop. Each hop asks ``load(frontier)`` once for every edge l
 per unit); edges are then taken best candidate first. A unit not yet seen is admitted only while
 fewer than ``budget`` units have been explored (entry points count); a unit already seen keeps the
 best activation that reaches it and the path it came by. The next frontier is every unit whose
-activation was set or raised in this hop and is at least ``min_activation``.
+activation was set or raised in this hop and is at least ``min_activation`` (the strongest
+``max_frontier`` of them, when given).
 
-Bounds: at most ``max_hops`` calls of ``load``; at most ``budget`` units in the result; work per hop
-is linear in the edges returned for the frontier (entity fan-out is capped by the loader). The
+Bounds: at most ``max_hops`` calls of ``load``; at most ``budget`` units in the result; at most
+``max_frontier`` units expanded per hop, so work per hop is bounded by ``max_frontier`` × the
+degree of a unit (stored links are capped per unit at ingestion, entity fan-out by the loader). The
 walk stops early when the frontier empties, never because the budget is full, so the number of
 statements depends on the hops walked and not on the units explored.
 """
@@ -60,12 +62,15 @@ def spread(
     decay: float = 0.8,
     kind_weight: Callable[[str], float] = lambda kind: 1.0,
     min_activation: float = 0.0,
+    max_frontier: int | None = None,
 ) -> dict[K, Reached[K]]:
     """Walk from ``entries`` (unit → activation); return every explored unit with its best activation."""
     ranked = sorted(entries.items(), key=lambda item: (-item[1], str(item[0])))[: max(budget, 0)]
     reached: dict[K, Reached[K]] = {key: Reached(act, 0, None) for key, act in ranked}
     frontier = [key for key, act in ranked if act >= min_activation]
     for hop in range(1, max_hops + 1):
+        if max_frontier is not None:
+            frontier = sorted(frontier, key=lambda k: (-reached[k].activation, str(k)))[:max_frontier]
         if not frontier:
             break
         edges = load(frontier)

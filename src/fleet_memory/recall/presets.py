@@ -41,17 +41,18 @@ class RecallSettings:
     entity_hub_share: float = 0.05
     entity_hub_max: int = 500
     min_activation: float = 0.05
+    max_frontier: int = 10_000
     # fusion of the query-dependent signals (z-scores over the entry pool)
     w_similarity: float = 1.0
     w_text: float = 1.0
     w_named: float = 0.3
     w_window: float = 1.0
-    w_activation: float = 0.8
+    w_activation: float = 2.5
     similarity_std_floor: float = 0.05
     text_std_floor: float = 1.0
     # dynamic weighting (seed 000) and importance (seed 001)
     recency_rate: float = 0.1
-    recency_weight: float = 0.2
+    recency_weight: float = 0.1
     frequency_weight: float = 1.0
     importance_weight: float = 0.5
     # full text: a term found in more than this many units counts as common
@@ -91,7 +92,7 @@ def get_preset(preset: object) -> RecallSettings:
 
 def _check(s: RecallSettings) -> None:
     for field in ("vector_entry_k", "fulltext_entry_k", "entity_entry_k", "time_entry_k", "max_hops",
-                  "entity_fanout", "common_term_units", "entity_hub_min", "entity_hub_max"):
+                  "entity_fanout", "common_term_units", "entity_hub_min", "entity_hub_max", "max_frontier"):
         value = getattr(s, field)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 10_000:
             raise InvalidInputError(f"preset.{field}", f"is {value!r}", "an integer from 0 to 10,000")

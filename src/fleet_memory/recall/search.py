@@ -152,7 +152,7 @@ class Recaller:
 
             reached: dict[UUID, Reached[UUID]] = spread(
                 entries, load, budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
-                kind_weight=cfg.link_weight, min_activation=cfg.min_activation,
+                kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier,
             )
             missing = [uid for uid in reached if uid not in pool]
             for row in recall_sql.candidates(conn, agent, missing, feats, flt):

@@ -37,3 +37,18 @@ def test_entity_channel_resolves_names_in_the_query(memory) -> None:
     results = memory.search(AGENT, "Tell me about Google", now=NOW, explain=True, reinforce=False)
     assert results and "entity" in results[0].explanation["channels"]
     assert results[0].explanation["factors"]["named"] == 1.0
+
+
+def test_every_preset_answers_and_vector_scores_by_similarity(memory) -> None:
+    from fleet_memory.recall.presets import PRESETS
+
+    memory.put(AGENT, "Alice works at Google as a software engineer.", event_date=NOW - timedelta(days=3))
+    memory.put(AGENT, "Bob grows tomatoes in his garden.", event_date=NOW - timedelta(days=5))
+    for name in PRESETS:
+        results = memory.search(AGENT, "What does Alice do at Google?", preset=name, now=NOW, explain=True,
+                                reinforce=False)
+        assert results and results[0].explanation["preset"] == name
+    vector = memory.search(AGENT, "What does Alice do at Google?", preset="vector", now=NOW, explain=True,
+                           reinforce=False)
+    assert all(r.weight == r.explanation["factors"]["similarity"] for r in vector)
+    assert [r.weight for r in vector] == sorted((r.weight for r in vector), reverse=True)

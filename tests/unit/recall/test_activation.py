@@ -61,3 +61,12 @@ def test_entry_points_beyond_the_budget_are_dropped_weakest_first() -> None:
     load, _ = graph([])
     reached = spread({"a": 1.0, "b": 0.5, "c": 0.9}, load, budget=2, max_hops=1)
     assert set(reached) == {"a", "c"}
+
+
+def test_max_frontier_expands_only_the_strongest_units() -> None:
+    edges = [("a", f"n{i}", "entity", 1.0 - i / 100) for i in range(10)] + [(f"n{i}", f"m{i}", "temporal", 1.0)
+                                                                             for i in range(10)]
+    load, calls = graph(edges)
+    reached = spread({"a": 1.0}, load, budget=100, max_hops=2, max_frontier=3)
+    assert calls[1] == ["n0", "n1", "n2"]
+    assert {f"m{i}" for i in range(3)} <= set(reached) and "m3" not in reached
