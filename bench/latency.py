@@ -90,7 +90,7 @@ def conversation_turns(rng: random.Random, start: datetime, sessions: int):
 
 
 def build(mem, agent: str, units: int, rng: random.Random, batch: int = 200) -> dict:
-    have = mem.stats(agent).units
+    have = start_units = mem.stats(agent).units
     started = time.perf_counter()
     added = 0
     turns = conversation_turns(rng, datetime(2023, 1, 1, tzinfo=timezone.utc) + timedelta(days=have // 40),
@@ -100,8 +100,8 @@ def build(mem, agent: str, units: int, rng: random.Random, batch: int = 200) -> 
         mem.put_many(items, agent_id=agent)
         have = mem.stats(agent).units
         added += len(items)
-        rate = have / max(time.perf_counter() - started, 1e-9)
-        print(f"  {agent}: {have:,} units ({rate:.0f} units/s since start of this run)", file=sys.stderr)
+        rate = (have - start_units) / max(time.perf_counter() - started, 1e-9)
+        print(f"  {agent}: {have:,} units ({rate:.0f} units/s in this run)", file=sys.stderr)
     return {"units": have, "build_seconds": round(time.perf_counter() - started, 1), "turns_added": added}
 
 

@@ -7,7 +7,8 @@
    person it names; names resolved with ingestion's normalisation) and ``time`` (top
    ``time_entry_k`` by similarity inside the window the query names, relative to ``now``).
 2. Spreading activation (``activation.spread``, pure) from the entry points along temporal,
-   semantic and entity links, at most ``thinking_budget`` units explored (entry points included).
+   semantic and entity links, at most ``thinking_budget`` units explored (entry points included),
+   the strongest ``max_frontier`` units expanded per hop.
    Per hop: one ``links.neighbours`` query (stored links), one ``admissible`` filter check of the
    units it names, one ``entity_neighbours`` query (derived links; hub entities, mentioned by more
    than max(entity_hub_min, entity_hub_share × units) units, capped at entity_hub_max, are skipped).

@@ -87,10 +87,12 @@ class Features:
         }
 
 
+_TEXT_SCORE = (
+    "coalesce((SELECT sum(t.w) FROM unnest(%(rq_tq)s::tsquery[], %(rq_tw)s::float8[]) AS t(q, w)"
+    "  WHERE u.tsv @@ t.q), 0)::float8"
+)
 _FEATURES = (
-    "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity,"
-    " coalesce((SELECT sum(t.w) FROM unnest(%(rq_tq)s::tsquery[], %(rq_tw)s::float8[]) AS t(q, w)"
-    "  WHERE u.tsv @@ t.q), 0)::float8 AS text_score,"
+    "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity, " + _TEXT_SCORE + " AS text_score,"
     " EXISTS (SELECT 1 FROM unit_entities ue"
     "  WHERE ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = ANY(%(rq_eids)s::uuid[])) AS named"
 )
@@ -141,9 +143,11 @@ def resolve_names(
 
 
 def _select(cond: sql.Composable, extra: str, order: str) -> sql.Composable:
+    """Pick the top rows in an inner query (index-friendly, no features computed), then compute the
+    features for those rows only."""
     return sql.SQL(
-        "SELECT " + _COLS + ", " + _FEATURES + " FROM memory_units u WHERE {cond}" + extra + " ORDER BY " + order
-        + " LIMIT %(rq_lim)s"
+        "SELECT " + _COLS + ", " + _FEATURES + " FROM (SELECT u.* FROM memory_units u WHERE {cond}" + extra
+        + " ORDER BY " + order + " LIMIT %(rq_lim)s) u"
     ).format(cond=cond)
 
 
@@ -163,7 +167,7 @@ def fulltext_entries(conn: psycopg.Connection, agent_id: str, feats: Features, f
     if not match:
         return []
     cond, params = where_clause(agent_id, flt)
-    query = _select(cond, " AND u.tsv @@ %(rq_match)s::tsquery", "text_score DESC, u.embedding <=> %(rq_q)s")
+    query = _select(cond, " AND u.tsv @@ %(rq_match)s::tsquery", _TEXT_SCORE + " DESC, u.embedding <=> %(rq_q)s")
     tsq = " | ".join(f"({q})" for q in match)
     return _rows(conn, query, {**params, **feats.params(), "rq_lim": limit, "rq_match": tsq})
 

@@ -63,7 +63,7 @@ def run(memory, budget: int, hops: int) -> tuple[int, int]:
     db = CountingDatabase(memory.db)
     recaller = Recaller(db, memory.embedder, memory.config)
     settings = replace(BALANCED, name="count", vector_entry_k=1, fulltext_entry_k=0, entity_entry_k=0,
-                       time_entry_k=0, max_hops=hops, min_activation=0.0)
+                       time_entry_k=0, max_hops=hops, min_activation=0.0, max_frontier=1000)
     request = build_request(memory.config.limits, memory.clock.now(), AGENT, "lighthouse keeper brass lamp",
                             top_k=1000, thinking_budget=budget, preset=settings, reinforce=False)
     results = recaller.search(request)
