@@ -59,13 +59,13 @@ def build_graph(memory, clock) -> None:
         link_sql.insert_links(conn, AGENT, edges)
 
 
-def run(memory, budget: int, hops: int) -> tuple[int, int]:
+def run(memory, budget: int, hops: int, reinforce: bool = False) -> tuple[int, int]:
     db = CountingDatabase(memory.db)
     recaller = Recaller(db, memory.embedder, memory.config)
     settings = replace(BALANCED, name="count", vector_entry_k=1, fulltext_entry_k=0, entity_entry_k=0,
                        time_entry_k=0, max_hops=hops, min_activation=0.0, max_frontier=1000)
     request = build_request(memory.config.limits, memory.clock.now(), AGENT, "lighthouse keeper brass lamp",
-                            top_k=1000, thinking_budget=budget, preset=settings, reinforce=False)
+                            top_k=1000, thinking_budget=budget, preset=settings, reinforce=reinforce)
     results = recaller.search(request)
     return len(db.statements), len(results)
 
@@ -83,3 +83,11 @@ def test_statements_grow_with_hops_not_with_units_explored(memory, clock) -> Non
     # per hop: stored links, derived entity links, and a filter check when the hop meets units not seen before
     assert big_count - one_hop == 3
     assert 2 <= three_hops - big_count <= 3
+
+
+def test_reinforcement_is_one_statement(memory, clock) -> None:
+    build_graph(memory, clock)
+    without, found = run(memory, budget=1000, hops=2)
+    with_reinforcement, _ = run(memory, budget=1000, hops=2, reinforce=True)
+    assert with_reinforcement == without + 1
+    assert found > 100
