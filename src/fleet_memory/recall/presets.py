@@ -58,7 +58,7 @@ class RecallSettings:
     frequency_weight: float = 1.0
     importance_weight: float = 0.5
     # full text: a term found in more than this many units counts as common
-    common_term_units: int = 5_000
+    common_term_units: int = 1_000
     # when False, the score is the cosine similarity alone (the plain vector baseline)
     fuse: bool = True
 

@@ -103,18 +103,20 @@ def _rows(conn: psycopg.Connection, query: sql.Composable, params: dict) -> list
     return [Candidate(row_to_unit(r), float(r[19]), float(r[20]), bool(r[21])) for r in rows]
 
 
-def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *, common_units: int) -> TermStats:
-    """Units of the agent, and for each term PostgreSQL does not drop as a stop word: its stemmed
+def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *, common_units: int,
+               units_cap: int = 20_000) -> TermStats:
+    """Units of the agent N, and for each term PostgreSQL does not drop as a stop word: its stemmed
     tsquery and IDF = ln(1 + (N − df + 0.5) / (df + 0.5)). ``df`` is counted up to ``common_units``
-    (a bounded index scan); a term reaching it is ``common``. One statement."""
+    and N up to ``units_cap`` (bounded scans, so the cost does not grow with the agent); a term
+    reaching ``common_units`` is ``common``. One statement."""
     rows = conn.execute(
         "WITH t AS (SELECT DISTINCT to_tsquery('english', x)::text AS q FROM unnest(%(t)s::text[]) AS x"
         "           WHERE numnode(to_tsquery('english', x)) > 0)"
-        " SELECT (SELECT count(*) FROM memory_units WHERE agent_id = %(a)s), t.q,"
+        " SELECT (SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %(a)s LIMIT %(ncap)s) n), t.q,"
         "  (SELECT count(*) FROM (SELECT 1 FROM memory_units u WHERE u.agent_id = %(a)s"
         "    AND u.tsv @@ t.q::tsquery LIMIT %(cap)s) s)"
         " FROM t RIGHT JOIN (SELECT 1) one ON true ORDER BY t.q",
-        {"a": agent_id, "t": list(terms), "cap": common_units},
+        {"a": agent_id, "t": list(terms), "cap": common_units, "ncap": units_cap},
     ).fetchall()
     total = int(rows[0][0]) if rows else 0
     found = [(q, int(df)) for _, q, df in rows if q is not None and df and df > 0]
@@ -160,10 +162,11 @@ def vector_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt
 
 def fulltext_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
                      limit: int) -> list[Candidate]:
-    """Top ``limit`` by ``text_score`` among units matching any uncommon query term (all terms when
-    every one is common), through the GIN index on ``tsv``."""
+    """Top ``limit`` by ``text_score`` among units matching any uncommon query term, through the GIN
+    index on ``tsv``. When every term is common, nothing: such terms single out no unit (they still
+    count in every candidate's ``text_score``), and matching them would read thousands of rows."""
     terms = feats.terms
-    match = [q for q, common in zip(terms.queries, terms.common) if not common] or list(terms.queries)
+    match = [q for q, common in zip(terms.queries, terms.common) if not common]
     if not match:
         return []
     cond, params = where_clause(agent_id, flt)
