@@ -78,6 +78,7 @@ class FleetMemory:
     def close(self) -> None:
         for scheduler in self._schedulers:
             scheduler.stop()
+        self._recall.close()
         self.db.close()
 
     def __enter__(self) -> FleetMemory:

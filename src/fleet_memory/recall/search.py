@@ -21,6 +21,7 @@ Statements per search: at most 7 + 3 × hops walked, whatever the budget.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from uuid import UUID
 
 from ..config import Config
@@ -79,10 +80,16 @@ class Recaller:
         self.db = db
         self.embedder = embedder
         self.config = config
+        self._embedding_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fm-query-embed")
+
+    def close(self) -> None:
+        self._embedding_pool.shutdown(wait=True)
 
     def search(self, request: SearchRequest) -> list[SearchResult]:
         cfg: RecallSettings = request.settings
-        query_vector = self.embedder.embed([request.query])[0]
+        # The query embedding (the one model call) runs beside the first statements, which do
+        # not need it: term statistics and name resolution.
+        embedding = self._embedding_pool.submit(self.embedder.embed, [request.query])
         window = time_window(request.query, request.now) if cfg.time_entry_k else None
         flt = unit_filter(request, self.config)
         agent = request.agent_id
@@ -96,6 +103,7 @@ class Recaller:
             if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
                 normalized, surfaces = _names(request.query)
                 entity_ids = [eid for eid, _, _ in recall_sql.resolve_names(conn, agent, normalized, surfaces)]
+            query_vector = embedding.result()[0]
             feats = recall_sql.Features(query_vector, terms, tuple(entity_ids))
 
             pool: dict[UUID, recall_sql.Candidate] = {}

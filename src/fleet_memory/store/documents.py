@@ -70,5 +70,6 @@ def delete_agent(conn: psycopg.Connection, agent_id: str) -> int:
     conn.execute("DELETE FROM unit_sources WHERE agent_id = %s", (agent_id,))
     removed = conn.execute("DELETE FROM memory_units WHERE agent_id = %s", (agent_id,)).rowcount
     conn.execute("DELETE FROM entities WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM term_df WHERE agent_id = %s", (agent_id,))
     conn.execute("DELETE FROM documents WHERE agent_id = %s", (agent_id,))
     return removed

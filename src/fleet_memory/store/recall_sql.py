@@ -103,22 +103,21 @@ def _rows(conn: psycopg.Connection, query: sql.Composable, params: dict) -> list
     return [Candidate(row_to_unit(r), float(r[19]), float(r[20]), bool(r[21])) for r in rows]
 
 
-def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *, common_units: int,
-               units_cap: int = 20_000) -> TermStats:
+def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *, common_units: int) -> TermStats:
     """Units of the agent N, and for each term PostgreSQL does not drop as a stop word: its stemmed
-    tsquery and IDF = ln(1 + (N − df + 0.5) / (df + 0.5)). ``df`` is counted up to ``common_units``
-    and N up to ``units_cap`` (bounded scans, so the cost does not grow with the agent); a term
-    reaching ``common_units`` is ``common``. One statement."""
+    tsquery and IDF = ln(1 + (N − df + 0.5) / (df + 0.5)). N and df come from ``term_df`` (kept
+    by every unit insert), one primary-key lookup per lexeme, so the cost does not grow with the
+    agent; a term with df >= ``common_units`` is ``common``. One statement."""
     rows = conn.execute(
-        "WITH t AS (SELECT DISTINCT to_tsquery('english', x)::text AS q FROM unnest(%(t)s::text[]) AS x"
-        "           WHERE numnode(to_tsquery('english', x)) > 0)"
-        " SELECT (SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %(a)s LIMIT %(ncap)s) n), t.q,"
-        "  (SELECT count(*) FROM (SELECT 1 FROM memory_units u WHERE u.agent_id = %(a)s"
-        "    AND u.tsv @@ t.q::tsquery LIMIT %(cap)s) s)"
+        "WITH t AS (SELECT DISTINCT ON (q) q, x FROM (SELECT to_tsquery('english', x)::text AS q, x"
+        "           FROM unnest(%(t)s::text[]) AS x WHERE numnode(to_tsquery('english', x)) > 0) s ORDER BY q, x)"
+        " SELECT (SELECT df FROM term_df WHERE agent_id = %(a)s AND lexeme = ''), t.q,"
+        "  (SELECT min(coalesce(d.df, 0)) FROM unnest(tsvector_to_array(to_tsvector('english', t.x))) AS lx"
+        "    LEFT JOIN term_df d ON d.agent_id = %(a)s AND d.lexeme = lx)"
         " FROM t RIGHT JOIN (SELECT 1) one ON true ORDER BY t.q",
-        {"a": agent_id, "t": list(terms), "cap": common_units, "ncap": units_cap},
+        {"a": agent_id, "t": list(terms)},
     ).fetchall()
-    total = int(rows[0][0]) if rows else 0
+    total = int(rows[0][0] or 0) if rows else 0
     found = [(q, int(df)) for _, q, df in rows if q is not None and df and df > 0]
     return TermStats(
         units=total,

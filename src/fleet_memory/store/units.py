@@ -27,6 +27,7 @@ __all__ = [
     "stats",
     "row_to_unit",
     "reinforce",
+    "count_terms",
 ]
 
 UNIT_COLUMNS = (
@@ -88,6 +89,24 @@ def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> None:
                 for u in units
             ],
         )
+    count_terms(conn, units[0].agent_id, [u.id for u in units if u.agent_id == units[0].agent_id])
+    for agent in {u.agent_id for u in units} - {units[0].agent_id}:
+        count_terms(conn, agent, [u.id for u in units if u.agent_id == agent])
+
+
+def count_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:
+    """Add the new units to the agent's lexeme document frequencies (``term_df``), in lexeme order
+    so that concurrent puts lock rows in the same order."""
+    conn.execute(
+        "INSERT INTO term_df (agent_id, lexeme, df)"
+        " SELECT %(a)s, lex, count(*) FROM ("
+        "   SELECT unnest(tsvector_to_array(u.tsv)) AS lex FROM memory_units u"
+        "   WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)"
+        "   UNION ALL SELECT '' FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)) t"
+        " GROUP BY lex ORDER BY lex"
+        " ON CONFLICT (agent_id, lexeme) DO UPDATE SET df = term_df.df + excluded.df",
+        {"a": agent_id, "ids": list(ids)},
+    )
 
 
 def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> list[MemoryUnit]:
