@@ -15,7 +15,8 @@ Bounds: at most ``max_hops`` calls of ``load``; at most ``budget`` units in the 
 ``max_frontier`` units expanded per hop, so work per hop is bounded by ``max_frontier`` × the
 degree of a unit (stored links are capped per unit at ingestion, entity fan-out by the loader). The
 walk stops early when the frontier empties, never because the budget is full, so the number of
-statements depends on the hops walked and not on the units explored.
+statements depends on the hops walked and not on the units explored. Keys must be orderable (ties
+are broken by key, so the walk is deterministic).
 """
 
 from __future__ import annotations
@@ -65,12 +66,12 @@ def spread(
     max_frontier: int | None = None,
 ) -> dict[K, Reached[K]]:
     """Walk from ``entries`` (unit → activation); return every explored unit with its best activation."""
-    ranked = sorted(entries.items(), key=lambda item: (-item[1], str(item[0])))[: max(budget, 0)]
+    ranked = sorted(entries.items(), key=lambda item: (-item[1], item[0]))[: max(budget, 0)]
     reached: dict[K, Reached[K]] = {key: Reached(act, 0, None) for key, act in ranked}
     frontier = [key for key, act in ranked if act >= min_activation]
     for hop in range(1, max_hops + 1):
         if max_frontier is not None:
-            frontier = sorted(frontier, key=lambda k: (-reached[k].activation, str(k)))[:max_frontier]
+            frontier = sorted(frontier, key=lambda k: (-reached[k].activation, k))[:max_frontier]
         if not frontier:
             break
         edges = load(frontier)
@@ -82,7 +83,7 @@ def spread(
             value = source.activation * edge.weight * kind_weight(edge.kind) * decay
             if value > 0.0:
                 candidates.append((value, edge))
-        candidates.sort(key=lambda item: (-item[0], str(item[1].dst)))
+        candidates.sort(key=lambda item: (-item[0], item[1].dst))
         raised: dict[K, None] = {}
         for value, edge in candidates:
             current = reached.get(edge.dst)
