@@ -9,13 +9,13 @@
 2. Spreading activation (``activation.spread``, pure) from the entry points along temporal,
    semantic and entity links, at most ``thinking_budget`` units explored (entry points included),
    the strongest ``max_frontier`` units expanded per hop.
-   Per hop: one ``links.neighbours`` query (stored links), one ``admissible`` filter check of the
-   units it names, one ``entity_neighbours`` query (derived links; hub entities, mentioned by more
+   Per hop: one ``links.neighbours`` query (stored links to units that pass the filter), one
+   ``entity_neighbours`` query (derived links; hub entities, mentioned by more
    than max(entity_hub_min, entity_hub_share × units) units, capped at entity_hub_max, are skipped).
 3. Scoring (``scoring.score``, pure; the formula is in that module's docstring), top ``top_k``.
 4. Reinforcement of the returned units in one UPDATE, unless ``reinforce=False``.
 
-Statements per search: at most 7 + 3 × hops walked, whatever the budget.
+Statements per search: at most 7 + 2 × hops walked, whatever the budget.
 """
 
 from __future__ import annotations
@@ -138,24 +138,15 @@ class Recaller:
             best = max(direct.values())
             entries = {uid: entry_activation(d, best) for uid, d in direct.items()}
 
-            allowed: set[UUID] = set(pool)
-            rejected: set[UUID] = set()
-
             hub = max(cfg.entity_hub_min, int(cfg.entity_hub_share * terms.units)) if terms.units else cfg.entity_hub_min
             hub = min(hub, cfg.entity_hub_max)
 
             def load(frontier: Sequence[UUID]) -> list[Edge[UUID]]:
-                stored = link_sql.neighbours(conn, agent, frontier, (LinkKind.TEMPORAL, LinkKind.SEMANTIC))
-                unknown = {n.to_id for n in stored} - allowed - rejected
-                if unknown:
-                    ok = recall_sql.admissible(conn, agent, list(unknown), flt)
-                    allowed.update(ok)
-                    rejected.update(unknown - ok)
-                edges = [Edge(n.from_id, n.to_id, n.kind.value, n.weight) for n in stored if n.to_id in allowed]
+                stored = link_sql.neighbours(conn, agent, frontier, (LinkKind.TEMPORAL, LinkKind.SEMANTIC), flt=flt)
+                edges = [Edge(n.from_id, n.to_id, n.kind.value, n.weight) for n in stored]
                 if cfg.entity_weight > 0 and cfg.entity_fanout > 0:
                     for a, b, w in recall_sql.entity_neighbours(conn, agent, frontier, flt, fanout=cfg.entity_fanout,
                                                                 max_mentions=hub):
-                        allowed.add(b)
                         edges.append(Edge(a, b, LinkKind.ENTITY.value, w))
                 return edges
 

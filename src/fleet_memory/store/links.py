@@ -31,8 +31,10 @@ from uuid import UUID
 
 import numpy as np
 import psycopg
+from psycopg import sql
 
 from ..model import LinkKind
+from .filters import UnitFilter, where_clause
 
 __all__ = [
     "ENTITY_FANOUT",
@@ -69,6 +71,7 @@ def neighbours(
     kinds: Iterable[LinkKind | str] = _ALL_KINDS,
     *,
     entity_fanout: int = ENTITY_FANOUT,
+    flt: UnitFilter | None = None,
 ) -> list[Neighbour]:
     """All neighbours of ``unit_ids`` over the given link kinds, in ONE query.
 
@@ -77,7 +80,8 @@ def neighbours(
     directions. Entity links (weight 1.0) are derived from ``unit_entities``: for each entity a
     source unit mentions, the ``entity_fanout`` most recent other units mentioning that entity;
     a pair sharing several entities appears once. Archived units are not filtered here (the caller
-    decides); rows are in no particular order.
+    decides, or passes ``flt``: then only neighbours that pass that filter come back, checked in
+    the same statement); rows are in no particular order.
     """
     ids = list(dict.fromkeys(unit_ids))
     wanted = {LinkKind(k).value for k in kinds}
@@ -112,9 +116,16 @@ def neighbours(
             "  WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
             ") x WHERE k <= %(fan)s"
         )
-    rows = conn.execute(
-        " UNION ALL ".join(parts), {"a": agent_id, "ids": ids, "kinds": stored, "fan": entity_fanout}
-    ).fetchall()
+    params: dict = {"a": agent_id, "ids": ids, "kinds": stored, "fan": entity_fanout}
+    query: sql.Composable = sql.SQL(" UNION ALL ".join(parts))
+    if flt is not None:
+        cond, filter_params = where_clause(agent_id, flt)
+        query = sql.SQL(
+            "SELECT n.src, n.dst, n.kind, n.weight FROM ({q}) AS n(src, dst, kind, weight)"
+            " JOIN memory_units u ON u.agent_id = %(a)s AND u.id = n.dst WHERE {cond}"
+        ).format(q=query, cond=cond)
+        params.update(filter_params)
+    rows = conn.execute(query, params).fetchall()
     return [Neighbour(src, dst, LinkKind(kind), float(weight)) for src, dst, kind, weight in rows]
 
 

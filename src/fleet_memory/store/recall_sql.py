@@ -10,7 +10,7 @@ so filters act before ranking. Each returns rows with the same features, compute
 - ``named``       the unit mentions an entity the query names (its speaker included)
 
 Adjacency for the walk: stored temporal and semantic links come from ``store.links.neighbours``
-and ``admissible`` keeps those that pass the filter; entity links come from ``entity_neighbours``,
+(given the request's filter, so only units passing it come back); entity links come from ``entity_neighbours``,
 which derives them from ``unit_entities`` like ``neighbours`` does but skips hub entities (an
 entity mentioned by more than ``max_mentions`` units says little about any one of them, and its
 fan-out would flood the thinking budget with arbitrary units), prefers the mentions nearest in
@@ -43,7 +43,6 @@ __all__ = [
     "fulltext_entries",
     "named_entries",
     "window_entries",
-    "admissible",
     "entity_neighbours",
     "candidates",
 ]
@@ -192,15 +191,6 @@ def window_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt
     extra = " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s"
     return _rows(conn, _select(cond, extra, "u.embedding <=> %(rq_q)s"),
                  {**params, **feats.params(), "rq_lim": limit, "rq_ws": start, "rq_we": end})
-
-
-def admissible(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter) -> set[UUID]:
-    """The ids among ``ids`` that pass the filter. One statement."""
-    if not ids:
-        return set()
-    cond, params = where_clause(agent_id, flt)
-    query = sql.SQL("SELECT u.id FROM memory_units u WHERE {cond} AND u.id = ANY(%(rq_ids)s)").format(cond=cond)
-    return {r[0] for r in conn.execute(query, {**params, "rq_ids": list(ids)}).fetchall()}
 
 
 def entity_neighbours(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter, *,
