@@ -26,25 +26,7 @@ import time
 import uuid
 from pathlib import Path
 
-
-def turn_text(turn: dict) -> str:
-    text = turn["text"]
-    if turn.get("blip_caption"):
-        text = f"{text} [photo: {turn['blip_caption']}]"
-    return text
-
-
-def load(path: Path) -> list[dict]:
-    with path.open() as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def items_of(conv: dict) -> list[dict]:
-    return [
-        {"speaker": t["speaker"], "text": turn_text(t), "timestamp": s["date_time"], "turn_id": t["dia_id"],
-         "session_id": s["session_id"]}
-        for s in conv["sessions"] for t in s["turns"]
-    ]
+from locomo_data import load, turn_items
 
 
 def floor_ingest(mem, agent: str, items: list[dict]) -> float:
@@ -99,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             stages: dict[str, float] = {}
             agents = []
             for conv in convs:
-                items = items_of(conv)
+                items = turn_items(conv)
                 turns += len(items)
                 floor_s += floor_ingest(mem, f"floor-{run}-{conv['conversation_id']}", items)
                 agent = f"pipe-{run}-{conv['conversation_id']}"

@@ -31,27 +31,13 @@ from dataclasses import fields, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from locomo_data import load, turn_items, turn_text
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 
-def turn_text(turn: dict) -> str:
-    text = turn["text"]
-    if turn.get("blip_caption"):
-        text = f"{text} [photo: {turn['blip_caption']}]"
-    return text
-
-
-def load(path: Path) -> list[dict]:
-    with path.open() as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def ingest(mem, agent: str, conv: dict) -> float:
-    items = [
-        {"speaker": t["speaker"], "text": turn_text(t), "timestamp": s["date_time"], "turn_id": t["dia_id"],
-         "session_id": s["session_id"]}
-        for s in conv["sessions"] for t in s["turns"]
-    ]
+    items = turn_items(conv)
     started = time.perf_counter()
     mem.put_many(items, agent_id=agent)
     return time.perf_counter() - started
