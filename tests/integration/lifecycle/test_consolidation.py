@@ -10,6 +10,7 @@ import pytest
 from fleet_memory import Config, FleetMemory
 from fleet_memory.config import LifecycleConfig, LLMConfig
 from fleet_memory.providers.embedder import HashingEmbedder
+from tests.support.concurrency import run_together
 from tests.support.openai_server import OpenAITestServer
 
 DEPLOY = [
@@ -148,28 +149,16 @@ def test_real_model_clusters_paraphrases_with_the_default_threshold(real_memory,
 
 
 def test_two_concurrent_consolidations_create_each_unit_once(db_url, clock):
-    import threading
-
+    
     with _hashing_memory(db_url, clock) as setup:
         deploy = _put_all(setup, DEPLOY_H)
         cake = _put_all(setup, CAKE_H)
-    barrier = threading.Barrier(2)
-    reports, errors = [], []
+    def job(wait):
+        with _hashing_memory(db_url, clock) as mem:
+            wait()
+            return mem.consolidate("a1")
 
-    def run():
-        try:
-            with _hashing_memory(db_url, clock) as mem:
-                barrier.wait(timeout=60)
-                reports.append(mem.consolidate("a1"))
-        except Exception as exc:  # surfaced below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    reports = run_together(job)
     created = [c for r in reports for c in r.created]
     assert sorted(len(c.source_ids) for c in created) == [3, 3]
     assert {frozenset(c.source_ids) for c in created} == {frozenset(deploy), frozenset(cake)}

@@ -1,7 +1,6 @@
 """Forgetting curve, archive and restore on the real PostgreSQL, with a fixed clock."""
 
 import math
-import threading
 from dataclasses import replace
 from datetime import timedelta
 
@@ -11,6 +10,7 @@ from fleet_memory import Config, FleetMemory, NotFoundError
 from fleet_memory.config import LifecycleConfig
 from fleet_memory.lifecycle.decay import effective_importance
 from fleet_memory.providers.embedder import HashingEmbedder
+from tests.support.concurrency import run_together
 
 
 def _one(memory, text, **kw):
@@ -123,23 +123,12 @@ def test_two_concurrent_maintains_leave_the_result_of_one(db_url, clock):
                                             config.lifecycle) < 0.1}
     assert len(units) > 200 and 50 < len(expected) < len(units) - 100  # ingestion may drop a few fragments
 
-    barrier = threading.Barrier(2)
-    reports, errors = [], []
+    def job(wait):
+        with FleetMemory(config, embedder=HashingEmbedder(), clock=clock) as mem:
+            wait()
+            return mem.maintain("a1")
 
-    def run():
-        try:
-            with FleetMemory(config, embedder=HashingEmbedder(), clock=clock) as mem:
-                barrier.wait(timeout=60)
-                reports.append(mem.maintain("a1"))
-        except Exception as exc:  # surfaced below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    reports = run_together(job)
     assert sum(r.archived for r in reports) == len(expected)  # each unit archived exactly once
     with FleetMemory(config, embedder=HashingEmbedder(), clock=clock) as check:
         archived = {u.id for u in check.list_units("a1", limit=1000, include_archived=True).units
