@@ -75,17 +75,18 @@ def spread(
         if not frontier:
             break
         edges = load(frontier)
-        candidates = []
+        best: dict[K, tuple[float, Edge[K]]] = {}  # per unit reached this hop, its strongest edge
         for edge in edges:
             source = reached.get(edge.src)
             if source is None or edge.dst == edge.src:
                 continue
             value = source.activation * edge.weight * kind_weight(edge.kind) * decay
             if value > 0.0:
-                candidates.append((value, edge))
-        candidates.sort(key=lambda item: (-item[0], item[1].dst))
+                held = best.get(edge.dst)
+                if held is None or value > held[0]:
+                    best[edge.dst] = (value, edge)
         raised: dict[K, None] = {}
-        for value, edge in candidates:
+        for value, edge in sorted(best.values(), key=lambda item: (-item[0], item[1].dst)):
             current = reached.get(edge.dst)
             if current is None:
                 if len(reached) >= budget:
