@@ -15,17 +15,22 @@ __all__ = ["is_complete", "plan_units"]
 
 _SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _VERB_POS = {"VERB", "AUX"}
+_FINITE = {"VBZ", "VBD", "VBP"}
+_NOMINAL_POS = {"NOUN", "PROPN", "PRON"}
 
 
 def is_complete(parse: Parsed) -> bool:
     """True when the sentence has a subject and a verb.
 
-    Two readings count as well, because they state a fact or a procedure in full:
+    The small English model's dependency labels are often wrong on short factual sentences, so a
+    subject and a verb are also recognised from the part-of-speech tags alone:
     - an imperative: the root is a base-form verb (VB) with no subject ("Always run the
       migrations first.", "Clear the build cache when tests fail.") — the subject is the reader;
-    - "Name verbs …" that the small English model mis-tags as a compound noun phrase ("Bob climbs
-      in Yosemite": Bob/compound, climbs/NNS/ROOT): a proper noun opening the sentence as the
-      compound of a plural-noun root, with more words after it.
+    - a finite verb (VBZ, VBD, VBP) after a noun or pronoun, whatever the parse made of them ("The
+      harbour crane lifts containers" parsed as one compound noun phrase);
+    - "Name verbs …" tagged as a compound noun phrase ("Bob climbs in Yosemite": Bob/compound,
+      climbs/NNS/ROOT): a proper noun opening the sentence as the compound of a plural-noun root,
+      with more words after it.
     """
     tokens = parse.tokens
     has_subject = any(t.dep in _SUBJECT_DEPS for t in tokens)
@@ -37,6 +42,11 @@ def is_complete(parse: Parsed) -> bool:
         return False
     if not has_subject and root.pos == "VERB" and root.tag == "VB":
         return True
+    seen_nominal = False
+    for token in tokens:
+        if token.pos in _VERB_POS and token.tag in _FINITE and seen_nominal:
+            return True
+        seen_nominal = seen_nominal or token.pos in _NOMINAL_POS
     root_index = tokens.index(root)
     return (
         root.tag == "NNS" and root_index == 1 and tokens[0].pos == "PROPN" and tokens[0].dep == "compound"

@@ -89,9 +89,11 @@ def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> None:
                 for u in units
             ],
         )
-    count_terms(conn, units[0].agent_id, [u.id for u in units if u.agent_id == units[0].agent_id])
-    for agent in {u.agent_id for u in units} - {units[0].agent_id}:
-        count_terms(conn, agent, [u.id for u in units if u.agent_id == agent])
+    by_agent: dict[str, list[UUID]] = {}
+    for u in units:
+        by_agent.setdefault(u.agent_id, []).append(u.id)
+    for agent, ids in sorted(by_agent.items()):
+        count_terms(conn, agent, ids)
 
 
 def count_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:

@@ -11,6 +11,7 @@ KEPT = [
     "Clear the build cache when the tests fail.",
     "Bob climbs in Yosemite every spring.",
     "Melanie paints sunsets.",
+    "The harbour crane lifts containers at night.",
 ]
 NOT_ALONE = ["Great job!", "Thanks so much for the advice.", "Hey Mel!", "Nice photos.", "Kids and work."]
 
