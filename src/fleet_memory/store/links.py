@@ -203,6 +203,49 @@ EXACT_BELOW = 20_000
 larger ones through the HNSW index."""
 
 
+IN_MEMORY_FROM = 32
+"""A batch of at least this many units into an exactly-searched agent is compared in memory: one
+read of the agent's embeddings (binary) and one matrix product, instead of batch × agent distance
+computations in SQL."""
+
+
+def _as_array(value: object) -> np.ndarray:
+    """A binary-format pgvector value (``Vector``) or an array, as float32."""
+    to_numpy = getattr(value, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
+
+
+def _exact_in_memory(
+    conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *, top_k: int,
+    min_similarity: float,
+) -> list[tuple[UUID, UUID, float]]:
+    with conn.cursor(binary=True) as cur:
+        rows = cur.execute("SELECT id, embedding FROM memory_units WHERE agent_id = %s", (agent_id,)).fetchall()
+    if not rows:
+        return []
+    ids = [r[0] for r in rows]
+    matrix = np.stack([_as_array(r[1]) for r in rows])
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    queries = np.stack([np.asarray(u[1], dtype=np.float32) for u in units])
+    queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
+    sims = queries @ matrix.T
+    position = {uid: i for i, uid in enumerate(ids)}
+    out: list[tuple[UUID, UUID, float]] = []
+    k = min(top_k, len(ids) - 1)
+    for row, (uid, _) in enumerate(units):
+        scores = sims[row]
+        own = position.get(uid)
+        if own is not None:
+            scores[own] = -np.inf
+        if k <= 0:
+            continue
+        best = np.argpartition(-scores, k - 1)[:k]
+        for j in best[np.argsort(-scores[best])]:
+            if scores[j] >= min_similarity:
+                out.append((uid, ids[j], float(scores[j])))
+    return out
+
+
 def semantic_candidates(
     conn: psycopg.Connection,
     agent_id: str,
@@ -233,6 +276,8 @@ def semantic_candidates(
     size = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s LIMIT %s) x", (agent_id, exact_below)
     ).fetchone()[0]
+    if size < exact_below and len(units) >= IN_MEMORY_FROM:
+        return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
     if size < exact_below:
         rows = conn.execute(SEMANTIC_SQL, params).fetchall()
     else:

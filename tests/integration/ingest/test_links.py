@@ -112,3 +112,27 @@ def test_semantic_candidates_exact_and_through_hnsw_agree(memory, clock, db_url)
     pairs = {frozenset((a, b)) for a, b, _ in exact}
     assert pairs == {frozenset((a, b)) for a, b, _ in hnsw}
     assert pairs == {frozenset(ids[:2]), frozenset(ids[2:])}
+
+
+def test_semantic_candidates_in_memory_agrees_with_sql(memory, db_url, monkeypatch):
+    topics = ["hiking in the mountains", "the quarterly budget report", "baking sourdough bread", "a jazz concert"]
+    texts = [f"Person {i} talked about {topics[i % 4]} on day {i // 4}." for i in range(40)]
+    results = memory.put_many([{"content": t} for t in texts], agent_id="a1")
+    ids = [r.unit_ids[0] for r in results]
+    units = list(zip(ids, memory.embedder.embed(texts)))
+    with psycopg.connect(db_url) as conn:
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        in_memory = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.3)
+        monkeypatch.setattr(link_sql, "IN_MEMORY_FROM", 10_000)
+        in_sql = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.3)
+    assert len(units) >= 32 and in_memory
+
+    def top_scores(rows):  # per unit, its kept similarities (tie-invariant: equal scores may swap ids)
+        out = {}
+        for a, _, sim in rows:
+            out.setdefault(a, []).append(round(sim, 4))
+        return {a: sorted(v, reverse=True) for a, v in out.items()}
+
+    assert top_scores(in_memory) == top_scores(in_sql)
