@@ -5,6 +5,8 @@ Environment variables:
 
 - ``FLEET_MEMORY_DATABASE_URL``  any PostgreSQL >= 14 with pgvector; unset means the embedded server
 - ``FLEET_MEMORY_HOME``          data directory of the embedded server (default: the user data dir)
+- ``FLEET_MEMORY_PG_SHARED_BUFFERS_MB``  shared buffers of the embedded server (default: a quarter
+  of RAM, 128 to 1024)
 - ``FLEET_MEMORY_EMBEDDING_MODEL``  a sentence-transformers model name or path (default: bundled MiniLM)
 - ``FLEET_MEMORY_LLM_BASE_URL`` / ``FLEET_MEMORY_LLM_MODEL`` / ``FLEET_MEMORY_LLM_API_KEY``
   an OpenAI-compatible endpoint for fact extraction and summaries; with only ``GROQ_API_KEY``
@@ -18,6 +20,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from .errors import InvalidInputError
 
 __all__ = ["Config", "IngestConfig", "Limits", "LLMConfig", "LifecycleConfig", "default_home"]
 
@@ -96,6 +100,7 @@ class Config:
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     pool_min_size: int = 1
     pool_max_size: int = 8
+    embedded_shared_buffers_mb: int | None = None  # None: sized to the machine
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Config:
@@ -107,12 +112,23 @@ class Config:
             embedding_model=env.get("FLEET_MEMORY_EMBEDDING_MODEL") or None,
             llm=_llm_from_env(env),
             ingest=IngestConfig(llm_extraction=env.get("FLEET_MEMORY_LLM_EXTRACTION", "").lower() in ("1", "true", "yes")),
+            embedded_shared_buffers_mb=_shared_buffers_from_env(env),
         )
         return replace(config, **overrides) if overrides else config
 
     @property
     def data_dir(self) -> Path:
         return self.home if self.home is not None else default_home()
+
+
+def _shared_buffers_from_env(env: Mapping[str, str]) -> int | None:
+    raw = env.get("FLEET_MEMORY_PG_SHARED_BUFFERS_MB", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 16 <= int(raw) <= 1_048_576:
+        raise InvalidInputError("FLEET_MEMORY_PG_SHARED_BUFFERS_MB", f"must be a whole number of MB, got {raw!r}",
+                                "16 to 1048576")
+    return int(raw)
 
 
 def _llm_from_env(env: Mapping[str, str]) -> LLMConfig | None:

@@ -50,6 +50,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
+        self._single: _SingleText | bool | None = None  # None: not tried yet; False: unavailable
 
     def _load(self):
         with self._lock:
@@ -78,12 +79,87 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._model or self._load()
+        if len(texts) == 1:
+            single = self._single if self._single is not None else self._build_single(model)
+            if single:
+                with _torch_threads(1):
+                    return single(texts[0])
         with _torch_threads(1 if len(texts) <= _SMALL_BATCH else None):
             vectors = model.encode(
                 list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                 show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32)
+
+
+    def _build_single(self, model) -> _SingleText | bool:
+        with self._lock:
+            if self._single is None:
+                self._single = _SingleText.build(model) or False
+        return self._single
+
+
+class _SingleText:
+    """One text (a search query) through a traced, frozen copy of the model's transformer with mean
+    pooling and normalisation: about a third faster than ``encode`` for one short text, which is
+    the one model call on the critical path of a search. Used only when it reproduces ``encode``
+    on probe texts of different lengths (so a model with another pooling, or one that cannot be
+    traced, keeps the plain path)."""
+
+    _PROBES = ("Alice works at Google as a software engineer.", "hi",
+               "When did Nikolai fly to Chicago for the marathon with his sister two years ago?")
+
+    def __init__(self, tokenizer, traced, max_length: int) -> None:
+        self.tokenizer = tokenizer
+        self.traced = traced
+        self.max_length = max_length
+
+    @classmethod
+    def build(cls, model) -> _SingleText | None:
+        import warnings
+
+        import torch
+
+        try:
+            tokenizer, transformer = model.tokenizer, model[0].auto_model
+            probe = tokenizer([cls._PROBES[0]], return_tensors="pt")
+            with torch.inference_mode(), warnings.catch_warnings(), _quiet_transformers():
+                warnings.simplefilter("ignore")
+                traced = torch.jit.freeze(
+                    torch.jit.trace(transformer, (probe["input_ids"], probe["attention_mask"]), strict=False).eval())
+            single = cls(tokenizer, traced, int(model.max_seq_length or 512))
+            with _torch_threads(1):
+                for text in cls._PROBES:
+                    want = model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
+                                        show_progress_bar=False)[0]
+                    if not np.allclose(single(text), want, atol=1e-5):
+                        return None
+            return single
+        except Exception:  # any model or torch version where tracing does not work: the plain path
+            return None
+
+    def __call__(self, text: str) -> np.ndarray:
+        import torch
+
+        batch = self.tokenizer([text], return_tensors="pt", truncation=True, max_length=self.max_length)
+        with torch.inference_mode():
+            hidden = self.traced(batch["input_ids"], batch["attention_mask"])["last_hidden_state"]
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            vector = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=1)
+        return vector.numpy().astype(np.float32, copy=False)
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Tracing runs the model's forward once more; transformers logs config notes on the way."""
+    from transformers.utils import logging as hf_logging
+
+    before = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(before)
 
 
 # A query (one short text) is embedded fastest on one thread: spreading a 10 ms job over every

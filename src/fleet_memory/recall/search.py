@@ -1,21 +1,24 @@
 """Recall for one request: entry points → spreading activation → scoring → reinforcement.
 
-1. Entry points, each tagged with the channel(s) that found it, all filtered in SQL:
-   ``vector`` (top ``vector_entry_k`` by cosine similarity), ``fulltext`` (top ``fulltext_entry_k``
-   by IDF-weighted match of the query's content words, OR semantics), ``entity`` (top
-   ``entity_entry_k`` by similarity among units mentioning an entity the query names or said by a
-   person it names; names resolved with ingestion's normalisation) and ``time`` (top
-   ``time_entry_k`` by similarity inside the window the query names, relative to ``now``).
+1. Entry points, each tagged with the channel(s) that found it, all filtered in SQL and fetched in
+   ONE statement (``recall_sql.entries``): ``vector`` (top ``vector_entry_k`` by cosine
+   similarity), ``fulltext`` (top ``fulltext_entry_k`` by IDF-weighted match of the query's content
+   words, OR semantics), ``entity`` (top ``entity_entry_k`` by similarity among units mentioning an
+   entity the query names or said by a person it names; names resolved with ingestion's
+   normalisation) and ``time`` (top ``time_entry_k`` by similarity inside the window the query
+   names, relative to ``now``). The query embedding is computed beside the two statements that do
+   not need it (term statistics, name resolution).
 2. Spreading activation (``activation.spread``, pure) from the entry points along temporal,
    semantic and entity links, at most ``thinking_budget`` units explored (entry points included),
-   the strongest ``max_frontier`` units expanded per hop.
-   Per hop: one ``links.neighbours`` query (stored links to units that pass the filter), one
-   ``entity_neighbours`` query (derived links; hub entities, mentioned by more
-   than max(entity_hub_min, entity_hub_share × units) units, capped at entity_hub_max, are skipped).
-3. Scoring (``scoring.score``, pure; the formula is in that module's docstring), top ``top_k``.
+   the strongest ``max_frontier`` units expanded per hop. Per hop, ONE ``recall_sql.adjacency``
+   statement: stored links to units that pass the filter, and derived entity links (hub entities,
+   mentioned by more than max(entity_hub_min, entity_hub_share × units) units, capped at
+   entity_hub_max, are skipped).
+3. The features of units reached by the walk (one statement); scoring (``scoring.score``, pure; the
+   formula is in that module's docstring), top ``top_k``.
 4. Reinforcement of the returned units in one UPDATE, unless ``reinforce=False``.
 
-Statements per search: at most 7 + 2 × hops walked, whatever the budget.
+Statements per search: at most 4 + hops walked (+ 1 to reinforce), whatever the budget.
 """
 
 from __future__ import annotations
@@ -66,12 +69,13 @@ def _names(query: str) -> tuple[list[str], list[str]]:
     return normalized, list(dict.fromkeys(raw))
 
 
-def _path(reached: dict[UUID, Reached[UUID]], uid: UUID) -> list[dict]:
-    """The walk to ``uid``: the entry point first, then each unit with the link that reached it."""
-    links = path_to(reached, uid)
-    start = links[0][0] if links else uid
-    steps: list[dict] = [{"unit_id": str(start), "kind": None, "weight": None}]
-    steps += [{"unit_id": str(b), "from": str(a), "kind": kind, "weight": weight} for a, kind, weight, b in links]
+def _path(reached: dict[int, Reached[int]], key: int) -> list[dict]:
+    """The walk to ``key``: the entry point first, then each unit with the link that reached it."""
+    links = path_to(reached, key)
+    start = links[0][0] if links else key
+    steps: list[dict] = [{"unit_id": str(UUID(int=start)), "kind": None, "weight": None}]
+    steps += [{"unit_id": str(UUID(int=b)), "from": str(UUID(int=a)), "kind": kind, "weight": weight}
+              for a, kind, weight, b in links]
     return steps
 
 
@@ -106,23 +110,16 @@ class Recaller:
             query_vector = embedding.result()[0]
             feats = recall_sql.Features(query_vector, terms, tuple(entity_ids))
 
-            pool: dict[UUID, recall_sql.Candidate] = {}
-            channels: dict[UUID, list[str]] = {}
-
-            def add(channel: str, rows: Sequence[recall_sql.Candidate]) -> None:
-                for row in rows:
-                    pool.setdefault(row.unit.id, row)
-                    channels.setdefault(row.unit.id, []).append(channel)
-
-            if cfg.vector_entry_k:
-                add("vector", recall_sql.vector_entries(conn, agent, feats, flt, limit=cfg.vector_entry_k))
-            if cfg.fulltext_entry_k and terms.queries:
-                add("fulltext", recall_sql.fulltext_entries(conn, agent, feats, flt, limit=cfg.fulltext_entry_k))
-            if cfg.entity_entry_k and entity_ids:
-                add("entity", recall_sql.named_entries(conn, agent, feats, flt, limit=cfg.entity_entry_k))
-            if window is not None:
-                add("time", recall_sql.window_entries(conn, agent, feats, flt, start=window.start, end=window.end,
-                                                      limit=cfg.time_entry_k))
+            # Units are keyed by ``UUID.int`` inside the walk: hashing and comparing ints is far
+            # cheaper than UUID objects, and the walk does it thousands of times per search.
+            pool: dict[int, recall_sql.Candidate] = {}
+            channels: dict[int, list[str]] = {}
+            limits = recall_sql.EntryLimits(
+                vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
+                time=cfg.time_entry_k, window=None if window is None else (window.start, window.end))
+            for cand, found_by in recall_sql.entries(conn, agent, feats, flt, limits):
+                pool[cand.unit.id.int] = cand
+                channels[cand.unit.id.int] = found_by
             if not pool:
                 return []
 
@@ -134,30 +131,28 @@ class Recaller:
 
             stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()],
                                sim_floor=cfg.similarity_std_floor, text_floor=cfg.text_std_floor)
-            direct = {uid: direct_score(signals(c, 0.0), stats, cfg) for uid, c in pool.items()}
+            direct = {key: direct_score(signals(c, 0.0), stats, cfg) for key, c in pool.items()}
             best = max(direct.values())
-            entries = {uid: entry_activation(d, best) for uid, d in direct.items()}
+            entries = {key: entry_activation(d, best) for key, d in direct.items()}
 
             hub = max(cfg.entity_hub_min, int(cfg.entity_hub_share * terms.units)) if terms.units else cfg.entity_hub_min
             hub = min(hub, cfg.entity_hub_max)
+            stored_kinds = [k.value for k in (LinkKind.TEMPORAL, LinkKind.SEMANTIC) if cfg.link_weight(k.value) > 0]
+            fanout = cfg.entity_fanout if cfg.entity_weight > 0 else 0
 
-            def load(frontier: Sequence[UUID]) -> list[Edge[UUID]]:
-                stored = link_sql.neighbours(conn, agent, frontier, (LinkKind.TEMPORAL, LinkKind.SEMANTIC), flt=flt)
-                edges = [Edge(n.from_id, n.to_id, n.kind.value, n.weight) for n in stored]
-                if cfg.entity_weight > 0 and cfg.entity_fanout > 0:
-                    for a, b, w in recall_sql.entity_neighbours(conn, agent, frontier, flt, fanout=cfg.entity_fanout,
-                                                                max_mentions=hub):
-                        edges.append(Edge(a, b, LinkKind.ENTITY.value, w))
-                return edges
+            def load(frontier: Sequence[int]) -> list[Edge[int]]:
+                rows = recall_sql.adjacency(conn, agent, [UUID(int=k) for k in frontier], flt,
+                                            stored_kinds=stored_kinds, entity_fanout=fanout, max_mentions=hub)
+                return [Edge(a.int, b.int, kind, w) for a, b, kind, w in rows]
 
-            reached: dict[UUID, Reached[UUID]] = spread(
+            reached: dict[int, Reached[int]] = spread(
                 entries, load, budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
                 kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier,
             )
-            missing = [uid for uid in reached if uid not in pool]
+            missing = [UUID(int=key) for key in reached if key not in pool]
             for row in recall_sql.candidates(conn, agent, missing, feats, flt):
-                pool[row.unit.id] = row
-                channels.setdefault(row.unit.id, []).append("activation")
+                pool[row.unit.id.int] = row
+                channels.setdefault(row.unit.id.int, []).append("activation")
 
             scored = []
             for uid, node in reached.items():
@@ -165,14 +160,14 @@ class Recaller:
                 if cand is None:
                     continue
                 result = score(signals(cand, node.activation), stats, cfg, request.now)
-                scored.append((result.score, cand.similarity, str(uid), uid, result))
+                scored.append((result.score, cand.similarity, uid, result))
             scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
             top = scored[: request.top_k]
             if request.reinforce:
-                unit_sql.reinforce(conn, agent, [item[3] for item in top], request.now)
+                unit_sql.reinforce(conn, agent, [pool[item[2]].unit.id for item in top], request.now)
 
         results = []
-        for value, _, _, uid, result in top:
+        for value, _, uid, result in top:
             u = pool[uid].unit
             explanation = None
             if request.explain:

@@ -47,10 +47,12 @@ class Database:
         embedding_dim: int,
         min_size: int = 1,
         max_size: int = 8,
+        shared_buffers_mb: int | None = None,
     ) -> Database:
+        """``shared_buffers_mb`` applies to the embedded server only (None: sized to the machine)."""
         embedded = url is None
         if embedded:
-            url = embedded_url(home)
+            url = embedded_url(home, shared_buffers_mb=shared_buffers_mb)
         else:
             check_reachable(url)
         with psycopg.connect(url, autocommit=True) as conn:

@@ -44,6 +44,7 @@ __all__ = [
     "temporal_candidates",
     "semantic_candidates",
     "SEMANTIC_SQL",
+    "STORED_SQL",
     "prune_links",
     "count_links",
     "degree_stats",
@@ -53,6 +54,16 @@ ENTITY_FANOUT = 50
 """Default cap on derived entity links per (source unit, entity): the most recent mentions."""
 
 _ALL_KINDS = (LinkKind.TEMPORAL, LinkKind.SEMANTIC, LinkKind.ENTITY)
+
+STORED_SQL = (
+    "SELECT l.from_id AS src, l.to_id AS dst, l.kind, l.weight::float8 AS weight FROM links l"
+    " WHERE l.agent_id = %(a)s AND l.from_id = ANY(%(ids)s) AND l.kind = ANY(%(kinds)s)"
+    " UNION ALL"
+    " SELECT l.to_id, l.from_id, l.kind, l.weight::float8 FROM links l"
+    " WHERE l.agent_id = %(a)s AND l.to_id = ANY(%(ids)s) AND l.kind = ANY(%(kinds)s)"
+)
+"""Stored links of the units ``%(ids)s`` in both directions, as ``(src, dst, kind, weight)`` with
+``src`` among the ids; parameters ``a`` (agent), ``ids`` and ``kinds``."""
 
 
 class Neighbour(NamedTuple):
@@ -90,13 +101,7 @@ def neighbours(
     stored = sorted(wanted & {LinkKind.TEMPORAL.value, LinkKind.SEMANTIC.value})
     parts: list[str] = []
     if stored:
-        parts.append(
-            "SELECT l.from_id AS src, l.to_id AS dst, l.kind, l.weight::float8 FROM links l"
-            " WHERE l.agent_id = %(a)s AND l.from_id = ANY(%(ids)s) AND l.kind = ANY(%(kinds)s)"
-            " UNION ALL"
-            " SELECT l.to_id, l.from_id, l.kind, l.weight::float8 FROM links l"
-            " WHERE l.agent_id = %(a)s AND l.to_id = ANY(%(ids)s) AND l.kind = ANY(%(kinds)s)"
-        )
+        parts.append(STORED_SQL)
     if LinkKind.ENTITY.value in wanted:
         # Per DISTINCT entity of the sources (not per source), its fan-out + 1 most recent mentions;
         # then, per (source, entity), the first fan-out of those that are not the source itself.

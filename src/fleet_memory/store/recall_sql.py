@@ -1,5 +1,6 @@
-"""SQL for recall: term statistics, the four entry-point channels, name resolution, filtered
-admission of units reached by activation, and the features every candidate is scored on.
+"""SQL for recall: term statistics, name resolution, the four entry-point channels (one statement),
+adjacency for the walk (one statement per hop), filtered admission of units reached by activation,
+and the features every candidate is scored on.
 
 Every query that returns candidates applies the request's ``UnitFilter`` inside its WHERE clause,
 so filters act before ranking. Each returns rows with the same features, computed in SQL:
@@ -9,12 +10,12 @@ so filters act before ranking. Each returns rows with the same features, compute
   ``tsv`` matches (terms and IDFs come from ``term_stats``; no term frequency, units are sentences)
 - ``named``       the unit mentions an entity the query names (its speaker included)
 
-Adjacency for the walk: stored temporal and semantic links come from ``store.links.neighbours``
-(given the request's filter, so only units passing it come back); entity links come from ``entity_neighbours``,
-which derives them from ``unit_entities`` like ``neighbours`` does but skips hub entities (an
-entity mentioned by more than ``max_mentions`` units says little about any one of them, and its
-fan-out would flood the thinking budget with arbitrary units), prefers the mentions nearest in
-time to the source unit, and applies the filter itself. Each is one statement per hop.
+Adjacency for the walk comes from ``adjacency``, one statement per hop: the stored temporal and
+semantic links (``links.STORED_SQL``) of the frontier towards units passing the request's filter,
+and entity links derived from ``unit_entities`` like ``links.neighbours`` does, except that hub
+entities are skipped (an entity mentioned by more than ``max_mentions`` units says little about any
+one of them, and its fan-out would flood the thinking budget with arbitrary units) and the
+mentions nearest in time to the source unit are preferred.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from psycopg import sql
 
 from ..model import MemoryUnit
 from .filters import UnitFilter, where_clause
+from .links import STORED_SQL
 from .units import UNIT_COLUMNS, row_to_unit
 
 __all__ = [
@@ -39,11 +41,9 @@ __all__ = [
     "TermStats",
     "term_stats",
     "resolve_names",
-    "vector_entries",
-    "fulltext_entries",
-    "named_entries",
-    "window_entries",
-    "entity_neighbours",
+    "EntryLimits",
+    "entries",
+    "adjacency",
     "candidates",
 ]
 
@@ -97,9 +97,12 @@ _FEATURES = (
 )
 
 
+def _candidate(row: Sequence) -> Candidate:
+    return Candidate(row_to_unit(row), float(row[19]), float(row[20]), bool(row[21]))
+
+
 def _rows(conn: psycopg.Connection, query: sql.Composable, params: dict) -> list[Candidate]:
-    rows = conn.execute(query, params).fetchall()
-    return [Candidate(row_to_unit(r), float(r[19]), float(r[20]), bool(r[21])) for r in rows]
+    return [_candidate(r) for r in conn.execute(query, params).fetchall()]
 
 
 def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *, common_units: int) -> TermStats:
@@ -151,69 +154,101 @@ def _select(cond: sql.Composable, extra: str, order: str) -> sql.Composable:
     ).format(cond=cond)
 
 
-def vector_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
-                   limit: int) -> list[Candidate]:
-    """Top ``limit`` by cosine similarity (HNSW with iterative scan, filtered)."""
+@dataclass(frozen=True, slots=True)
+class EntryLimits:
+    """How many units each entry channel contributes (0: the channel is off); ``window`` is the
+    ``[start, end)`` the query names, if any."""
+
+    vector: int = 0
+    fulltext: int = 0
+    entity: int = 0
+    time: int = 0
+    window: tuple[datetime, datetime] | None = None
+
+
+def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter,
+            limits: EntryLimits) -> list[tuple[Candidate, list[str]]]:
+    """The entry points of every channel, each with the channels that found it (in the order
+    vector, fulltext, entity, time), in ONE statement: a ``UNION ALL`` of one index-friendly top-k
+    per channel, the features computed once per distinct unit.
+
+    - ``vector``: top by cosine similarity (HNSW with iterative scan, filtered);
+    - ``fulltext``: top by ``text_score`` among units matching any uncommon query term (GIN on
+      ``tsv``), ties by similarity. When every term is common, none: such terms single out no unit
+      (they still count in every candidate's ``text_score``), and matching them would read
+      thousands of rows;
+    - ``entity``: top by similarity among units mentioning an entity the query names;
+    - ``time``: top by similarity among units whose event falls in the window.
+    """
     cond, params = where_clause(agent_id, flt)
-    return _rows(conn, _select(cond, "", "u.embedding <=> %(rq_q)s"), {**params, **feats.params(), "rq_lim": limit})
-
-
-def fulltext_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
-                     limit: int) -> list[Candidate]:
-    """Top ``limit`` by ``text_score`` among units matching any uncommon query term, through the GIN
-    index on ``tsv``. When every term is common, nothing: such terms single out no unit (they still
-    count in every candidate's ``text_score``), and matching them would read thousands of rows."""
-    terms = feats.terms
-    match = [q for q, common in zip(terms.queries, terms.common) if not common]
-    if not match:
+    params.update(feats.params())
+    branches: list[tuple[str, str, str, int]] = []  # channel, extra condition, order, limit
+    nearest = "u.embedding <=> %(rq_q)s"
+    if limits.vector:
+        branches.append(("vector", "", nearest, limits.vector))
+    match = [q for q, common in zip(feats.terms.queries, feats.terms.common) if not common]
+    if limits.fulltext and match:
+        branches.append(("fulltext", " AND u.tsv @@ %(rq_match)s::tsquery", _TEXT_SCORE + " DESC, " + nearest,
+                         limits.fulltext))
+        params["rq_match"] = " | ".join(f"({q})" for q in match)
+    if limits.entity and feats.entity_ids:
+        branches.append(("entity", " AND u.id IN (SELECT ue.unit_id FROM unit_entities ue"
+                         " WHERE ue.agent_id = %(agent_id)s AND ue.entity_id = ANY(%(rq_eids)s::uuid[]))",
+                         nearest, limits.entity))
+    if limits.time and limits.window is not None:
+        branches.append(("time", " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s", nearest, limits.time))
+        params["rq_ws"], params["rq_we"] = limits.window
+    if not branches:
         return []
-    cond, params = where_clause(agent_id, flt)
-    query = _select(cond, " AND u.tsv @@ %(rq_match)s::tsquery", _TEXT_SCORE + " DESC, u.embedding <=> %(rq_q)s")
-    tsq = " | ".join(f"({q})" for q in match)
-    return _rows(conn, query, {**params, **feats.params(), "rq_lim": limit, "rq_match": tsq})
-
-
-def named_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
-                  limit: int) -> list[Candidate]:
-    """Top ``limit`` by similarity among units mentioning an entity the query names."""
-    if not feats.entity_ids:
-        return []
-    cond, params = where_clause(agent_id, flt)
-    extra = (" AND u.id IN (SELECT ue.unit_id FROM unit_entities ue"
-             " WHERE ue.agent_id = %(agent_id)s AND ue.entity_id = ANY(%(rq_eids)s::uuid[]))")
-    return _rows(conn, _select(cond, extra, "u.embedding <=> %(rq_q)s"), {**params, **feats.params(), "rq_lim": limit})
-
-
-def window_entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter, *,
-                   start: datetime, end: datetime, limit: int) -> list[Candidate]:
-    """Top ``limit`` by similarity among units whose event falls in ``[start, end)``."""
-    cond, params = where_clause(agent_id, flt)
-    extra = " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s"
-    return _rows(conn, _select(cond, extra, "u.embedding <=> %(rq_q)s"),
-                 {**params, **feats.params(), "rq_lim": limit, "rq_ws": start, "rq_we": end})
-
-
-def entity_neighbours(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter, *,
-                      fanout: int, max_mentions: int) -> list[tuple[UUID, UUID, float]]:
-    """Derived entity links ``(from, to, 1.0)`` of ``ids``: for each entity a unit mentions that at
-    most ``max_mentions`` units mention, the ``fanout`` other mentioning units nearest in time that
-    pass the filter. Bounded by ``len(ids) × entities per unit × max_mentions`` index reads. One
-    statement."""
-    if not ids or fanout <= 0:
-        return []
-    cond, params = where_clause(agent_id, flt)
+    parts = []
+    for i, (channel, extra, order, limit) in enumerate(branches):
+        parts.append(sql.SQL(
+            "(SELECT u.id, " + str(i) + " AS channel FROM memory_units u WHERE {cond}" + extra
+            + " ORDER BY " + order + " LIMIT %(rq_lim" + str(i) + ")s)"
+        ).format(cond=cond))
+        params[f"rq_lim{i}"] = limit
     query = sql.SQL(
-        "SELECT DISTINCT s.unit_id, m.id, 1.0::float8 FROM unit_entities s"
-        " JOIN entities e ON e.agent_id = s.agent_id AND e.id = s.entity_id AND e.mention_count <= %(rq_maxm)s"
-        " JOIN memory_units su ON su.agent_id = s.agent_id AND su.id = s.unit_id"
-        " CROSS JOIN LATERAL (SELECT u.id FROM unit_entities ue"
-        "   JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-        "   WHERE ue.agent_id = s.agent_id AND ue.entity_id = s.entity_id AND ue.unit_id <> s.unit_id AND {cond}"
-        "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), u.id LIMIT %(rq_fan)s) m"
-        " WHERE s.agent_id = %(agent_id)s AND s.unit_id = ANY(%(rq_ids)s)"
-    ).format(cond=cond)
-    rows = conn.execute(query, {**params, "rq_ids": list(ids), "rq_fan": fanout, "rq_maxm": max_mentions}).fetchall()
-    return [(a, b, float(w)) for a, b, w in rows]
+        "SELECT " + _COLS + ", " + _FEATURES + ", e.channels FROM"
+        " (SELECT b.id, array_agg(b.channel ORDER BY b.channel) AS channels FROM ({branches}) b GROUP BY b.id) e"
+        " JOIN memory_units u ON u.agent_id = %(agent_id)s AND u.id = e.id"
+    ).format(branches=sql.SQL(" UNION ALL ").join(parts))
+    rows = conn.execute(query, params).fetchall()
+    names = [b[0] for b in branches]
+    return [(_candidate(r), [names[i] for i in r[22]]) for r in rows]
+
+
+def adjacency(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter, *,
+              stored_kinds: Sequence[str], entity_fanout: int, max_mentions: int) -> list[tuple[UUID, UUID, str, float]]:
+    """Every edge ``(from, to, kind, weight)`` leaving ``ids`` towards a unit that passes the filter,
+    in ONE statement: stored links of ``stored_kinds`` in both directions (``links.STORED_SQL``), and
+    derived entity links (weight 1.0): for each entity a unit mentions that at most ``max_mentions``
+    units mention, the ``entity_fanout`` other mentioning units nearest in time. Bounded by
+    ``len(ids)`` × (stored degree + entities per unit × ``entity_fanout``) rows."""
+    if not ids:
+        return []
+    cond, params = where_clause(agent_id, flt)
+    params.update(a=agent_id, ids=list(ids), kinds=list(stored_kinds), rq_fan=entity_fanout, rq_maxm=max_mentions)
+    parts: list[sql.Composable] = []
+    if stored_kinds:
+        parts.append(sql.SQL(
+            "SELECT n.src, n.dst, n.kind, n.weight FROM (" + STORED_SQL + ") n"
+            " JOIN memory_units u ON u.agent_id = %(a)s AND u.id = n.dst WHERE {cond}"
+        ).format(cond=cond))
+    if entity_fanout > 0:
+        parts.append(sql.SQL(
+            "SELECT DISTINCT s.unit_id, m.id, 'entity', 1.0::float8 FROM unit_entities s"
+            " JOIN entities e ON e.agent_id = s.agent_id AND e.id = s.entity_id AND e.mention_count <= %(rq_maxm)s"
+            " JOIN memory_units su ON su.agent_id = s.agent_id AND su.id = s.unit_id"
+            " CROSS JOIN LATERAL (SELECT u.id FROM unit_entities ue"
+            "   JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+            "   WHERE ue.agent_id = s.agent_id AND ue.entity_id = s.entity_id AND ue.unit_id <> s.unit_id AND {cond}"
+            "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), u.id LIMIT %(rq_fan)s) m"
+            " WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
+        ).format(cond=cond))
+    if not parts:
+        return []
+    rows = conn.execute(sql.SQL(" UNION ALL ").join(parts), params).fetchall()
+    return [(a, b, kind, float(w)) for a, b, kind, w in rows]
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,

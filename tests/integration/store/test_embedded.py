@@ -109,3 +109,37 @@ def test_import_loads_no_heavy_module():
             "& set(sys.modules); assert not heavy, heavy")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
+
+
+SETTINGS_CHECK = (
+    "from fleet_memory import FleetMemory\nfrom fleet_memory.providers.embedder import HashingEmbedder\n"
+    "with FleetMemory(embedder=HashingEmbedder()) as m, m.db.transaction() as c:\n"
+    "    print(c.execute('SHOW shared_buffers').fetchone()[0], c.execute('SHOW jit').fetchone()[0])\n"
+)
+
+
+def test_embedded_server_gets_its_settings_before_it_starts(tmp_path):
+    env = {**_env(tmp_path), "FLEET_MEMORY_PG_SHARED_BUFFERS_MB": "160"}
+    out = subprocess.run([sys.executable, "-c", SETTINGS_CHECK], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["160MB", "off"]
+    # the default is sized to the machine, and applies at the next start
+    out = subprocess.run([sys.executable, "-c", SETTINGS_CHECK], env=_env(tmp_path), capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    from fleet_memory.store.server import default_shared_buffers_mb
+
+    expected = default_shared_buffers_mb()
+    assert 128 <= expected <= 1024
+    got = out.stdout.split()[0]
+    assert got == (f"{expected // 1024}GB" if expected % 1024 == 0 else f"{expected}MB")
+
+
+def test_bad_shared_buffers_setting_is_named():
+    from fleet_memory import Config
+    from fleet_memory.errors import InvalidInputError
+
+    for raw in ("lots", "8", "-5"):
+        with pytest.raises(InvalidInputError, match="FLEET_MEMORY_PG_SHARED_BUFFERS_MB"):
+            Config.from_env({"FLEET_MEMORY_PG_SHARED_BUFFERS_MB": raw})
+    assert Config.from_env({"FLEET_MEMORY_PG_SHARED_BUFFERS_MB": "256"}).embedded_shared_buffers_mb == 256
