@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ProviderError
+from . import heap
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "HashingEmbedder", "bundled_model_path"]
 
@@ -73,6 +74,7 @@ class SentenceTransformerEmbedder:
                         f"embedding model {path!r} makes {size}-dimensional vectors, configured for {self.dimension}"
                     )
                 self._model = model
+                heap.settle()
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -96,6 +98,7 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._single is None:
                 self._single = _SingleText.build(model) or False
+                heap.settle()
         return self._single
 
 

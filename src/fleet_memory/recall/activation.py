@@ -23,15 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 __all__ = ["Edge", "Step", "Reached", "spread", "path_to"]
 
 K = TypeVar("K")
 
 
-@dataclass(frozen=True, slots=True)
-class Edge(Generic[K]):
+class Edge(NamedTuple, Generic[K]):
+    """A directed edge as the loader returns it (a tuple: hundreds are built per hop)."""
+
     src: K
     dst: K
     kind: str
@@ -76,11 +77,15 @@ def spread(
             break
         edges = load(frontier)
         best: dict[K, tuple[float, Edge[K]]] = {}  # per unit reached this hop, its strongest edge
+        factors: dict[str, float] = {}  # kind → kind weight × decay
         for edge in edges:
             source = reached.get(edge.src)
             if source is None or edge.dst == edge.src:
                 continue
-            value = source.activation * edge.weight * kind_weight(edge.kind) * decay
+            factor = factors.get(edge.kind)
+            if factor is None:
+                factor = factors[edge.kind] = kind_weight(edge.kind) * decay
+            value = source.activation * edge.weight * factor
             if value > 0.0:
                 held = best.get(edge.dst)
                 if held is None or value > held[0]:

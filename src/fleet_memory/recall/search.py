@@ -18,7 +18,8 @@
    formula is in that module's docstring), top ``top_k``.
 4. Reinforcement of the returned units in one UPDATE, unless ``reinforce=False``.
 
-Statements per search: at most 4 + hops walked (+ 1 to reinforce), whatever the budget.
+Statements per search: at most 5 + hops walked (+ 1 to reinforce), whatever the budget (one of
+them turns parallel plans off for the transaction).
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ class Recaller:
         flt = unit_filter(request, self.config)
         agent = request.agent_id
         with self.db.transaction() as conn:
+            # Every statement below is a handful of index lookups; starting parallel workers for
+            # one (several ms on a small machine) costs more than it could save.
+            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
             terms = recall_sql.TermStats(0)
             if cfg.fuse or cfg.fulltext_entry_k:
                 words = content_words(request.query)
