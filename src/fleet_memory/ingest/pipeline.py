@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -39,7 +40,7 @@ from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder
 from ..providers.llm import LLM
 from ..providers.nlp import NLP, SpacyNLP
-from ..store import Database
+from ..store import Database, planner
 from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import units as unit_sql
@@ -180,6 +181,11 @@ class Ingestor:
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         state, timings = self.pipeline.run(episodes, self.db.transaction, options={"progress": progress})
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
+        added = Counter(unit.agent_id for unit in state["units"])
+        if added:
+            with self.db.transaction() as conn:
+                if stale := planner.refresh_if_stale(conn, added):
+                    _log.info("planner statistics refreshed after agents %s grew", stale)
         doc_ids: list[uuid.UUID] = state["documents"]
         per_episode: list[list[StoredUnit]] = [[] for _ in episodes]
         for item, unit in zip(state["embedded"], state["units"]):

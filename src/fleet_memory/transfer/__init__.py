@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..errors import InvalidInputError
-from ..store import Database
+from ..store import Database, planner
 from ..store import transfer as sql
 from ..store.migrations import current_version
 
@@ -90,4 +90,6 @@ def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: in
             pending.append({**row, "agent_id": agent_id})
         if pending:
             counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending)
+    with db.transaction() as conn:
+        planner.refresh_if_stale(conn, {agent_id: counts.get("memory_units", 0)})
     return TransferReport(agent_id, counts)
