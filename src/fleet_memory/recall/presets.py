@@ -57,8 +57,12 @@ class RecallSettings:
     recency_weight: float = 0.1
     frequency_weight: float = 1.0
     importance_weight: float = 0.5
-    # full text: a term found in more than this many units counts as common
+    # full text: a term found in at least min(common_term_units, max(common_term_min,
+    # common_term_share × units)) units is common: it is not matched on (it would single out no
+    # unit and cost a read of each), though it still counts in every candidate's text score
     common_term_units: int = 1_000
+    common_term_min: int = 100
+    common_term_share: float = 0.05
     # when False, the score is the cosine similarity alone (the plain vector baseline)
     fuse: bool = True
 
@@ -94,10 +98,14 @@ def get_preset(preset: object) -> RecallSettings:
 
 def _check(s: RecallSettings) -> None:
     for field in ("vector_entry_k", "fulltext_entry_k", "entity_entry_k", "time_entry_k", "max_hops",
-                  "entity_fanout", "common_term_units", "entity_hub_min", "entity_hub_max", "max_frontier"):
+                  "entity_fanout", "common_term_units", "common_term_min", "entity_hub_min", "entity_hub_max", "max_frontier"):
         value = getattr(s, field)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 10_000:
             raise InvalidInputError(f"preset.{field}", f"is {value!r}", "an integer from 0 to 10,000")
+    for field in ("entity_hub_share", "common_term_share"):
+        value = getattr(s, field)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            raise InvalidInputError(f"preset.{field}", f"is {value!r}", "a share from 0 to 1")
     if not 0.0 < s.decay <= 1.0:
         raise InvalidInputError("preset.decay", f"is {s.decay!r}", "0 < decay <= 1")
     if s.vector_entry_k + s.fulltext_entry_k + s.entity_entry_k + s.time_entry_k == 0:

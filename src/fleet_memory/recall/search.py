@@ -102,11 +102,9 @@ class Recaller:
             # Every statement below is a handful of index lookups; starting parallel workers for
             # one (several ms on a small machine) costs more than it could save.
             conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            terms = recall_sql.TermStats(0)
-            if cfg.fuse or cfg.fulltext_entry_k:
-                words = content_words(request.query)
-                if words:
-                    terms = recall_sql.term_stats(conn, agent, words, common_units=cfg.common_term_units)
+            words = content_words(request.query) if cfg.fuse or cfg.fulltext_entry_k else []
+            terms = recall_sql.term_stats(conn, agent, words, common_units=cfg.common_term_units,
+                                          common_share=cfg.common_term_share, common_min=cfg.common_term_min)
             entity_ids: list[UUID] = []
             if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
                 normalized, surfaces = _names(request.query)
@@ -120,7 +118,8 @@ class Recaller:
             channels: dict[int, list[str]] = {}
             limits = recall_sql.EntryLimits(
                 vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
-                time=cfg.time_entry_k, window=None if window is None else (window.start, window.end))
+                time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
+                exact=terms.units < recall_sql.EXACT_ENTRIES_BELOW)
             for cand, found_by in recall_sql.entries(conn, agent, feats, flt, limits):
                 pool[cand.unit.id.int] = cand
                 channels[cand.unit.id.int] = found_by

@@ -44,6 +44,7 @@ __all__ = [
     "temporal_candidates",
     "semantic_candidates",
     "SEMANTIC_SQL",
+    "SEMANTIC_EXACT_SQL",
     "STORED_SQL",
     "prune_links",
     "count_links",
@@ -113,10 +114,10 @@ def neighbours(
             "  JOIN (SELECT e.entity_id, m.unit_id, m.r FROM"
             "    (SELECT DISTINCT entity_id FROM unit_entities WHERE agent_id = %(a)s AND unit_id = ANY(%(ids)s)) e"
             "    CROSS JOIN LATERAL ("
-            "      SELECT ue.unit_id, row_number() OVER (ORDER BY mu.event_date DESC, mu.id) AS r"
+            "      SELECT ue.unit_id, row_number() OVER (ORDER BY mu.event_date DESC, mu.seq DESC) AS r"
             "      FROM unit_entities ue JOIN memory_units mu ON mu.agent_id = ue.agent_id AND mu.id = ue.unit_id"
             "      WHERE ue.agent_id = %(a)s AND ue.entity_id = e.entity_id"
-            "      ORDER BY mu.event_date DESC, mu.id LIMIT %(fan)s + 1) m"
+            "      ORDER BY mu.event_date DESC, mu.seq DESC LIMIT %(fan)s + 1) m"
             "  ) t ON t.entity_id = s.entity_id AND t.unit_id <> s.unit_id"
             "  WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
             ") x WHERE k <= %(fan)s"
@@ -164,44 +165,49 @@ def temporal_candidates(
     limit: int,
 ) -> list[tuple[UUID, UUID, float]]:
     """For each ``(unit_id, event_date)``: up to ``limit`` units of the agent nearest in time within
-    ``window_hours`` (the unit itself excluded), as ``(unit_id, other_id, seconds_apart)``.
+    ``window_hours`` (the unit itself excluded), as ``(unit_id, other_id, seconds_apart)``. Among
+    units at the same distance in time (a session shares one timestamp), those written nearest to
+    the unit (``seq``) come first, so the same input always gives the same links.
 
-    One query for the whole batch: a LATERAL join over ``unnest`` of the new units that reads up
-    to ``limit`` rows before and after each date from the ``(agent_id, event_date)`` index; the
-    nearest ``limit`` of those are kept here."""
+    One query for the whole batch: a LATERAL join over ``unnest`` of the new units (already written
+    in this transaction) that reads the nearest rows before and after each date from the
+    ``(agent_id, event_date)`` index; the nearest ``limit`` of those are kept here."""
     if not units:
         return []
     rows = conn.execute(
-        "SELECT n.id, c.id, abs(extract(epoch FROM c.event_date - n.t))::float8 AS dt"
+        "SELECT n.id, c.id, abs(extract(epoch FROM c.event_date - n.t))::float8 AS dt, abs(c.seq - nu.seq) AS ds"
         " FROM unnest(%(ids)s::uuid[], %(ts)s::timestamptz[]) AS n(id, t)"
+        " JOIN memory_units nu ON nu.agent_id = %(a)s AND nu.id = n.id"
         " CROSS JOIN LATERAL ("
-        "  (SELECT u.id, u.event_date FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
+        "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
         "    AND u.event_date <= n.t AND u.event_date >= n.t - %(w)s * interval '1 hour'"
-        "    ORDER BY u.event_date DESC LIMIT %(k)s)"
+        "    ORDER BY u.event_date DESC, abs(u.seq - nu.seq) LIMIT %(k)s)"
         "  UNION ALL"
-        "  (SELECT u.id, u.event_date FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
+        "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
         "    AND u.event_date > n.t AND u.event_date <= n.t + %(w)s * interval '1 hour'"
-        "    ORDER BY u.event_date ASC LIMIT %(k)s)"
+        "    ORDER BY u.event_date ASC, abs(u.seq - nu.seq) LIMIT %(k)s)"
         " ) c",
         {"ids": [u[0] for u in units], "ts": [u[1] for u in units], "a": agent_id, "w": window_hours, "k": limit},
     ).fetchall()
-    by_unit: dict[UUID, list[tuple[float, UUID]]] = {}
-    for uid, other, dt in rows:
-        by_unit.setdefault(uid, []).append((dt, other))
+    by_unit: dict[UUID, list[tuple[float, int, UUID]]] = {}
+    for uid, other, dt, ds in rows:
+        by_unit.setdefault(uid, []).append((dt, ds, other))
     out: list[tuple[UUID, UUID, float]] = []
     for uid, found in by_unit.items():
-        found.sort(key=lambda item: item[0])
-        out.extend((uid, other, dt) for dt, other in found[:limit])
+        found.sort()
+        out.extend((uid, other, dt) for dt, _, other in found[:limit])
     return out
 
 
-SEMANTIC_SQL = (
+_SEMANTIC = (
     "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
     " CROSS JOIN LATERAL ("
     "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
-    "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY u.embedding <=> n.e LIMIT %(k)s"
+    "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY {order} LIMIT %(k)s"
     " ) c WHERE c.sim >= %(min)s"
 )
+SEMANTIC_SQL = _SEMANTIC.format(order="u.embedding <=> n.e")  # the HNSW index can serve this order
+SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.id")  # not the bare operator: an exact sort
 
 EXACT_BELOW = 20_000
 """Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
@@ -225,7 +231,8 @@ def _exact_in_memory(
     min_similarity: float,
 ) -> list[tuple[UUID, UUID, float]]:
     with conn.cursor(binary=True) as cur:
-        rows = cur.execute("SELECT id, embedding FROM memory_units WHERE agent_id = %s", (agent_id,)).fetchall()
+        rows = cur.execute("SELECT id, embedding FROM memory_units WHERE agent_id = %s ORDER BY seq",
+                           (agent_id,)).fetchall()
     if not rows:
         return []
     ids = [r[0] for r in rows]
@@ -284,7 +291,7 @@ def semantic_candidates(
     if size < exact_below and len(units) >= IN_MEMORY_FROM:
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
     if size < exact_below:
-        rows = conn.execute(SEMANTIC_SQL, params).fetchall()
+        rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()
     else:
         conn.execute("SET LOCAL enable_sort = off")
         try:
@@ -295,29 +302,32 @@ def semantic_candidates(
 
 
 def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID], kind: str, keep: int) -> int:
-    """Keep at most ``keep`` links of ``kind`` on each of ``unit_ids`` (the strongest; ties by the
-    other unit's id); delete the rest. Two statements: read the incident links (index scans on
-    both ends), pick in Python, delete by primary key. Returns rows deleted."""
+    """Keep at most ``keep`` links of ``kind`` on each of ``unit_ids`` (the strongest; among equal
+    weights the other unit written nearest, by ``seq``, then by id); delete the rest. Two
+    statements: read the incident links (index scans on both ends), pick in Python, delete by
+    primary key. Returns rows deleted."""
     if not unit_ids:
         return 0
     kind_value = str(LinkKind(kind).value)
     rows = conn.execute(
-        "SELECT from_id, to_id, weight FROM links WHERE agent_id = %(a)s AND kind = %(k)s"
-        " AND (from_id = ANY(%(ids)s) OR to_id = ANY(%(ids)s))",
+        "SELECT l.from_id, l.to_id, l.weight, abs(f.seq - t.seq) FROM links l"
+        " JOIN memory_units f ON f.agent_id = l.agent_id AND f.id = l.from_id"
+        " JOIN memory_units t ON t.agent_id = l.agent_id AND t.id = l.to_id"
+        " WHERE l.agent_id = %(a)s AND l.kind = %(k)s AND (l.from_id = ANY(%(ids)s) OR l.to_id = ANY(%(ids)s))",
         {"a": agent_id, "k": kind_value, "ids": list(unit_ids)},
     ).fetchall()
     wanted = set(unit_ids)
-    incident: dict[UUID, list[tuple[float, UUID, tuple[UUID, UUID]]]] = {}
-    for a, b, weight in rows:
+    incident: dict[UUID, list[tuple[float, int, UUID, tuple[UUID, UUID]]]] = {}
+    for a, b, weight, apart in rows:
         if a in wanted:
-            incident.setdefault(a, []).append((-float(weight), b, (a, b)))
+            incident.setdefault(a, []).append((-float(weight), apart, b, (a, b)))
         if b in wanted:
-            incident.setdefault(b, []).append((-float(weight), a, (a, b)))
+            incident.setdefault(b, []).append((-float(weight), apart, a, (a, b)))
     drop: set[tuple[UUID, UUID]] = set()
     for edges in incident.values():
         if len(edges) > keep:
             edges.sort()
-            drop.update(edge for _, _, edge in edges[keep:])
+            drop.update(edge[-1] for edge in edges[keep:])
     if not drop:
         return 0
     pairs = sorted(drop)

@@ -91,5 +91,6 @@ def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: in
         if pending:
             counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending)
     with db.transaction() as conn:
+        sql.advance_sequences(conn)
         planner.refresh_if_stale(conn, {agent_id: counts.get("memory_units", 0)})
     return TransferReport(agent_id, counts)

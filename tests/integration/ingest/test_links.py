@@ -136,3 +136,27 @@ def test_semantic_candidates_in_memory_agrees_with_sql(memory, db_url, monkeypat
         return {a: sorted(v, reverse=True) for a, v in out.items()}
 
     assert top_scores(in_memory) == top_scores(in_sql)
+
+
+def test_same_input_gives_the_same_graph(memory, clock) -> None:
+    """30 turns of one session share a timestamp, more than the 20 temporal links a unit keeps:
+    the links kept go to the turns written nearest, so two agents fed the same turns get the same
+    links whatever their (random) unit ids."""
+    when = clock.now()
+    topics = ["the harbour crane", "a sourdough starter", "the budget report", "a jazz concert", "the hiking trail"]
+    items = [{"content": f"Turn {i}: Maya talked about {topics[i % 5]} with Omar.", "event_date": when}
+             for i in range(30)]
+    graphs = []
+    for agent in ("first", "second"):
+        memory.put_many(items, agent_id=agent)
+        with memory.db.transaction() as conn:
+            texts = dict(conn.execute("SELECT id, text FROM memory_units WHERE agent_id = %s", (agent,)).fetchall())
+            rows = conn.execute("SELECT from_id, to_id, kind, weight FROM links WHERE agent_id = %s", (agent,)).fetchall()
+        graphs.append(sorted((*sorted((texts[a], texts[b])), kind, round(w, 6)) for a, b, kind, w in rows))
+    assert graphs[0] == graphs[1]
+    temporal = [g for g in graphs[0] if g[2] == "temporal"]
+    assert temporal and all(w == 1.0 for *_, w in temporal)
+    # nearest written: turn 0 keeps links to turns 1..20 and not to the last ones
+    partners = {b if a.startswith("Turn 0:") else a for a, b, kind, _ in temporal if "Turn 0:" in (a + b)}
+    assert any(p.startswith("Turn 1:") for p in partners)
+    assert not any(p.startswith("Turn 29:") for p in partners)
