@@ -13,8 +13,9 @@ Per agent:
    central episode plus the entities the cluster shares). It is tagged ``consolidated`` plus the
    sources' tags, has source ``consolidation``, an importance scored by the storage rules, the
    latest event date of its sources, and mentions the entities they share.
-4. One transaction per agent writes the new units, the provenance rows (``unit_sources``) and
-   halves each source's importance (``importance_set_at = now``). It first takes an advisory lock
+4. One transaction per agent writes the new units, the provenance rows (``unit_sources``), the
+   new units' temporal and semantic links (as ingestion makes them, so recall can walk from a
+   summary to its episodes and on) and halves each source's importance (``importance_set_at = now``). It first takes an advisory lock
    on the agent and drops any cluster a concurrent run consolidated meanwhile (or whose sources
    were deleted or archived meanwhile), so two processes never consolidate the same sources
    twice. Halving also takes the sources below the importance threshold, and the provenance rows
@@ -34,6 +35,7 @@ from datetime import datetime
 import numpy as np
 
 from ..config import Config
+from ..ingest.linking import link_units
 from ..model import ConsolidatedUnit, ConsolidationReport, MemoryType
 from ..providers.embedder import Embedder
 from ..providers.llm import LLM
@@ -137,6 +139,8 @@ class Consolidator:
                     prov_sql.add_mentions(conn, agent_id, p.unit.id, p.entity_ids)
                     maint_sql.halve_importance(conn, agent_id, p.source_ids, now)
                     created.append(ConsolidatedUnit(p.unit.id, agent_id, p.unit.text, p.source_ids, p.unit.tags))
+                written = [p.unit for p in planned if p.unit.id in {c.id for c in created}]
+                link_units(conn, agent_id, [(u.id, u.event_date, u.embedding) for u in written], self.config.ingest)
         return ConsolidationReport(now, agent_id, len(candidates), len(groups), tuple(created), skipped, method)
 
     def _plan(self, agent_id: str, members: Sequence[maint_sql.Candidate], vectors: np.ndarray,

@@ -84,6 +84,14 @@ def test_two_topics_become_two_semantic_units_once(db_url, clock):
         assert set(texts[frozenset(cake)].tags) == {"consolidated", "social"}
         _assert_readable_summary(texts[frozenset(deploy)].text, DEPLOY_H)
         _assert_readable_summary(texts[frozenset(cake)].text, CAKE_H)
+        # each summary is linked like an ingested unit: semantically to its own episodes
+        from fleet_memory.store import links as link_sql
+
+        with memory.db.transaction() as conn:
+            for sources, unit in texts.items():
+                found = link_sql.neighbours(conn, "a1", [unit.id], ["semantic", "temporal"])
+                assert {n.to_id for n in found if n.kind.value == "semantic"} & set(sources)
+                assert any(n.kind.value == "temporal" for n in found)
 
         again = memory.consolidate("a1")
         assert again.created == () and again.candidates == 1
