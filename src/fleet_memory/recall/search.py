@@ -70,12 +70,12 @@ def _names(query: str) -> tuple[list[str], list[str]]:
     return normalized, list(dict.fromkeys(raw))
 
 
-def _path(reached: dict[int, Reached[int]], key: int) -> list[dict]:
+def _path(reached: dict[int, Reached[int]], key: int, ids: dict[int, UUID]) -> list[dict]:
     """The walk to ``key``: the entry point first, then each unit with the link that reached it."""
     links = path_to(reached, key)
     start = links[0][0] if links else key
-    steps: list[dict] = [{"unit_id": str(UUID(int=start)), "kind": None, "weight": None}]
-    steps += [{"unit_id": str(UUID(int=b)), "from": str(UUID(int=a)), "kind": kind, "weight": weight}
+    steps: list[dict] = [{"unit_id": str(ids[start]), "kind": None, "weight": None}]
+    steps += [{"unit_id": str(ids[b]), "from": str(ids[a]), "kind": kind, "weight": weight}
               for a, kind, weight, b in links]
     return steps
 
@@ -112,17 +112,20 @@ class Recaller:
             query_vector = embedding.result()[0]
             feats = recall_sql.Features(query_vector, terms, tuple(entity_ids))
 
-            # Units are keyed by ``UUID.int`` inside the walk: hashing and comparing ints is far
-            # cheaper than UUID objects, and the walk does it thousands of times per search.
+            # Units are keyed by their write order (``seq``) inside the walk: ints hash and compare
+            # far cheaper than UUIDs (the walk does it thousands of times per search), and ties
+            # then break the same way for the same input, whatever the random unit ids.
             pool: dict[int, recall_sql.Candidate] = {}
             channels: dict[int, list[str]] = {}
+            ids: dict[int, UUID] = {}
             limits = recall_sql.EntryLimits(
                 vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
                 time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
                 exact=terms.units < recall_sql.EXACT_ENTRIES_BELOW)
             for cand, found_by in recall_sql.entries(conn, agent, feats, flt, limits):
-                pool[cand.unit.id.int] = cand
-                channels[cand.unit.id.int] = found_by
+                pool[cand.seq] = cand
+                channels[cand.seq] = found_by
+                ids[cand.seq] = cand.unit.id
             if not pool:
                 return []
 
@@ -144,41 +147,46 @@ class Recaller:
             fanout = cfg.entity_fanout if cfg.entity_weight > 0 else 0
 
             def load(frontier: Sequence[int]) -> list[Edge[int]]:
-                rows = recall_sql.adjacency(conn, agent, [UUID(int=k) for k in frontier], flt,
+                keys = {ids[k]: k for k in frontier}
+                rows = recall_sql.adjacency(conn, agent, list(keys), flt,
                                             stored_kinds=stored_kinds, entity_fanout=fanout, max_mentions=hub)
-                return [Edge(a.int, b.int, kind, w) for a, b, kind, w in rows]
+                edges = []
+                for a, b, b_seq, kind, w in rows:
+                    ids[b_seq] = b
+                    edges.append(Edge(keys[a], b_seq, kind, w))
+                return edges
 
             reached: dict[int, Reached[int]] = spread(
                 entries, load, budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
                 kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier,
             )
-            missing = [UUID(int=key) for key in reached if key not in pool]
+            missing = [ids[key] for key in reached if key not in pool]
             for row in recall_sql.candidates(conn, agent, missing, feats, flt):
-                pool[row.unit.id.int] = row
-                channels.setdefault(row.unit.id.int, []).append("activation")
+                pool[row.seq] = row
+                channels.setdefault(row.seq, []).append("activation")
 
             scored = []
-            for uid, node in reached.items():
-                cand = pool.get(uid)
+            for key, node in reached.items():
+                cand = pool.get(key)
                 if cand is None:
                     continue
                 result = score(signals(cand, node.activation), stats, cfg, request.now)
-                scored.append((result.score, cand.similarity, uid, result))
+                scored.append((result.score, cand.similarity, key, result))
             scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
             top = scored[: request.top_k]
             if request.reinforce:
                 unit_sql.reinforce(conn, agent, [pool[item[2]].unit.id for item in top], request.now)
 
         results = []
-        for value, _, uid, result in top:
-            u = pool[uid].unit
+        for value, _, key, result in top:
+            u = pool[key].unit
             explanation = None
             if request.explain:
-                node = reached[uid]
+                node = reached[key]
                 explanation = {
-                    "channels": list(channels.get(uid, [])),
+                    "channels": list(channels.get(key, [])),
                     "hops": node.hops,
-                    "path": _path(reached, uid),
+                    "path": _path(reached, key, ids),
                     "factors": result.factors,
                     "preset": cfg.name,
                     "time_window": None if window is None else

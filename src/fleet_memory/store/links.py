@@ -175,27 +175,27 @@ def temporal_candidates(
     if not units:
         return []
     rows = conn.execute(
-        "SELECT n.id, c.id, abs(extract(epoch FROM c.event_date - n.t))::float8 AS dt, abs(c.seq - nu.seq) AS ds"
+        "SELECT n.id, c.id, abs(extract(epoch FROM c.event_date - n.t))::float8 AS dt, abs(c.seq - nu.seq) AS ds, c.seq"
         " FROM unnest(%(ids)s::uuid[], %(ts)s::timestamptz[]) AS n(id, t)"
         " JOIN memory_units nu ON nu.agent_id = %(a)s AND nu.id = n.id"
         " CROSS JOIN LATERAL ("
         "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
         "    AND u.event_date <= n.t AND u.event_date >= n.t - %(w)s * interval '1 hour'"
-        "    ORDER BY u.event_date DESC, abs(u.seq - nu.seq) LIMIT %(k)s)"
+        "    ORDER BY u.event_date DESC, abs(u.seq - nu.seq), u.seq LIMIT %(k)s)"
         "  UNION ALL"
         "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
         "    AND u.event_date > n.t AND u.event_date <= n.t + %(w)s * interval '1 hour'"
-        "    ORDER BY u.event_date ASC, abs(u.seq - nu.seq) LIMIT %(k)s)"
+        "    ORDER BY u.event_date ASC, abs(u.seq - nu.seq), u.seq LIMIT %(k)s)"
         " ) c",
         {"ids": [u[0] for u in units], "ts": [u[1] for u in units], "a": agent_id, "w": window_hours, "k": limit},
     ).fetchall()
-    by_unit: dict[UUID, list[tuple[float, int, UUID]]] = {}
-    for uid, other, dt, ds in rows:
-        by_unit.setdefault(uid, []).append((dt, ds, other))
+    by_unit: dict[UUID, list[tuple[float, int, int, UUID]]] = {}
+    for uid, other, dt, ds, other_seq in rows:
+        by_unit.setdefault(uid, []).append((dt, ds, other_seq, other))
     out: list[tuple[UUID, UUID, float]] = []
     for uid, found in by_unit.items():
         found.sort()
-        out.extend((uid, other, dt) for dt, _, other in found[:limit])
+        out.extend((uid, other, dt) for dt, _, _, other in found[:limit])
     return out
 
 
@@ -207,7 +207,7 @@ _SEMANTIC = (
     " ) c WHERE c.sim >= %(min)s"
 )
 SEMANTIC_SQL = _SEMANTIC.format(order="u.embedding <=> n.e")  # the HNSW index can serve this order
-SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.id")  # not the bare operator: an exact sort
+SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.seq")  # not the bare operator: an exact sort
 
 EXACT_BELOW = 20_000
 """Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
@@ -303,26 +303,28 @@ def semantic_candidates(
 
 def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID], kind: str, keep: int) -> int:
     """Keep at most ``keep`` links of ``kind`` on each of ``unit_ids`` (the strongest; among equal
-    weights the other unit written nearest, by ``seq``, then by id); delete the rest. Two
-    statements: read the incident links (index scans on both ends), pick in Python, delete by
-    primary key. Returns rows deleted."""
+    weights the other unit written nearest, by ``seq``, then the one written first); delete the rest. Three
+    statements: read the incident links (index scans on both ends) and the write order of their
+    units (primary key), pick in Python, delete by primary key. Returns rows deleted."""
     if not unit_ids:
         return 0
     kind_value = str(LinkKind(kind).value)
     rows = conn.execute(
-        "SELECT l.from_id, l.to_id, l.weight, abs(f.seq - t.seq) FROM links l"
-        " JOIN memory_units f ON f.agent_id = l.agent_id AND f.id = l.from_id"
-        " JOIN memory_units t ON t.agent_id = l.agent_id AND t.id = l.to_id"
-        " WHERE l.agent_id = %(a)s AND l.kind = %(k)s AND (l.from_id = ANY(%(ids)s) OR l.to_id = ANY(%(ids)s))",
+        "SELECT from_id, to_id, weight FROM links WHERE agent_id = %(a)s AND kind = %(k)s"
+        " AND (from_id = ANY(%(ids)s) OR to_id = ANY(%(ids)s))",
         {"a": agent_id, "k": kind_value, "ids": list(unit_ids)},
     ).fetchall()
+    ends = list({x for a, b, _ in rows for x in (a, b)})
+    seq = dict(conn.execute("SELECT id, seq FROM memory_units WHERE agent_id = %s AND id = ANY(%s)",
+                            (agent_id, ends)).fetchall())
     wanted = set(unit_ids)
-    incident: dict[UUID, list[tuple[float, int, UUID, tuple[UUID, UUID]]]] = {}
-    for a, b, weight, apart in rows:
+    incident: dict[UUID, list[tuple[float, int, int, tuple[UUID, UUID]]]] = {}
+    for a, b, weight in rows:
+        apart = abs(seq.get(a, 0) - seq.get(b, 0))
         if a in wanted:
-            incident.setdefault(a, []).append((-float(weight), apart, b, (a, b)))
+            incident.setdefault(a, []).append((-float(weight), apart, seq.get(b, 0), (a, b)))
         if b in wanted:
-            incident.setdefault(b, []).append((-float(weight), apart, a, (a, b)))
+            incident.setdefault(b, []).append((-float(weight), apart, seq.get(a, 0), (a, b)))
     drop: set[tuple[UUID, UUID]] = set()
     for edges in incident.values():
         if len(edges) > keep:

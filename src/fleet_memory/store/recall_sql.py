@@ -57,6 +57,7 @@ class Candidate:
     similarity: float
     text_score: float
     named: bool
+    seq: int  # write order: the walk's key, so ties break the same way for the same input
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +95,13 @@ _TEXT_SCORE = (
 _FEATURES = (
     "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity, " + _TEXT_SCORE + " AS text_score,"
     " EXISTS (SELECT 1 FROM unit_entities ue"
-    "  WHERE ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = ANY(%(rq_eids)s::uuid[])) AS named"
+    "  WHERE ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = ANY(%(rq_eids)s::uuid[])) AS named,"
+    " u.seq"
 )
 
 
 def _candidate(row: Sequence) -> Candidate:
-    return Candidate(row_to_unit(row), float(row[19]), float(row[20]), bool(row[21]))
+    return Candidate(row_to_unit(row), float(row[19]), float(row[20]), bool(row[21]), int(row[22]))
 
 
 def _rows(conn: psycopg.Connection, query: sql.Composable, params: dict) -> list[Candidate]:
@@ -228,12 +230,13 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
     ).format(branches=sql.SQL(" UNION ALL ").join(parts))
     rows = conn.execute(query, params).fetchall()
     names = [b[0] for b in branches]
-    return [(_candidate(r), [names[i] for i in r[22]]) for r in rows]
+    return [(_candidate(r), [names[i] for i in r[23]]) for r in rows]
 
 
 def adjacency(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter, *,
-              stored_kinds: Sequence[str], entity_fanout: int, max_mentions: int) -> list[tuple[UUID, UUID, str, float]]:
-    """Every edge ``(from, to, kind, weight)`` leaving ``ids`` towards a unit that passes the filter,
+              stored_kinds: Sequence[str], entity_fanout: int,
+              max_mentions: int) -> list[tuple[UUID, UUID, int, str, float]]:
+    """Every edge ``(from, to, to's seq, kind, weight)`` leaving ``ids`` towards a unit that passes the filter,
     in ONE statement: stored links of ``stored_kinds`` in both directions (``links.STORED_SQL``), and
     derived entity links (weight 1.0): for each entity a unit mentions that at most ``max_mentions``
     units mention, the ``entity_fanout`` other mentioning units nearest in time. Bounded by
@@ -245,25 +248,25 @@ def adjacency(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt:
     parts: list[sql.Composable] = []
     if stored_kinds:
         parts.append(sql.SQL(
-            "SELECT n.src, n.dst, n.kind, n.weight FROM (" + STORED_SQL + ") n"
+            "SELECT n.src, n.dst, u.seq, n.kind, n.weight FROM (" + STORED_SQL + ") n"
             " JOIN memory_units u ON u.agent_id = %(a)s AND u.id = n.dst WHERE {cond}"
         ).format(cond=cond))
     if entity_fanout > 0:
         parts.append(sql.SQL(
-            "SELECT DISTINCT s.unit_id, m.id, 'entity', 1.0::float8 FROM unit_entities s"
+            "SELECT DISTINCT s.unit_id, m.id, m.seq, 'entity', 1.0::float8 FROM unit_entities s"
             " JOIN entities e ON e.agent_id = s.agent_id AND e.id = s.entity_id AND e.mention_count <= %(rq_maxm)s"
             " JOIN memory_units su ON su.agent_id = s.agent_id AND su.id = s.unit_id"
-            " CROSS JOIN LATERAL (SELECT u.id FROM unit_entities ue"
+            " CROSS JOIN LATERAL (SELECT u.id, u.seq FROM unit_entities ue"
             "   JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
             "   WHERE ue.agent_id = s.agent_id AND ue.entity_id = s.entity_id AND ue.unit_id <> s.unit_id AND {cond}"
-            "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), abs(u.seq - su.seq), u.id"
+            "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), abs(u.seq - su.seq), u.seq"
             "   LIMIT %(rq_fan)s) m"
             " WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
         ).format(cond=cond))
     if not parts:
         return []
     rows = conn.execute(sql.SQL(" UNION ALL ").join(parts), params).fetchall()
-    return [(a, b, kind, float(w)) for a, b, kind, w in rows]
+    return [(a, b, int(seq), kind, float(w)) for a, b, seq, kind, w in rows]
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,
