@@ -15,11 +15,11 @@ Per agent:
    latest event date of its sources, and mentions the entities they share.
 4. One transaction per agent writes the new units, the provenance rows (``unit_sources``), the
    new units' temporal and semantic links (as ingestion makes them, so recall can walk from a
-   summary to its episodes and on) and halves each source's importance (``importance_set_at = now``). It first takes an advisory lock
-   on the agent and drops any cluster a concurrent run consolidated meanwhile (or whose sources
-   were deleted or archived meanwhile), so two processes never consolidate the same sources
-   twice. Halving also takes the sources below the importance threshold, and the provenance rows
-   exclude them explicitly: a re-run creates nothing new.
+   summary to its episodes and on) and halves each source's importance (``importance_set_at =
+   now``). It first takes an advisory lock on the agent and drops any cluster a concurrent run
+   consolidated meanwhile (or whose sources were deleted or archived meanwhile), so two processes
+   never consolidate the same sources twice. Halving also takes the sources below the importance
+   threshold, and the provenance rows exclude them explicitly: a re-run creates nothing new.
 
 Summaries and embeddings are computed before the write transaction, so no lock is held while a
 model or an LLM works.

@@ -93,7 +93,6 @@ class SentenceTransformerEmbedder:
             )
         return np.asarray(vectors, dtype=np.float32)
 
-
     def _build_single(self, model) -> _SingleText | bool:
         with self._lock:
             if self._single is None:

@@ -100,8 +100,8 @@ def get_preset(preset: object) -> RecallSettings:
 
 
 def _check(s: RecallSettings) -> None:
-    for field in ("vector_entry_k", "fulltext_entry_k", "entity_entry_k", "time_entry_k", "max_hops",
-                  "entity_fanout", "common_term_units", "common_term_min", "entity_hub_min", "entity_hub_max", "max_frontier"):
+    for field in ("vector_entry_k", "fulltext_entry_k", "entity_entry_k", "time_entry_k", "max_hops", "entity_fanout",
+                  "common_term_units", "common_term_min", "entity_hub_min", "entity_hub_max", "max_frontier"):
         value = getattr(s, field)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 10_000:
             raise InvalidInputError(f"preset.{field}", f"is {value!r}", "an integer from 0 to 10,000")

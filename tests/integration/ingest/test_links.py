@@ -151,7 +151,8 @@ def test_same_input_gives_the_same_graph(memory, clock) -> None:
         memory.put_many(items, agent_id=agent)
         with memory.db.transaction() as conn:
             texts = dict(conn.execute("SELECT id, text FROM memory_units WHERE agent_id = %s", (agent,)).fetchall())
-            rows = conn.execute("SELECT from_id, to_id, kind, weight FROM links WHERE agent_id = %s", (agent,)).fetchall()
+            rows = conn.execute("SELECT from_id, to_id, kind, weight FROM links WHERE agent_id = %s",
+                                (agent,)).fetchall()
         graphs.append(sorted((*sorted((texts[a], texts[b])), kind, round(w, 6)) for a, b, kind, w in rows))
     assert graphs[0] == graphs[1]
     temporal = [g for g in graphs[0] if g[2] == "temporal"]
