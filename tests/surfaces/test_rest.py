@@ -57,10 +57,14 @@ ROUTES = [  # every agent route with a valid request: (method, path template, JS
     ("GET", "/v1/agents/{agent_id}/graph", None),
     ("GET", "/v1/agents/{agent_id}/graph.html", None),
     ("GET", "/v1/agents/{agent_id}/export", None),
+    ("POST", "/v1/agents/{agent_id}/import", '{"format": "fleet-memory-export"}\n'),
 ]
+REFUSED_WITH_THE_RIGHT_KEY = {"/v1/agents/{agent_id}/import": 422}  # a1 has memories: nothing to import into
 
 
 def _call(client, method, path, body, headers):
+    if isinstance(body, str):
+        return client.request(method, path, content=body, headers={**headers, "Content-Type": "application/x-ndjson"})
     return client.request(method, path, json=body, headers=headers)
 
 
@@ -76,7 +80,8 @@ def test_every_route_needs_a_key_for_its_agent(client, keys, unit_id, method, te
     assert _call(client, method, path, body, {}).status_code == 401
     assert _call(client, method, path, body, {"Authorization": "Bearer fm_wrong"}).status_code == 401
     assert _call(client, method, path, body, keys["other"]).status_code == 403
-    assert _call(client, method, path, body, keys["mine"]).status_code < 300
+    allowed = _call(client, method, path, body, keys["mine"]).status_code
+    assert allowed == REFUSED_WITH_THE_RIGHT_KEY[template] if template in REFUSED_WITH_THE_RIGHT_KEY else allowed < 300
     assert _call(client, method, path.replace("/a1/", "/b1/"), body, keys["mine"]).status_code == 403
 
 
@@ -172,6 +177,31 @@ def test_graph_json_html_and_export(client, keys, memory):
     lines = [json.loads(line) for line in export.text.splitlines()]
     assert lines[0]["format"] == "fleet-memory-export" and lines[0]["agent_id"] == "a1"
     assert sum(1 for r in lines[1:] if r["table"] == "memory_units") == memory.stats("a1").units
+
+
+def test_export_then_import_into_a_new_agent(client, keys, memory):
+    memory.put("a1", SEED)
+    memory.put("a1", "Alice loves hiking in Yosemite.")
+    h = keys["admin"]
+    export = client.get("/v1/agents/a1/export", headers=h).text
+    ndjson = {**h, "Content-Type": "application/x-ndjson"}
+    done = client.post("/v1/agents/copy/import", content=export, headers=ndjson)
+    assert done.status_code == 201, done.text
+    assert done.json()["agent_id"] == "copy" and done.json()["rows"]["memory_units"] == memory.stats("a1").units
+    assert memory.stats("copy").units == memory.stats("a1").units
+    hits = client.post("/v1/agents/copy/search", json={"query": "What does Alice do?"}, headers=h).json()["results"]
+    assert any("Google" in hit["text"] for hit in hits)
+    # the same again: the agent has memories now, nothing is written twice
+    again = client.post("/v1/agents/copy/import", content=export, headers=ndjson)
+    assert again.status_code == 422 and again.json()["detail"][0]["loc"][-1] == "agent_id"
+    assert memory.stats("copy").units == memory.stats("a1").units
+    for bad, field in (("not json\n", "line 1"), ('{"format": "something else"}\n', "file")):
+        refused = client.post("/v1/agents/empty/import", content=bad, headers=ndjson)
+        assert refused.status_code == 422 and refused.json()["detail"][0]["loc"][-1] == field
+    latin = client.post("/v1/agents/empty/import", content="caf\xe9".encode("latin-1"), headers=ndjson)
+    assert latin.status_code == 422 and latin.json()["detail"][0]["loc"][-1] == "body"
+    assert client.post("/v1/agents/empty/import", content="x" * 70_000, headers=ndjson).status_code == 413
+    assert memory.stats("empty").units == 0
 
 
 @pytest.mark.parametrize("path, body, field", [

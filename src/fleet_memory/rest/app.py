@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Optional
 
 from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from .. import __version__
@@ -138,6 +139,17 @@ def pictures_router() -> APIRouter:
 
         return StreamingResponse(lines(), media_type="application/x-ndjson",
                                  headers={"Content-Disposition": f'attachment; filename="{agent}.jsonl"'})
+
+    @r.post("/import", status_code=201, response_model=s.TransferOut,
+            openapi_extra={"requestBody": {"required": True, "content": {"application/x-ndjson": {
+                "schema": {"type": "string", "description": "an export (JSON Lines) of any agent"}}}}})
+    async def import_(agent: Agent, memory: Memory, request: Request) -> Any:
+        """Load an export into this agent, which must have no memories yet (one transaction)."""
+        try:
+            text = (await request.body()).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError("body", f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        return (await run_in_threadpool(memory.import_agent, agent, text.splitlines())).to_dict()
 
     return r
 

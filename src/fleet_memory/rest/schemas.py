@@ -219,6 +219,13 @@ class ReportOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+class TransferOut(BaseModel):
+    """What an import wrote: rows per table."""
+
+    agent_id: str
+    rows: dict[str, int]
+
+
 class HealthOut(BaseModel):
     status: Literal["ok"]
     version: str
