@@ -85,7 +85,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("coref", ("episodes", "parsed", "spans"), ("coref",)),
     Stage("assemble", ("episodes", "parsed", "spans", "plans", "coref"), ("resolved",)),
     Stage("embed", ("resolved",), ("embedded",)),
-    Stage("write", ("conn", "episodes", "embedded"), ("documents", "units"), in_transaction=True),
+    Stage("write", ("conn", "episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
     Stage("resolve", ("conn", "embedded", "units"), ("mentions",), in_transaction=True),
     Stage("link", ("conn", "units"), ("links",), in_transaction=True),
 )
@@ -181,10 +181,10 @@ class Ingestor:
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         state, timings = self.pipeline.run(episodes, self.db.transaction, options={"progress": progress})
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
-        added = Counter(unit.agent_id for unit in state["units"])
-        if added:
+        counts = state["unit_counts"]
+        if grown := planner.crossed(counts, Counter(unit.agent_id for unit in state["units"])):
             with self.db.transaction() as conn:
-                if stale := planner.refresh_if_stale(conn, added):
+                if stale := planner.refresh_if_stale(conn, grown, counts):
                     _log.info("planner statistics refreshed after agents %s grew", stale)
         doc_ids: list[uuid.UUID] = state["documents"]
         per_episode: list[list[StoredUnit]] = [[] for _ in episodes]
@@ -279,8 +279,8 @@ class Ingestor:
         ]
         units = [self._new_unit(item, episodes[item.fact.episode_index], doc_ids, now) for item in s["embedded"]]
         doc_sql.insert_documents(s["conn"], docs)
-        unit_sql.insert_units(s["conn"], units)
-        return {"documents": doc_ids, "units": units}
+        counts = unit_sql.insert_units(s["conn"], units)
+        return {"documents": doc_ids, "units": units, "unit_counts": counts}
 
     def _resolve(self, s: dict[str, Any]) -> dict[str, Any]:
         by_agent: dict[str, list[UnitMentions]] = {}

@@ -9,6 +9,9 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model import AgentStats as StatsOut  # plain records with no wire-only fields serve as they are
+from ..transfer import TransferReport as TransferOut
+
 MemoryTypeName = Literal["episodic", "semantic", "procedural"]
 
 
@@ -75,16 +78,6 @@ class UnitOut(BaseModel):
 class UnitPageOut(BaseModel):
     units: list[UnitOut]
     next_offset: Optional[int]
-
-
-class StatsOut(BaseModel):
-    agent_id: str
-    documents: int
-    units: int
-    archived_units: int
-    entities: int
-    links: int
-    units_by_type: dict[str, int]
 
 
 class SearchIn(Request):
@@ -217,13 +210,6 @@ class ReportOut(BaseModel):
     """A lifecycle report, as the facade's ``to_dict`` gives it."""
 
     model_config = ConfigDict(extra="allow")
-
-
-class TransferOut(BaseModel):
-    """What an import wrote: rows per table."""
-
-    agent_id: str
-    rows: dict[str, int]
 
 
 class HealthOut(BaseModel):

@@ -15,11 +15,12 @@ per 10,000 rows sampled, skipped for a table another session is analysing).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import psycopg
 
-__all__ = ["MIN_UNITS", "TABLES", "crossed_checkpoint", "refresh_if_stale"]
+__all__ = ["MIN_UNITS", "TABLES", "crossed_checkpoint", "crossed", "unit_counts", "estimated_units",
+           "refresh_if_stale"]
 
 MIN_UNITS = 128
 TABLES = ("memory_units", "unit_entities", "links", "entities")
@@ -43,12 +44,16 @@ def estimated_units(conn: psycopg.Connection, agent_id: str) -> float:
     return float(plan[0][0]["Plan"]["Plan Rows"])
 
 
-def refresh_if_stale(conn: psycopg.Connection, added: Mapping[str, int]) -> list[str]:
-    """Given units just added per agent (committed), analyse the memory tables when an agent that
-    crossed a checkpoint is estimated at under half its count. Returns the agents found stale."""
-    counts = unit_counts(conn, sorted(a for a, n in added.items() if n > 0))
-    stale = [agent for agent, after in counts.items()
-             if crossed_checkpoint(after - added[agent], after) and estimated_units(conn, agent) < after / 2]
+def crossed(counts: Mapping[str, int], added: Mapping[str, int]) -> list[str]:
+    """The agents whose write (``added`` units, ``counts`` after it) crossed a checkpoint; most
+    writes cross none, and then nothing else is asked of the database."""
+    return [agent for agent, after in sorted(counts.items()) if crossed_checkpoint(after - added.get(agent, 0), after)]
+
+
+def refresh_if_stale(conn: psycopg.Connection, agents: Sequence[str], counts: Mapping[str, int]) -> list[str]:
+    """Analyse the memory tables when one of ``agents`` is estimated at under half its count in
+    ``counts``. Returns the agents found stale."""
+    stale = [agent for agent in agents if estimated_units(conn, agent) < counts[agent] / 2]
     if stale:
         conn.execute("ANALYZE (SKIP_LOCKED) " + ", ".join(TABLES))
     return stale

@@ -87,19 +87,15 @@ def insert_rows(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, A
     return len(rows)
 
 
-def advance_sequences(conn: psycopg.Connection) -> None:
-    """Identity columns whose imported values ran past their sequence (``memory_units.seq``) get
-    the sequence moved on, so units written later still number after the imported ones."""
-    for table, column in conn.execute(
-        "SELECT table_name, column_name FROM information_schema.columns"
-        " WHERE table_schema = current_schema() AND is_identity = 'YES'"
-    ).fetchall():
-        top = conn.execute(sql.SQL("SELECT max({}) FROM {}").format(sql.Identifier(column), sql.Identifier(table)))
-        highest = top.fetchone()[0]
-        if highest is not None:
-            conn.execute(
-                "SELECT setval(s, greatest(%s, coalesce(pg_sequence_last_value(s), 0)))"
-                " FROM (SELECT pg_get_serial_sequence(%s, %s)::regclass AS s) x", (highest, table, column))
+def advance_unit_seq(conn: psycopg.Connection, agent_id: str) -> None:
+    """Imported units keep their exported write order (``seq``); the sequence moves past the
+    largest, so units written later still number after them."""
+    conn.execute(
+        "SELECT setval(s, greatest(m, coalesce(pg_sequence_last_value(s), 0)))"
+        " FROM (SELECT pg_get_serial_sequence('memory_units', 'seq')::regclass AS s,"
+        "              (SELECT max(seq) FROM memory_units WHERE agent_id = %s) AS m) x WHERE m IS NOT NULL",
+        (agent_id,),
+    )
 
 
 def agent_is_empty(conn: psycopg.Connection, agent_id: str, tables: Sequence[str]) -> bool:

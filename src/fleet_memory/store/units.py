@@ -74,9 +74,10 @@ def row_to_unit(row: Sequence[Any]) -> MemoryUnit:
     )
 
 
-def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> None:
+def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> dict[str, int]:
+    """Write the units; returns each agent's unit count after the write (from ``term_df``)."""
     if not units:
-        return
+        return {}
     with conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO memory_units (id, agent_id, text, embedding, event_date, created_at, memory_type,"
@@ -92,23 +93,25 @@ def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> None:
     by_agent: dict[str, list[UUID]] = {}
     for u in units:
         by_agent.setdefault(u.agent_id, []).append(u.id)
-    for agent, ids in sorted(by_agent.items()):
-        count_terms(conn, agent, ids)
+    return {agent: count_terms(conn, agent, ids) for agent, ids in sorted(by_agent.items())}
 
 
-def count_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:
+def count_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> int:
     """Add the new units to the agent's lexeme document frequencies (``term_df``), in lexeme order
-    so that concurrent puts lock rows in the same order."""
-    conn.execute(
-        "INSERT INTO term_df (agent_id, lexeme, df)"
+    so that concurrent puts lock rows in the same order; returns the agent's unit count after."""
+    return conn.execute(
+        "WITH counted AS ("
+        " INSERT INTO term_df (agent_id, lexeme, df)"
         " SELECT %(a)s, lex, count(*) FROM ("
         "   SELECT unnest(tsvector_to_array(u.tsv)) AS lex FROM memory_units u"
         "   WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)"
         "   UNION ALL SELECT '' FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)) t"
         " GROUP BY lex ORDER BY lex"
-        " ON CONFLICT (agent_id, lexeme) DO UPDATE SET df = term_df.df + excluded.df",
+        " ON CONFLICT (agent_id, lexeme) DO UPDATE SET df = term_df.df + excluded.df"
+        " RETURNING lexeme, df)"
+        " SELECT df FROM counted WHERE lexeme = ''",
         {"a": agent_id, "ids": list(ids)},
-    )
+    ).fetchone()[0]
 
 
 def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> list[MemoryUnit]:

@@ -90,7 +90,9 @@ def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: in
             pending.append({**row, "agent_id": agent_id})
         if pending:
             counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending)
-    with db.transaction() as conn:
-        sql.advance_sequences(conn)
-        planner.refresh_if_stale(conn, {agent_id: counts.get("memory_units", 0)})
+        sql.advance_unit_seq(conn, agent_id)
+        units = planner.unit_counts(conn, [agent_id])
+    if grown := planner.crossed(units, units):
+        with db.transaction() as conn:
+            planner.refresh_if_stale(conn, grown, units)
     return TransferReport(agent_id, counts)
