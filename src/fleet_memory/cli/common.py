@@ -77,7 +77,8 @@ def guarded(command: Callable[..., Any]) -> Callable[..., Any]:
             return command(*args, **kwargs)
         except (FleetMemoryError, OSError, UnicodeError) as exc:  # a file that cannot be read or written
             code = next((c for kind, c in _EXIT if isinstance(exc, kind)), 1)
-            Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False, soft_wrap=True)
+            message = Text.assemble(("error: ", "bold red"), str(exc))
+            Console(stderr=True).print(message, highlight=False, soft_wrap=True)
             raise typer.Exit(code) from None
 
     return wrapper

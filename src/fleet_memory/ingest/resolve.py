@@ -11,9 +11,11 @@ For every distinct name in the batch (first appearance order), per agent:
        score = 0.5 × name similarity + 0.3 × co-occurrence overlap + 0.2 × temporal proximity
 
    name similarity = rapidfuzz ratio, raised to 0.9 when one name's words are all in the other
-   ("Bob" / "Bob Smith") and, for PERSON, to 0.8 for a short form ("Mel" / "Melanie"); co-occurrence overlap = Jaccard of the names mentioned alongside (in this
-   batch) and the names the candidate co-occurs with (stored mentions); temporal proximity =
-   max(0, 1 − |Δt to the candidate's last mention| / ``entity_recency_days``). The best candidate
+   ("Bob" / "Bob Smith") and, for PERSON, to 0.8 for a short form ("Mel" / "Melanie");
+   co-occurrence overlap = Jaccard of the names mentioned alongside (in this batch) and the names
+   the candidate co-occurs with (stored mentions); temporal proximity = 1 inside the period the
+   candidate was mentioned in, falling linearly to 0 at ``entity_recency_days`` before its first
+   or after its last mention. The best candidate
    is reused when its score reaches the threshold — ``entity_threshold_person_exact`` (0.4) for a
    PERSON whose name matches exactly, ``entity_threshold`` (0.6) otherwise — else a new entity is
    created (and becomes a candidate for later names of the batch).
@@ -76,7 +78,8 @@ def name_similarity(a: str, b: str, *, person: bool = False) -> float:
     if person and na and nb:
         fa, fb = na.split()[0], nb.split()[0]
         short, long_ = sorted((fa, fb), key=len)
-        if len(short) >= 3 and short != long_ and long_.startswith(short) and (len(na.split()) == 1 or len(nb.split()) == 1):
+        one_word = len(na.split()) == 1 or len(nb.split()) == 1
+        if len(short) >= 3 and short != long_ and long_.startswith(short) and one_word:
             score = max(score, 0.8)
     return score
 

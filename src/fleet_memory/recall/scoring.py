@@ -15,12 +15,12 @@ query names) and walk activation ``act``:
                  × (1 + w_imp·(2·importance − 1))
 
 ``z`` is the z-score against the mean and standard deviation of the entry-point pool (the same
-constants for units reached later; deviations floored at 0.05 for cosine and 1.0 for IDF sums), which puts cosine similarities and IDF sums on one scale —
-z-score fusion beat reciprocal-rank fusion in the prototype (DESIGN §5). The seed's
-``activation × recency × frequency`` survives as the product, with recency blended so that a
-memory months old is not wiped out by its age alone (with the tuned w_rec = 0.1 the oldest
-memory keeps 90 % of its score); ``σ`` keeps the relevance positive so the multiplicative factors act in the
-right direction. Weights live in ``presets.RecallSettings`` and were tuned on the LoCoMo dev split.
+constants for units reached later; deviations floored at 0.05 for cosine and 1.0 for IDF sums),
+which puts cosine similarities and IDF sums on one scale — z-score fusion beat reciprocal-rank
+fusion in the prototype (DESIGN §5). The seed's ``activation × recency × frequency`` survives as
+the product, with recency blended so that a memory months old is not wiped out by its age alone
+(with the tuned w_rec = 0.1 the oldest memory keeps 90 % of its score); ``σ`` keeps the relevance
+positive so the multiplicative factors act in the right direction. Weights live in ``presets.RecallSettings`` and were tuned on the LoCoMo dev split.
 With ``fuse=False`` (the ``vector`` preset) the score is the cosine similarity alone.
 """
 

@@ -141,8 +141,7 @@ class Recaller:
             best = max(direct.values())
             entries = {key: entry_activation(d, best) for key, d in direct.items()}
 
-            hub = max(cfg.entity_hub_min, int(cfg.entity_hub_share * terms.units)) if terms.units else cfg.entity_hub_min
-            hub = min(hub, cfg.entity_hub_max)
+            hub = min(max(cfg.entity_hub_min, int(cfg.entity_hub_share * terms.units)), cfg.entity_hub_max)
             stored_kinds = [k.value for k in (LinkKind.TEMPORAL, LinkKind.SEMANTIC) if cfg.link_weight(k.value) > 0]
             fanout = cfg.entity_fanout if cfg.entity_weight > 0 else 0
 
