@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from .. import __version__
 from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
 from . import schemas as s
 from .deps import Agent, Memory
+from .errors import location, validation_error
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
 
@@ -34,7 +36,7 @@ __all__ = ["create_app"]
 
 def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
     if isinstance(exc, InvalidInputError):
-        detail = [{"loc": ["body", *exc.field.split(".")], "msg": exc.problem, "type": "invalid_input",
+        detail = [{"loc": location(request, exc.field), "msg": exc.problem, "type": "invalid_input",
                    "ctx": {"limit": exc.limit}}]
         return JSONResponse({"detail": detail}, status_code=422)
     status = (404 if isinstance(exc, NotFoundError) else exc.status if isinstance(exc, AuthError)
@@ -179,6 +181,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
     app.state.auth = auth
     app.add_exception_handler(FleetMemoryError, _error)
+    app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     for router in (memories_router(), entities_router(), pictures_router()):
         app.include_router(router)

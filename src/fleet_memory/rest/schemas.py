@@ -16,7 +16,7 @@ MemoryTypeName = Literal["episodic", "semantic", "procedural"]
 
 
 class Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class PutIn(Request):
