@@ -151,7 +151,7 @@ def pictures_router() -> APIRouter:
             text = (await request.body()).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInputError("body", f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        return (await run_in_threadpool(memory.import_agent, agent, text.splitlines())).to_dict()
+        return (await run_in_threadpool(memory.import_agent, agent, text.split("\n"))).to_dict()
 
     return r
 

@@ -57,20 +57,28 @@ def export_agent(db: Database, agent_id: str, out: IO[str]) -> TransferReport:
 
 
 def _records(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Lines are split on ``\\n`` only (as the export writes them), never on U+2028 and the like."""
     for number, line in enumerate(lines, 1):
         if line.strip():
             try:
-                yield number, json.loads(line)
+                record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InvalidInputError(f"line {number}", f"is not JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise InvalidInputError(f"line {number}", f"must be a JSON object, got {type(record).__name__}")
+            yield number, record
 
 
 _BIGINT = 2**63
 
 
 def _check_row(number: int, table: str, row: dict[str, Any]) -> None:
-    """Checks the database would report without a line number. ``seq`` is only an order here
-    (imports renumber it), but it must be a 64-bit integer."""
+    """Checks the database would report without a line number, or not at all: ``seq`` is only an
+    order here (imports renumber it), but it must be a 64-bit integer; ``metadata`` is an object
+    wherever a table has one (jsonb would take any JSON value, and readers expect a mapping)."""
+    if "metadata" in row and row["metadata"] is not None and not isinstance(row["metadata"], dict):
+        raise InvalidInputError(f"line {number}", f"{table}.metadata must be a JSON object, "
+                                f"got {type(row['metadata']).__name__}")
     seq = row.get("seq") if table == "memory_units" else None
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not -_BIGINT <= seq < _BIGINT):
         raise InvalidInputError(f"line {number}", f"memory_units.seq {seq!r} is not a 64-bit integer",

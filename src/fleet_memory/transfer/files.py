@@ -104,7 +104,7 @@ def read_items(path: str | Path) -> list[dict[str, Any]]:
     suffix, source = path.suffix.lower(), path.name[:128]
     try:
         if suffix == ".jsonl":
-            return [item for n, line in enumerate(text.splitlines(), 1) if line.strip()
+            return [item for n, line in enumerate(text.split("\n"), 1) if line.strip()
                     for item in _json_items(json.loads(line), source, f"{path.name}:{n}")]
         if suffix == ".json":
             return _json_items(json.loads(text), source, path.name)
