@@ -111,3 +111,22 @@ def test_a_failed_export_leaves_an_existing_file_as_it_was(memory, cli, tmp_path
     memory.put("a1", "Alice moved to Paris.")
     assert cli("export", str(path), "-a", "a1").exit_code == 0
     assert json.loads(path.read_text().split("\n")[0])["agent_id"] == "a1"
+
+
+def test_ingest_stores_the_same_words_said_again_and_resumes_without_duplicates(cli, memory, tmp_path) -> None:
+    turns = [{"role": "user", "content": "I went for a run this morning.", "timestamp": "2024-03-01T08:00:00Z"},
+             {"role": "user", "content": "I went for a run this morning.", "timestamp": "2024-03-02T08:00:00Z"},
+             {"role": "user", "content": "Ok.", "timestamp": "2024-03-02T08:01:00Z"},
+             {"role": "user", "content": "Ok.", "timestamp": "2024-03-02T08:01:00Z", "turn_id": "t9"}]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(turns))
+    first = json.loads(cli("ingest", str(path), "-a", "a1", "--json").stdout)
+    assert first["items"] == 4 and first["skipped"] == 0
+    assert memory.stats("a1").documents == 4
+    again = json.loads(cli("ingest", str(path), "-a", "a1", "--json").stdout)
+    assert again["skipped"] == 4 and again["units"] == 0
+    notes = tmp_path / "notes.txt"  # the same paragraph twice in one file: both kept, neither twice
+    notes.write_text("Alice moved to Lisbon.\n\n" + "x" * 2_000 + "\n\nAlice moved to Lisbon.\n")
+    assert json.loads(cli("ingest", str(notes), "-a", "a2", "--json").stdout)["skipped"] == 0
+    assert json.loads(cli("ingest", str(notes), "-a", "a2", "--json").stdout)["skipped"] == 3
+    assert memory.stats("a2").documents == 3
