@@ -1,5 +1,7 @@
 """The connection pool. Every connection gets pgvector's types registered and the HNSW iterative
-scan turned on (so filtered vector queries still return enough rows)."""
+scan turned on (so filtered vector queries still return enough rows). A connection that breaks
+inside a transaction (the server stopped, the backend was terminated, none could be had in
+time) surfaces as ``DatabaseUnavailableError``, so every front door reports it as such."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from pathlib import Path
 
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ..errors import DatabaseUnavailableError
 
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
@@ -70,8 +74,14 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A connection inside one transaction: committed on success, rolled back on any error."""
-        with self._pool.connection() as conn:
-            yield conn
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
+            if isinstance(exc, psycopg.errors.QueryCanceled):
+                raise
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
 
     def close(self) -> None:
         self._pool.close()
