@@ -22,6 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from .. import __version__
+from ..config import Limits
 from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
 from . import schemas as s
 from .deps import Agent, Memory
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
     from ..memory import FleetMemory
 
 __all__ = ["create_app"]
+
+_MAX_PAGE = Limits().max_top_k
+_GRAPH_LIMIT = Query(200, ge=1, le=5_000)
+
 
 def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
     if isinstance(exc, InvalidInputError):
@@ -57,7 +62,8 @@ def memories_router() -> APIRouter:
         return {"results": memory.put_many([i.model_dump() for i in body.items], agent_id=agent)}
 
     @r.get("/memories", response_model=s.UnitPageOut)
-    def list_units(agent: Agent, memory: Memory, limit: int = 100, offset: int = 0,
+    def list_units(agent: Agent, memory: Memory, limit: int = Query(100, ge=1, le=_MAX_PAGE),
+                   offset: int = Query(0, ge=0),
                    include_archived: bool = False) -> Any:
         page = memory.list_units(agent, limit=limit, offset=offset, include_archived=include_archived)
         return {"units": [u.to_dict() for u in page.units], "next_offset": page.next_offset}
@@ -118,12 +124,12 @@ def pictures_router() -> APIRouter:
 
     @r.get("/graph", response_model=s.GraphOut)
     def graph(agent: Agent, memory: Memory, entity: Optional[str] = None, query: Optional[str] = None,
-              since: Optional[str] = None, until: Optional[str] = None, limit: int = Query(200)) -> Any:
+              since: Optional[str] = None, until: Optional[str] = None, limit: int = _GRAPH_LIMIT) -> Any:
         return graph_of(agent, memory, entity, query, since, until, limit).to_dict()
 
     @r.get("/graph.html", response_class=HTMLResponse)
     def graph_page(agent: Agent, memory: Memory, entity: Optional[str] = None, query: Optional[str] = None,
-                   since: Optional[str] = None, until: Optional[str] = None, limit: int = Query(200)) -> HTMLResponse:
+                   since: Optional[str] = None, until: Optional[str] = None, limit: int = _GRAPH_LIMIT) -> HTMLResponse:
         from ..viz import render_html
 
         return HTMLResponse(render_html(graph_of(agent, memory, entity, query, since, until, limit)))
