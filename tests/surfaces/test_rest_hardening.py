@@ -130,3 +130,10 @@ def test_the_openapi_schema_states_the_real_limits(client) -> None:
     assert search["query"]["maxLength"] == limits.max_query_chars
     assert schemas["PutManyIn"]["properties"]["items"]["maxItems"] == limits.max_batch_items
     assert schemas["ContextIn"]["properties"]["limit"]["maximum"] == limits.max_top_k
+
+
+def test_an_agent_id_outside_latin1_can_be_exported(client, memory) -> None:
+    memory.put("Āgent 東京", "Alice moved to Paris.")
+    response = client.get("/v1/agents/Āgent 東京/export")
+    assert response.status_code == 200
+    assert "filename*=UTF-8''%C4%80gent%20%E6%9D%B1%E4%BA%AC.jsonl" in response.headers["content-disposition"]

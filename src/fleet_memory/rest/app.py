@@ -146,7 +146,7 @@ def pictures_router() -> APIRouter:
                 yield from spool
 
         return StreamingResponse(lines(), media_type="application/x-ndjson",
-                                 headers={"Content-Disposition": f'attachment; filename="{agent}.jsonl"'})
+                                 headers={"Content-Disposition": _attachment(f"{agent}.jsonl")})
 
     @r.post("/import", status_code=201, response_model=s.TransferOut,
             openapi_extra={"requestBody": {"required": True, "content": {"application/x-ndjson": {
@@ -160,6 +160,14 @@ def pictures_router() -> APIRouter:
         return (await run_in_threadpool(memory.import_agent, agent, text.split("\n"))).to_dict()
 
     return r
+
+
+def _attachment(filename: str) -> str:
+    """A Content-Disposition any agent id fits in (RFC 6266: ASCII fallback plus UTF-8 name)."""
+    from urllib.parse import quote
+
+    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in filename)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[], FleetMemory] | None = None,
