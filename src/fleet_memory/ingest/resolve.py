@@ -5,7 +5,8 @@ For every distinct name in the batch (first appearance order), per agent:
 1. Cheap exact match first: the case- and whitespace-normalised name (``store.entities.
    normalize_name``) equals an entity's normalised name or one of its aliases → that entity. One
    query fetches these and the fuzzy candidates together.
-2. Otherwise every candidate of a compatible label (same label; GPE/LOC/FAC count as one family)
+2. Otherwise the few candidates sharing most words / prefix / trigrams with the name (see
+   ``name_index``), of a compatible label (same label; GPE/LOC/FAC count as one family)
    that shares a word with the name is scored
 
        score = 0.5 × name similarity + 0.3 × co-occurrence overlap + 0.2 × temporal proximity
@@ -28,8 +29,9 @@ alias; weeks later with nothing in common it scores < 0.6 and becomes its own en
 
 Concurrency: the caller holds the agent's advisory lock (``store.entities.lock_agent``) for the
 rest of the transaction, and creation is ON CONFLICT on the unique name index, so concurrent puts
-never create two entities for one name. Cost: two queries per agent and batch, plus Python scoring
-over the candidates SQL narrowed down (names sharing a word).
+never create two entities for one name. Cost: two queries per agent and batch, plus, per name,
+one bounded index lookup (``name_index``) and scoring of at most ``CANDIDATES`` candidates: linear
+in the number of names (it compared every name with every candidate before, 19 s for 4.6k names).
 """
 
 from __future__ import annotations
@@ -46,11 +48,13 @@ from rapidfuzz import fuzz
 from ..config import IngestConfig
 from ..model import Entity
 from ..store import entities as entity_sql
+from .name_index import NameIndex
 from .records import EntityMention
 
 __all__ = ["UnitMentions", "resolve_entities", "name_similarity", "label_family", "entity_score"]
 
 _FAMILIES = {"GPE": "PLACE", "LOC": "PLACE", "FAC": "PLACE"}
+CANDIDATES = 16  # scored per name: those sharing most words / prefix / trigrams (``name_index``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +150,9 @@ def resolve_entities(
         exact[entity_sql.normalize_name(e.name)] = e
     fuzzy_needed = [n for n in names if n not in exact]
     cooc = entity_sql.cooccurring_names(conn, agent_id, [e.id for e in found]) if fuzzy_needed and found else {}
-    pool: list[Entity] = list({e.id: e for e in found}.values())
+    pool: NameIndex[Entity] = NameIndex()
+    for e in {e.id: e for e in found}.values():
+        pool.add(e, [entity_sql.normalize_name(n) for n in (e.name, *e.aliases)])
     resolved: dict[str, UUID] = {}
     created: list[entity_sql.NewEntity] = []
     for norm, entry in names.items():
@@ -156,7 +162,7 @@ def resolve_entities(
             continue
         best: tuple[float, Entity] | None = None
         family = label_family(entry.label)
-        for cand in pool:
+        for cand in pool.candidates(norm, CANDIDATES):
             if label_family(cand.label) != family:
                 continue
             person = family == "PERSON"
@@ -177,16 +183,13 @@ def resolve_entities(
         created.append(new)
         resolved[norm] = new.id
         entity = Entity(new.id, agent_id, new.name, new.label, (), new.first_seen, new.last_seen, 0)
-        pool.append(entity)
+        pool.add(entity, [norm])
         exact[norm] = entity
         cooc[new.id] = entry.context
     if created:
         actual = entity_sql.create_entities(conn, agent_id, created)
-        for new in created:
-            real = actual.get(new.normalized_name, new.id)
-            for norm, eid in resolved.items():
-                if eid == new.id:
-                    resolved[norm] = real
+        real = {new.id: actual.get(new.normalized_name, new.id) for new in created}
+        resolved = {norm: real.get(eid, eid) for norm, eid in resolved.items()}
     mentions: list[entity_sql.Mention] = []
     for unit in units:
         seen: set[UUID] = set()
