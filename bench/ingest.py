@@ -11,6 +11,11 @@ units, one transaction) with no other stage — the least any pipeline must do. 
 all-MiniLM-L6-v2 and the same embedded PostgreSQL; models are warmed up before timing; the floor
 runs first for each conversation, then the pipeline.
 
+Worst put (``--worst-chars N``, default the content limit, 2,000,000 characters; 0 skips it): one
+put of N characters of short capitalised fragments ("Kelvo Brashu. Tamri Quen. …"), every one a
+new name for NER and entity resolution — the input that held an agent for 14 minutes at 1.5 MB when
+resolution compared names pairwise. Printed as seconds per MB with its stage seconds.
+
 Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
 over conversations), the floor's turns/s, their ratio, and the link rows per unit after ingestion
 (stored temporal and semantic links, mean and max per unit; entity links are derived when read).
@@ -54,12 +59,39 @@ def floor_ingest(mem, agent: str, items: list[dict]) -> float:
     return time.perf_counter() - started
 
 
+def worst_content(chars: int) -> str:
+    """Short capitalised two-word fragments, distinct and unlike each other, up to ``chars``."""
+    import random
+    import string
+
+    rng = random.Random(14)
+    parts, size = [], 0
+    while size < chars:
+        words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 7))).title()
+                 for _ in range(2)]
+        part = " ".join(words) + "."
+        parts.append(part)
+        size += len(part) + 1
+    return " ".join(parts)[:chars]
+
+
+def worst_put(mem, agent: str, chars: int) -> dict:
+    content = worst_content(chars)
+    started = time.perf_counter()
+    result = mem.put(agent, content)
+    seconds = time.perf_counter() - started
+    mb = len(content.encode("utf-8")) / 1e6
+    return {"chars": len(content), "seconds": seconds, "s_per_mb": seconds / mb, "units": len(result.units),
+            "stage_seconds": result.stage_seconds}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
     parser.add_argument("--home", type=Path, help="embedded database directory (default: a temporary one)")
+    parser.add_argument("--worst-chars", type=int, default=2_000_000, help="size of the worst-put line (0: skip)")
     args = parser.parse_args(argv)
 
     from fleet_memory import Config, FleetMemory
@@ -94,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                     stages[name] = stages.get(name, 0.0) + secs
                 print(f"  {conv['conversation_id']}: {len(items)} turns → {sum(len(r.units) for r in results)} units",
                       file=sys.stderr)
+            worst = worst_put(mem, f"worst-{run}", args.worst_chars) if args.worst_chars else None
             links: dict[str, dict[str, float]] = {}
             totals = {"units": 0, "entities": 0}
             with mem.db.transaction() as conn:
@@ -113,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                 "turns": turns, "units": units, "stage_seconds": stages}
     floor = {"turns_per_s": turns / floor_s, "seconds": floor_s}
     out = {"pipeline": pipeline, "floor": floor, "ratio": pipeline["turns_per_s"] / floor["turns_per_s"],
-           "links": links, "entities": totals["entities"], "conversations": len(convs)}
+           "links": links, "entities": totals["entities"], "conversations": len(convs), "worst_put": worst}
 
     print(f"{'':<26}{'turns/s':>10}{'units/s':>10}{'seconds':>10}")
     print(f"{'floor (embed + insert)':<26}{floor['turns_per_s']:>10.1f}{'':>10}{floor_s:>10.1f}")
@@ -122,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     print("stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
     for kind, agg in sorted(links.items()):
         print(f"{kind} links: {agg['rows']} rows, {agg['rows_per_unit']:.2f} per unit, max {agg['max_degree']} on one unit")
+    if worst:
+        print(f"worst put: {worst['chars']:,} characters of short capitalised fragments in {worst['seconds']:.1f} s"
+              f" = {worst['s_per_mb']:.1f} s/MB ({worst['units']} units); stages: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in worst["stage_seconds"].items()))
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0

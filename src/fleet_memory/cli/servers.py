@@ -14,6 +14,9 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int =
           no_auth: bool = typer.Option(False, "--no-auth", help="No API keys; only allowed on 127.0.0.1."),
           max_body_mb: float = typer.Option(16.0, help="Larger request bodies get 413.")) -> None:
     """Run the REST server (OpenAPI at /docs) with the MCP endpoint at /mcp."""
+    import signal
+    import sys
+
     import uvicorn
 
     from ..rest.app import create_app
@@ -21,7 +24,11 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int =
     if no_auth and host != "127.0.0.1":
         raise ConfigurationError(f"--no-auth is only allowed with --host 127.0.0.1 (got {host!r})")
     app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20))
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    # This command owns the process. uvicorn shuts down on SIGTERM, then raises the signal again
+    # with the handler it found: a Python one exits normally, so the embedded server's exit hook
+    # runs (the default handler killed the process and left PostgreSQL running).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
 
 
 def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
