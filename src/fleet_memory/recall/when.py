@@ -22,6 +22,8 @@ from calendar import monthrange
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
+from ..language import MONTHS as _MONTHS
+
 __all__ = ["TimeWindow", "time_window"]
 
 
@@ -31,11 +33,6 @@ class TimeWindow(NamedTuple):
     phrase: str
 
 
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"])}
-_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
 _DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,

@@ -1,6 +1,7 @@
 import pytest
 
-from fleet_memory.ingest.extract import extract_offline, is_filler
+from fleet_memory.ingest.extract import extract_offline
+from fleet_memory.language import is_filler
 from fleet_memory.ingest.records import Episode
 from fleet_memory.clock import FixedClock
 
@@ -8,6 +9,7 @@ from fleet_memory.clock import FixedClock
 @pytest.mark.parametrize("text", [
     "Hey!", "Hi!", "Thanks so much!", "Wow, that's great!", "Thanks, you too!", "Hey Mel!", "Good to see you!",
     "How have you been?", "Wow, that's cool, Caroline!", "Anything new?", "Sounds awesome!", "lol",
+    "Sorry to hear that.",
 ])
 def test_greetings_filler_and_reactions_are_dropped(text):
     assert is_filler(text)
@@ -29,3 +31,10 @@ def test_sentences_are_attributed_to_the_speaker_and_episode():
     facts = extract_offline(episodes)
     assert [(f.episode_index, f.text, f.speaker) for f in facts] == [
         (0, "I moved to Lisbon.", "Ann"), (0, "It was a big step.", "Ann"), (2, "The office opens at nine.", None)]
+
+
+def test_the_month_table_knows_full_names_and_abbreviations():
+    from fleet_memory.language import MONTH_NAMES, MONTHS
+
+    assert MONTHS["january"] == MONTHS["jan"] == 1 and MONTHS["sept"] == MONTHS["sep"] == MONTHS["september"] == 9
+    assert [MONTHS[m] for m in MONTH_NAMES] == list(range(1, 13)) and len(MONTHS) == 24
