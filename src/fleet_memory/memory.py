@@ -15,12 +15,17 @@ from .clock import Clock, SystemClock
 from .config import Config
 from .errors import NotFoundError
 from .ingest import Ingestor
-from .ingest import entities as entity_ops
+from . import entities as entity_ops
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
 from .lifecycle.consolidation import Consolidator
 from .lifecycle.context import check_budget, render_context
-from .lifecycle.conversation import build_turns, extract_offline, extract_with_llm, memory_items
+from .lifecycle.conversation import (
+    build_turns,
+    extract_conversation_offline,
+    extract_conversation_with_llm,
+    memory_items,
+)
 from .lifecycle.maintenance import Maintainer
 from .lifecycle.scheduler import LifecycleScheduler, standard_jobs
 from .model import AgentStats, Entity, EntityDetail, MemoryUnit, PutResult, SearchResult, UnitPage
@@ -325,9 +330,9 @@ class FleetMemory:
         session = check_optional_text(session_id, "session_id", self.config.limits.max_agent_id_chars)
         if self.llm is not None:
             retries = self.config.llm.max_retries if self.config.llm else 2
-            method, memories = "llm", extract_with_llm(self.llm, built, retries=retries)
+            method, memories = "llm", extract_conversation_with_llm(self.llm, built, retries=retries)
         else:
-            method, memories = "offline", extract_offline(built)
+            method, memories = "offline", extract_conversation_offline(built)
         items = memory_items(memories, user_id=user, session_id=session)
         results = self.put_many(items, agent_id=agent) if items else []
         return ConversationReport(method, tuple(memories), tuple(results))

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from ..language import is_filler, split_sentences
 from .records import Episode, ExtractedFact
 
-__all__ = ["extract_offline"]
+__all__ = ["extract_sentences"]
 
 
-def extract_offline(episodes: Sequence[Episode]) -> list[ExtractedFact]:
+def extract_sentences(episodes: Sequence[Episode]) -> list[ExtractedFact]:
     """Sentences with substance of every episode, in order, attributed to the episode's speaker."""
     facts: list[ExtractedFact] = []
     for index, episode in enumerate(episodes):

@@ -53,7 +53,7 @@ from ..store import entities as entity_sql
 from ..store import units as unit_sql
 from .assemble import draft_unit
 from .coref import resolve_coreferences
-from .extract import extract_offline
+from .extract import extract_sentences
 from .linking import link_units
 from .llm_extract import Progress, extract_with_llm
 from .ner import find_entities
@@ -268,7 +268,7 @@ class Ingestor:
     # stages ------------------------------------------------------------------------------
     def _extract(self, s: PutState) -> PutState:
         if self.llm is None or not self.config.ingest.llm_extraction:
-            return replace(s, facts=tuple(extract_offline(s.episodes)))
+            return replace(s, facts=tuple(extract_sentences(s.episodes)))
         llm_config = self.config.llm or LLMConfig(base_url="", model="")
         facts = extract_with_llm(self.llm, s.episodes, self.config.ingest, llm_config, progress=s.progress)
         return replace(s, facts=tuple(facts))

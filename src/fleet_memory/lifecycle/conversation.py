@@ -45,8 +45,8 @@ __all__ = [
     "Turn",
     "build_turns",
     "classify_sentence",
-    "extract_offline",
-    "extract_with_llm",
+    "extract_conversation_offline",
+    "extract_conversation_with_llm",
     "memory_items",
 ]
 
@@ -128,7 +128,7 @@ def classify_sentence(sentence: str) -> MemoryType | None:
     return MemoryType.SEMANTIC
 
 
-def extract_offline(turns: Sequence[Turn]) -> list[ExtractedMemory]:
+def extract_conversation_offline(turns: Sequence[Turn]) -> list[ExtractedMemory]:
     memories = []
     for turn in turns:
         if turn.role == "system":
@@ -166,7 +166,8 @@ Output in JSON format:
 }}"""
 
 
-def extract_with_llm(llm: LLM, turns: Sequence[Turn], *, retries: int = 2) -> list[ExtractedMemory]:
+def extract_conversation_with_llm(llm: LLM, turns: Sequence[Turn], *,
+                                  retries: int = 2) -> list[ExtractedMemory]:
     conversation = "\n".join(f"{t.role}: {json.dumps(t.content, ensure_ascii=False)}" for t in turns)
     answer = structured_call(
         llm, [{"role": "user", "content": _PROMPT.format(conversation=conversation)}], ExtractionResponse,

@@ -1,6 +1,7 @@
-"""Entity operations behind the facade: list (with mention counts), get by name or id (with its
-units), rename, merge two (every mention moves; names become aliases; nothing is lost), delete.
-Each is one transaction; lookups by name use the normalised name, then aliases."""
+"""Entity administration behind the facade (beside ``keys``; not an ingestion stage): list (with
+mention counts), get by name or id (with its units), rename, merge two (every mention moves; names
+become aliases; nothing is lost), delete. Each is one transaction over ``store``; lookups by name
+use the normalised name, then aliases."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from uuid import UUID
 
 import psycopg
 
-from ..errors import InvalidInputError, NotFoundError
-from ..model import Entity, EntityDetail
-from ..store import Database
-from ..store import entities as entity_sql
-from ..store import units as unit_sql
+from .errors import InvalidInputError, NotFoundError
+from .model import Entity, EntityDetail
+from .store import Database
+from .store import entities as entity_sql
+from .store import units as unit_sql
 
 __all__ = ["list_entities", "get_entity", "rename_entity", "merge_entities", "delete_entity"]
 
