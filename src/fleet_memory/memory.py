@@ -18,6 +18,7 @@ from .ingest import Ingestor
 from .ingest import entities as entity_ops
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
+from .lifecycle.importance import ranking_importance
 from .lifecycle.consolidation import Consolidator
 from .lifecycle.context import check_budget, render_context
 from .lifecycle.conversation import build_turns, extract_offline, extract_with_llm, memory_items
@@ -79,7 +80,7 @@ class FleetMemory:
         self._maintainer = Maintainer(self.db, config.lifecycle)
         self._consolidator = Consolidator(self.db, self.embedder, config, self._importance, self.llm)
         self._schedulers: list[LifecycleScheduler] = []
-        self._recall = Recaller(self.db, self.embedder, config)
+        self._recall = Recaller(self.db, self.embedder, config, ranking_importance(config.lifecycle))
 
     # lifecycle of the object -------------------------------------------------------------
     def warm_up(self) -> None:
