@@ -1,0 +1,127 @@
+"""Bulk replication of one agent's memory into others, for fleet benchmarks.
+
+The ingestion pipeline (parse, entities, coreference, embeddings, links) is far too slow on a
+small machine to fill a fleet of a million units, so a benchmark ingests a pool of conversations
+through the real pipeline once, into a source agent, and then copies that agent's rows into many
+target agents with ``clone_units``: exactly the rows the pipeline stored (documents, units,
+entities with their aliases, mentions, temporal and semantic links, term statistics), under new
+ids, so every target has the same kind of graph the pipeline builds.
+
+A target of ``units`` units takes the source's units in write order from ``offset`` on, wrapping
+around (targets differ in content); a target larger than the source repeats it in blocks, each
+block shifted later in time by the source's time span plus a day, and each copy's embedding gets
+uniform noise of amplitude ``noise`` per dimension (so copies are near, not equal, vectors).
+Links are copied within a block (both ends in the same block, as the pipeline links units that
+arrived together); entities are the agent's, so mentions of one name across blocks share one
+entity, as they would. Ids are ``md5(target, block, source id)``: deterministic.
+
+``deferred_indexes`` drops the unit table's HNSW and GIN indexes for the duration of a bulk load
+and rebuilds them once after (as a bulk load should), restoring the exact definitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+
+__all__ = ["clone_units", "deferred_indexes", "database_bytes", "unit_counts", "latest_event"]
+
+_COPIES = (
+    "WITH pool AS (SELECT id, row_number() OVER (ORDER BY seq) - 1 AS r, count(*) OVER () AS p"
+    "   FROM memory_units WHERE agent_id = %(src)s),"
+    " c AS (SELECT k / p.p AS b, p.id, k FROM generate_series(0, %(n)s - 1) k"
+    "   JOIN pool p ON p.r = (k + %(off)s) %% p.p)"
+)
+_NEW = "md5(%(dst)s || ':' || c.b || ':' || {col})::uuid"
+
+
+def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, *, offset: int = 0,
+                noise: float = 0.01) -> int:
+    """Copy ``units`` units of ``source`` (with their documents, entities, mentions and links)
+    into the empty agent ``target``; returns the units written. Five statements."""
+    p = {"src": source, "dst": target, "n": units, "off": offset, "noise": noise}
+    span = conn.execute(
+        "SELECT coalesce(extract(epoch FROM max(event_date) - min(event_date)), 0) + 86400"
+        " FROM memory_units WHERE agent_id = %(src)s", p).fetchone()[0]
+    p["span"] = float(span)
+    shift = "c.b * %(span)s * interval '1 second'"
+    conn.execute(
+        _COPIES + " INSERT INTO documents (agent_id, id, content, content_hash, context, source, speaker,"
+        " event_date, created_at, metadata)"
+        " SELECT DISTINCT ON (1, 2) %(dst)s, " + _NEW.format(col="d.id") + ", d.content, d.content_hash, d.context,"
+        " d.source, d.speaker, d.event_date + " + shift + ", d.created_at, d.metadata"
+        " FROM c JOIN memory_units u ON u.agent_id = %(src)s AND u.id = c.id"
+        " JOIN documents d ON d.agent_id = %(src)s AND d.id = u.document_id", p)
+    written = conn.execute(
+        _COPIES + " INSERT INTO memory_units (agent_id, id, document_id, text, memory_type, context, event_date,"
+        " created_at, last_accessed, access_count, importance, importance_set_at, embedding, tags, user_id,"
+        " session_id, source, speaker, metadata)"
+        " SELECT %(dst)s, " + _NEW.format(col="u.id") + ", CASE WHEN u.document_id IS NOT NULL THEN "
+        + _NEW.format(col="u.document_id") + " END, u.text, u.memory_type, u.context, u.event_date + " + shift
+        + ", u.created_at, u.last_accessed, u.access_count, u.importance, u.importance_set_at,"
+        " (SELECT array_agg(x + (random()::real - 0.5) * 2 * %(noise)s ORDER BY i)"
+        "   FROM unnest(u.embedding::real[]) WITH ORDINALITY t(x, i))::vector,"
+        " u.tags, u.user_id, u.session_id, u.source, u.speaker, u.metadata"
+        " FROM c JOIN memory_units u ON u.agent_id = %(src)s AND u.id = c.id ORDER BY c.k", p).rowcount
+    conn.execute(
+        _COPIES + " INSERT INTO entities (agent_id, id, name, normalized_name, label, aliases, first_seen,"
+        " last_seen, mention_count)"
+        " SELECT %(dst)s, md5(%(dst)s || ':e:' || e.id)::uuid, e.name, e.normalized_name, e.label, e.aliases,"
+        " e.first_seen, e.last_seen + (SELECT max(b) FROM c) * %(span)s * interval '1 second', 0"
+        " FROM entities e WHERE e.agent_id = %(src)s AND EXISTS (SELECT 1 FROM unit_entities ue JOIN c ON"
+        "  c.id = ue.unit_id WHERE ue.agent_id = %(src)s AND ue.entity_id = e.id)", p)
+    conn.execute(
+        _COPIES + " , m AS (INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
+        " SELECT %(dst)s, " + _NEW.format(col="ue.unit_id") + ", md5(%(dst)s || ':e:' || ue.entity_id)::uuid"
+        " FROM c JOIN unit_entities ue ON ue.agent_id = %(src)s AND ue.unit_id = c.id RETURNING entity_id)"
+        " UPDATE entities e SET mention_count = x.n FROM (SELECT entity_id, count(*) AS n FROM m GROUP BY 1) x"
+        " WHERE e.agent_id = %(dst)s AND e.id = x.entity_id", p)
+    conn.execute(
+        _COPIES + " INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
+        " SELECT %(dst)s, least(f, t), greatest(f, t), kind, weight FROM ("
+        "  SELECT " + _NEW.format(col="l.from_id") + " AS f, md5(%(dst)s || ':' || c.b || ':' || l.to_id)::uuid AS t,"
+        "   l.kind, l.weight FROM links l JOIN c ON c.id = l.from_id"
+        "   JOIN c c2 ON c2.id = l.to_id AND c2.b = c.b WHERE l.agent_id = %(src)s) x"
+        " ON CONFLICT DO NOTHING", p)
+    conn.execute(
+        "INSERT INTO term_df (agent_id, lexeme, df)"
+        " SELECT %(dst)s, lex, count(*) FROM memory_units u, unnest(tsvector_to_array(u.tsv)) lex"
+        " WHERE u.agent_id = %(dst)s GROUP BY lex"
+        " UNION ALL SELECT %(dst)s, '', count(*) FROM memory_units WHERE agent_id = %(dst)s", p)
+    return written
+
+
+@contextmanager
+def deferred_indexes(conn: psycopg.Connection) -> Iterator[None]:
+    """Drop ``memory_units``' HNSW and GIN indexes, yield, and create them again as they were.
+    ``conn`` in autocommit mode (index builds run outside the load's transactions)."""
+    defs = conn.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+        " AND tablename = 'memory_units' AND (indexdef LIKE '%% USING hnsw %%' OR indexdef LIKE '%% USING gin %%')"
+    ).fetchall()
+    for name, _ in defs:
+        conn.execute(f'DROP INDEX IF EXISTS "{name}"')
+    try:
+        yield
+    finally:
+        conn.execute("SET maintenance_work_mem = '2GB'")
+        for _, definition in defs:
+            conn.execute(definition)
+        conn.execute("RESET maintenance_work_mem")
+
+
+def database_bytes(conn: psycopg.Connection) -> int:
+    return int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+
+
+def unit_counts(conn: psycopg.Connection, prefix: str) -> dict[str, int]:
+    """Units per agent whose id starts with ``prefix`` (from ``term_df``, one index range)."""
+    rows = conn.execute("SELECT agent_id, df FROM term_df WHERE agent_id LIKE %s AND lexeme = ''",
+                        (prefix.replace("%", r"\%") + "%",)).fetchall()
+    return {agent: int(df) for agent, df in rows}
+
+
+def latest_event(conn: psycopg.Connection, agent_id: str):
+    return conn.execute("SELECT max(event_date) FROM memory_units WHERE agent_id = %s", (agent_id,)).fetchone()[0]
