@@ -24,28 +24,46 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import numpy as np
 import psycopg
 
-__all__ = ["clone_units", "deferred_indexes", "database_bytes", "unit_counts", "latest_event"]
+__all__ = ["clone_units", "deferred_indexes", "restore_indexes", "database_bytes", "unit_counts", "latest_event"]
 
 _COPIES = (
-    "WITH pool AS (SELECT id, row_number() OVER (ORDER BY seq) - 1 AS r, count(*) OVER () AS p"
-    "   FROM memory_units WHERE agent_id = %(src)s),"
-    " c AS (SELECT k / p.p AS b, p.id, k FROM generate_series(0, %(n)s - 1) k"
-    "   JOIN pool p ON p.r = (k + %(off)s) %% p.p)"
+    "WITH pool AS (SELECT id, row_number() OVER (ORDER BY seq) - 1 AS r FROM memory_units WHERE agent_id = %(src)s),"
+    " c AS MATERIALIZED (SELECT k / %(p)s AS b, p.id, k FROM generate_series(0, %(n)s - 1) k"
+    "   JOIN pool p ON p.r = (k + %(off)s) %% %(p)s)"
 )
 _NEW = "md5(%(dst)s || ':' || c.b || ':' || {col})::uuid"
 
 
+_NOISE_VECTORS = 61
+
+
+def _noise(amplitude: float, dim: int) -> list[np.ndarray]:
+    """A fixed set of uniform noise vectors (``±amplitude`` per dimension); unit k of a copy gets
+    vector ``k mod 61``, so neighbouring units never share one. pgvector adds them in C."""
+    rng = np.random.default_rng(0)
+    return [rng.uniform(-amplitude, amplitude, dim).astype(np.float32) for _ in range(_NOISE_VECTORS)]
+
+
 def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, *, offset: int = 0,
-                noise: float = 0.01) -> int:
+                noise: float = 0.01, skip_fk_checks: bool = False) -> int:
     """Copy ``units`` units of ``source`` (with their documents, entities, mentions and links)
-    into the empty agent ``target``; returns the units written. Five statements."""
+    into the empty agent ``target``; returns the units written. Seven statements, in the caller's
+    transaction. ``skip_fk_checks``: the copy is consistent by construction, so a bulk load may
+    skip the per-row foreign-key triggers for this transaction (``session_replication_role``,
+    superuser only: the embedded server's)."""
+    if skip_fk_checks:
+        conn.execute("SET LOCAL session_replication_role = replica")
     p = {"src": source, "dst": target, "n": units, "off": offset, "noise": noise}
-    span = conn.execute(
-        "SELECT coalesce(extract(epoch FROM max(event_date) - min(event_date)), 0) + 86400"
-        " FROM memory_units WHERE agent_id = %(src)s", p).fetchone()[0]
-    p["span"] = float(span)
+    span, size, dim = conn.execute(
+        "SELECT coalesce(extract(epoch FROM max(event_date) - min(event_date)), 0) + 86400, count(*),"
+        " (SELECT vector_dims(embedding) FROM memory_units WHERE agent_id = %(src)s LIMIT 1)"
+        " FROM memory_units WHERE agent_id = %(src)s", p).fetchone()
+    if not size:
+        return 0
+    p.update(span=float(span), p=int(size), nn=_NOISE_VECTORS, nv=_noise(noise, int(dim)))
     shift = "c.b * %(span)s * interval '1 second'"
     conn.execute(
         _COPIES + " INSERT INTO documents (agent_id, id, content, content_hash, context, source, speaker,"
@@ -61,8 +79,7 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
         " SELECT %(dst)s, " + _NEW.format(col="u.id") + ", CASE WHEN u.document_id IS NOT NULL THEN "
         + _NEW.format(col="u.document_id") + " END, u.text, u.memory_type, u.context, u.event_date + " + shift
         + ", u.created_at, u.last_accessed, u.access_count, u.importance, u.importance_set_at,"
-        " (SELECT array_agg(x + (random()::real - 0.5) * 2 * %(noise)s ORDER BY i)"
-        "   FROM unnest(u.embedding::real[]) WITH ORDINALITY t(x, i))::vector,"
+        " u.embedding + (%(nv)s::vector[])[1 + c.k %% %(nn)s],"
         " u.tags, u.user_id, u.session_id, u.source, u.speaker, u.metadata"
         " FROM c JOIN memory_units u ON u.agent_id = %(src)s AND u.id = c.id ORDER BY c.k", p).rowcount
     conn.execute(
@@ -97,19 +114,35 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
 def deferred_indexes(conn: psycopg.Connection) -> Iterator[None]:
     """Drop ``memory_units``' HNSW and GIN indexes, yield, and create them again as they were.
     ``conn`` in autocommit mode (index builds run outside the load's transactions)."""
-    defs = conn.execute(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
-        " AND tablename = 'memory_units' AND (indexdef LIKE '%% USING hnsw %%' OR indexdef LIKE '%% USING gin %%')"
-    ).fetchall()
-    for name, _ in defs:
-        conn.execute(f'DROP INDEX IF EXISTS "{name}"')
+    restore_indexes(conn)  # an earlier load that was killed before rebuilding them
+    with conn.transaction():
+        defs = conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+            " AND tablename = 'memory_units' AND (indexdef LIKE '%% USING hnsw %%' OR indexdef LIKE '%% USING gin %%')"
+        ).fetchall()
+        for name, definition in defs:  # remembered in the database until rebuilt
+            conn.execute("INSERT INTO fm_settings (key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
+                         (_DEFERRED + name, definition))
+            conn.execute(f'DROP INDEX IF EXISTS "{name}"')
     try:
         yield
     finally:
-        conn.execute("SET maintenance_work_mem = '2GB'")
-        for _, definition in defs:
-            conn.execute(definition)
-        conn.execute("RESET maintenance_work_mem")
+        restore_indexes(conn)
+
+
+_DEFERRED = "deferred_index:"
+
+
+def restore_indexes(conn: psycopg.Connection) -> None:
+    """Build the indexes ``deferred_indexes`` dropped and has not rebuilt yet."""
+    pending = conn.execute("SELECT key, value FROM fm_settings WHERE key LIKE %s", (_DEFERRED + "%",)).fetchall()
+    if not pending:
+        return
+    conn.execute("SET maintenance_work_mem = '2GB'")
+    for key, definition in pending:
+        conn.execute(definition.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
+        conn.execute("DELETE FROM fm_settings WHERE key = %s", (key,))
+    conn.execute("RESET maintenance_work_mem")
 
 
 def database_bytes(conn: psycopg.Connection) -> int:
