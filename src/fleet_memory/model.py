@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 __all__ = [
@@ -22,6 +22,9 @@ __all__ = [
     "MemoryUnit",
     "PutResult",
     "SearchResult",
+    "Explanation",
+    "PathStep",
+    "TimeWindow",
     "StoredUnit",
     "AgentStats",
     "UnitPage",
@@ -137,6 +140,52 @@ class Link:
     weight: float
 
 
+class TimeWindow(NamedTuple):
+    """A window ``[start, end)`` a query names, and the words that named it."""
+
+    start: datetime
+    end: datetime
+    phrase: str
+
+
+@dataclass(frozen=True, slots=True)
+class PathStep:
+    """One step of the walk that reached a result: the entry point (no ``from_id``), then each unit
+    with the link that reached it."""
+
+    unit_id: UUID
+    from_id: UUID | None = None
+    kind: str | None = None
+    weight: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """How one result was found and scored: the entry channels that found it (``activation`` when
+    only the walk did), the walk's hops and path, every factor of its score, the preset, and the
+    time window the query named."""
+
+    channels: tuple[str, ...]
+    hops: int
+    path: tuple[PathStep, ...]
+    factors: Mapping[str, float]
+    preset: str
+    time_window: TimeWindow | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        window = self.time_window
+        return {
+            "channels": list(self.channels),
+            "hops": self.hops,
+            "path": [{"unit_id": str(p.unit_id), "from": str(p.from_id) if p.from_id else None, "kind": p.kind,
+                      "weight": p.weight} for p in self.path],
+            "factors": dict(self.factors),
+            "preset": self.preset,
+            "time_window": None if window is None else
+            {"phrase": window.phrase, "start": window.start.isoformat(), "end": window.end.isoformat()},
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class SearchResult(Mapping[str, Any]):
     """One recalled unit with its score. Reads as a mapping too: ``result['text']``."""
@@ -152,7 +201,7 @@ class SearchResult(Mapping[str, Any]):
     speaker: str | None = None
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
-    explanation: Mapping[str, Any] | None = None
+    explanation: Explanation | None = None
 
     @property
     def score(self) -> float:
@@ -184,7 +233,7 @@ class SearchResult(Mapping[str, Any]):
             "speaker": self.speaker,
             "tags": list(self.tags),
             "metadata": dict(self.metadata),
-            "explanation": self.explanation,
+            "explanation": self.explanation.to_dict() if self.explanation else None,
         }
 
 

@@ -20,15 +20,9 @@ from __future__ import annotations
 import re
 from calendar import monthrange
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from ..model import TimeWindow
 
-__all__ = ["TimeWindow", "time_window"]
-
-
-class TimeWindow(NamedTuple):
-    start: datetime
-    end: datetime
-    phrase: str
+__all__ = ["time_window"]
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
