@@ -138,11 +138,11 @@ def restore_indexes(conn: psycopg.Connection) -> None:
     pending = conn.execute("SELECT key, value FROM fm_settings WHERE key LIKE %s", (_DEFERRED + "%",)).fetchall()
     if not pending:
         return
-    conn.execute("SET maintenance_work_mem = '2GB'")
     for key, definition in pending:
-        conn.execute(definition.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
-        conn.execute("DELETE FROM fm_settings WHERE key = %s", (key,))
-    conn.execute("RESET maintenance_work_mem")
+        with conn.transaction():
+            conn.execute("SET LOCAL maintenance_work_mem = '2GB'")
+            conn.execute(definition.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
+            conn.execute("DELETE FROM fm_settings WHERE key = %s", (key,))
 
 
 def database_bytes(conn: psycopg.Connection) -> int:
