@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_report(report: dict) -> None:
     fleet, build_ = report["fleet"], report["build"]
-    print(f"fleet: {fleet['agents']:,} agents, {fleet['units']:,} units, database {fleet['database_bytes'] / 2**30:.2f} GiB;"
+    print(f"fleet: {fleet['agents']:,} agents, {fleet['units']:,} units,"
+          f" database {fleet['database_bytes'] / 2**30:.2f} GiB;"
           f" pool through the pipeline {build_['pool']['build_seconds']} s, clone + index {build_['clone_seconds']} s,"
           f" vacuum/analyse {build_['vacuum_analyze_seconds']} s")
     print(f"method: {report['method']}")
@@ -235,14 +236,15 @@ def print_report(report: dict) -> None:
         f, a = r["fleet"], r.get("alone", {})
         sizes = ", ".join(f"{s:,}" for s in r["agents"].values())
         ratio = f"{f['recall']['p95'] / a['recall']['p95']:.2f}×" if a else "-"
-        print(f"| {cls} | {len(r['agents'])} ({sizes}) | {f['recall']['p50']} / {f['recall']['p95']} / {f['recall']['p99']} ms"
+        print(f"| {cls} | {len(r['agents'])} ({sizes})"
+              f" | {f['recall']['p50']} / {f['recall']['p95']} / {f['recall']['p99']} ms"
               f" | {f['vector']['p50']} / {f['vector']['p95']} / {f['vector']['p99']} ms"
               f" | {a.get('recall', {}).get('p95', '-')} ms | {a.get('vector', {}).get('p95', '-')} ms | {ratio}"
               f" | {f['recall']['p95'] / f['vector']['p95']:.2f}× |")
     put = report.get("put_while_searching")
     if put:
-        print(f"put while searching (one turn, full pipeline): p50 {put['p50']} / p95 {put['p95']} / p99 {put['p99']} ms"
-              f" (n={put['n']})")
+        print(f"put while searching (one turn, full pipeline): p50 {put['p50']} / p95 {put['p95']}"
+              f" / p99 {put['p99']} ms (n={put['n']})")
 
 
 if __name__ == "__main__":

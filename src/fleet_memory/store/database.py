@@ -3,8 +3,8 @@ the HNSW iterative scan on (so filtered vector queries still return enough rows)
 
 No session state outlives a transaction, so the pool works through PgBouncer in transaction
 pooling mode, where consecutive transactions of one client may run on different server
-connections: settings are transaction-local (``SET LOCAL``; the pool's are set at the start of each transaction, one statement),
-advisory locks are transaction-level (``pg_advisory_xact_lock``), server cursors live inside
+connections: settings are transaction-local (``SET LOCAL``; the pool's are set at the start of
+each transaction, one statement), advisory locks are transaction-level (``pg_advisory_xact_lock``), server cursors live inside
 their transaction, and nothing uses LISTEN or temporary tables. Prepared statements are the one
 exception PgBouncer before 1.21 cannot carry: ``prepared_statements=False`` makes psycopg send
 every statement unnamed (``prepare_threshold=None``). ``tests/integration/fleet/test_pooling.py``
