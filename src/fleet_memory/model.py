@@ -33,6 +33,7 @@ __all__ = [
     "ConsolidationReport",
     "ExtractedMemory",
     "ConversationReport",
+    "plain",
 ]
 
 
@@ -258,20 +259,27 @@ class AgentStats:
 
 
 # lifecycle reports -------------------------------------------------------------------------
-def _plain(value: Any) -> Any:
-    if isinstance(value, UUID):
-        return str(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
+def plain(value: Any) -> Any:
+    """Records → JSON-ready values, for every front door's machine output and the reports'
+    ``to_dict``: records with a ``to_dict`` use it, other dataclasses become dicts, UUIDs and
+    datetimes strings, enums their values, tuples and sets lists."""
+    if hasattr(value, "to_dict"):
+        return plain(value.to_dict())
+    if isinstance(value, (UUID, datetime)):
+        return str(value) if isinstance(value, UUID) else value.isoformat()
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return _fields(value)
     return value
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +295,7 @@ class MaintenanceReport:
     batches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return _fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +326,7 @@ class ConsolidationReport:
         return sum(len(c.source_ids) for c in self.created)
 
     def to_dict(self) -> dict[str, Any]:
-        data = _plain(self)
+        data = _fields(self)
         data["sources"] = self.sources
         return data
 
@@ -347,6 +355,6 @@ class ConversationReport:
         return [uid for r in self.results for uid in r.unit_ids]
 
     def to_dict(self) -> dict[str, Any]:
-        data = _plain(self)
+        data = _fields(self)
         data["unit_ids"] = [str(u) for u in self.unit_ids]
         return data

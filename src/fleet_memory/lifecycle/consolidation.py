@@ -153,7 +153,7 @@ class Consolidator:
         names = [name for _, name, _ in shared]
         texts = [m.text for m in sorted(members, key=lambda m: (m.event_date, str(m.id)))]
         if self.llm is not None:
-            text = llm_summary(self.llm, texts, names, retries=self.config.llm.max_retries if self.config.llm else 2)
+            text = llm_summary(self.llm, texts, names, retries=self.config.llm_retries)
         else:
             text = extractive_summary([m.text for m in members], vectors, names)
         tags = _merge_tags(members, self.config.limits.max_tags)
