@@ -102,12 +102,17 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
         "   l.kind, l.weight FROM links l JOIN c ON c.id = l.from_id"
         "   JOIN c c2 ON c2.id = l.to_id AND c2.b = c.b WHERE l.agent_id = %(src)s) x"
         " ON CONFLICT DO NOTHING", p)
+    _count_terms(conn, target)
+    return written
+
+
+def _count_terms(conn: psycopg.Connection, agent_id: str) -> None:
+    """The agent's ``term_df`` rows, counted from its units (the agent had none before)."""
     conn.execute(
         "INSERT INTO term_df (agent_id, lexeme, df)"
-        " SELECT %(dst)s, lex, count(*) FROM memory_units u, unnest(tsvector_to_array(u.tsv)) lex"
-        " WHERE u.agent_id = %(dst)s GROUP BY lex"
-        " UNION ALL SELECT %(dst)s, '', count(*) FROM memory_units WHERE agent_id = %(dst)s", p)
-    return written
+        " SELECT %(a)s, lex, count(*) FROM memory_units u, unnest(tsvector_to_array(u.tsv)) lex"
+        " WHERE u.agent_id = %(a)s GROUP BY lex"
+        " UNION ALL SELECT %(a)s, '', count(*) FROM memory_units WHERE agent_id = %(a)s", {"a": agent_id})
 
 
 @contextmanager
