@@ -71,7 +71,7 @@ class FleetMemory:
         self.db = Database.open(
             url=config.database_url, home=config.data_dir, embedding_dim=self.embedder.dimension,
             min_size=config.pool_min_size, max_size=config.pool_max_size,
-            shared_buffers_mb=config.embedded_shared_buffers_mb,
+            shared_buffers_mb=config.embedded_shared_buffers_mb, prepared_statements=config.prepared_statements,
         )
         self.llm = llm if llm is not None else (OpenAICompatibleLLM(config.llm) if config.llm else None)
         self._importance = importance_function(config.lifecycle)
