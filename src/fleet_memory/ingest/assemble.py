@@ -7,7 +7,7 @@ fact. Pure; O(facts + mentions).
 
 from __future__ import annotations
 
-from ..store.entities import normalize_name
+from ..naming import normalize_name
 from .ner import clean_name
 from .records import EntityMention, UnitDraft, UnitPlan
 

@@ -51,10 +51,10 @@ from ..store import Database, planner
 from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import units as unit_sql
+from ..store.links import link_units
 from .assemble import draft_unit
 from .coref import resolve_coreferences
 from .extract import extract_sentences
-from .linking import link_units
 from .llm_extract import Progress, extract_with_llm
 from .ner import find_entities
 from .records import (
