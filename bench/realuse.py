@@ -40,7 +40,9 @@ is the gold) report hit@5 on their own line.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -194,7 +196,8 @@ def run_agent(mem, name: str, scenario: Scenario) -> dict:
     started = time.perf_counter()
     for q in questions:
         for system, ranked in rankings(mem, agent_id, q, bm25, texts).items():
-            rows[system].append({"id": q.id, "kind": q.kind, **score(ranked, q), "top3": [t[:160] for t in ranked[:3]]})
+            top3 = [t[:160] for t in ranked[:3]]
+            rows[system].append({"id": q.id, "kind": q.kind, **score(ranked, q), "top3": top3})
     return {"puts": len(puts), "units": len(units), "ingest_s": round(seconds, 1),
             "search_s": round(time.perf_counter() - started, 1),
             "unreachable": unreachable(units, questions), "rows": rows}
@@ -206,7 +209,8 @@ def report_of(agents: dict[str, dict]) -> dict:
     pooled: dict[str, list[dict]] = {s: [] for s in SYSTEMS}
     for name, result in agents.items():
         kinds = sorted({r["kind"] for r in result["rows"][SYSTEMS[0]]})
-        per = {s: {"overall": summarise(rows), "kinds": {k: summarise([r for r in rows if r["kind"] == k]) for k in kinds}}
+        per = {s: {"overall": summarise(rows),
+                   "kinds": {k: summarise([r for r in rows if r["kind"] == k]) for k in kinds}}
                for s, rows in result["rows"].items()}
         out["agents"][name] = {k: v for k, v in result.items() if k != "rows"} | {"systems": per}
         out["questions"][name] = result["rows"]
@@ -217,43 +221,54 @@ def report_of(agents: dict[str, dict]) -> dict:
 
 
 # output ----------------------------------------------------------------------------------------
+HEADER = ["| {label} (hit@1 / hit@5 / MRR@10) | n | " + " | ".join(SYSTEMS) + " |", "|---|---|" + "---|" * len(SYSTEMS)]
+
+
 def cell(m: dict) -> str:
     return f"{m['hit@1']:.3f} / {m['hit@5']:.3f} / {m['mrr@10']:.3f}"
 
 
-def agent_table(name: str, agent: dict) -> list[str]:
-    systems = agent["systems"]
-    lines = [f"### {name}: {agent['puts']} puts → {agent['units']} units (ingest {agent['ingest_s']} s)", "",
-             "| kind (hit@1 / hit@5 / MRR@10) | n | " + " | ".join(SYSTEMS) + " |", "|---|---|" + "---|" * len(SYSTEMS)]
-    first = systems[SYSTEMS[0]]
-    for kind, m in first["kinds"].items():
-        lines.append(f"| {kind} | {m['questions']} | " + " | ".join(cell(systems[s]["kinds"][kind]) for s in SYSTEMS) + " |")
-    lines.append(f"| **overall** | {first['overall']['questions']} | "
-                 + " | ".join(f"**{cell(systems[s]['overall'])}**" for s in SYSTEMS) + " |")
+def line(label: str, n: int, cells: list[str]) -> str:
+    return f"| {label} | {n} | " + " | ".join(cells) + " |"
+
+
+def extra_lines(per: dict[str, dict], kinds: bool = True) -> list[str]:
+    """current-wins and past-state hit@5 rows, where the questions have them."""
+    first = per[SYSTEMS[0]]
+    out = []
     if "current_wins" in first["overall"]:
-        lines.append(f"| current-wins | {first['overall']['stale_questions']} | "
-                     + " | ".join(f"{systems[s]['overall']['current_wins']:.3f}" for s in SYSTEMS) + " |")
-    if "past-state" in first["kinds"]:
-        lines.append(f"| past-state hit@5 | {first['kinds']['past-state']['questions']} | "
-                     + " | ".join(f"{systems[s]['kinds']['past-state']['hit@5']:.3f}" for s in SYSTEMS) + " |")
+        out.append(line("current-wins", first["overall"]["stale_questions"],
+                        [f"{per[s]['overall']['current_wins']:.3f}" for s in SYSTEMS]))
+    if kinds and "past-state" in first["kinds"]:
+        out.append(line("past-state hit@5", first["kinds"]["past-state"]["questions"],
+                        [f"{per[s]['kinds']['past-state']['hit@5']:.3f}" for s in SYSTEMS]))
+    return out
+
+
+def agent_table(name: str, agent: dict) -> list[str]:
+    per = agent["systems"]
+    lines = [f"### {name}: {agent['puts']} puts → {agent['units']} units (ingest {agent['ingest_s']} s)", "",
+             HEADER[0].format(label="kind"), HEADER[1]]
+    for kind, m in per[SYSTEMS[0]]["kinds"].items():
+        lines.append(line(kind, m["questions"], [cell(per[s]["kinds"][kind]) for s in SYSTEMS]))
+    overall = per[SYSTEMS[0]]["overall"]
+    lines.append(line("**overall**", overall["questions"], [f"**{cell(per[s]['overall'])}**" for s in SYSTEMS]))
+    lines += extra_lines(per)
     if agent["unreachable"]:
-        lines += ["", f"Gold in no stored unit (lost at ingestion, a miss for every system): {', '.join(agent['unreachable'])}"]
+        lines += ["", "Gold in no stored unit (lost at ingestion, a miss for every system): "
+                  + ", ".join(agent["unreachable"])]
     return lines + [""]
 
 
 def summary_table(report: dict) -> list[str]:
-    lines = ["| agent (hit@1 / hit@5 / MRR@10) | n | " + " | ".join(SYSTEMS) + " |", "|---|---|" + "---|" * len(SYSTEMS)]
+    lines = [HEADER[0].format(label="agent"), HEADER[1]]
     for name, agent in report["agents"].items():
-        systems = agent["systems"]
-        lines.append(f"| {name} | {systems[SYSTEMS[0]]['overall']['questions']} | "
-                     + " | ".join(cell(systems[s]["overall"]) for s in SYSTEMS) + " |")
-    overall = report["overall"]
-    lines.append(f"| **all questions asked** | {overall[SYSTEMS[0]]['questions']} | "
-                 + " | ".join(f"**{cell(overall[s])}**" for s in SYSTEMS) + " |")
-    if "current_wins" in overall[SYSTEMS[0]]:
-        lines.append(f"| current-wins | {overall[SYSTEMS[0]]['stale_questions']} | "
-                     + " | ".join(f"{overall[s]['current_wins']:.3f}" for s in SYSTEMS) + " |")
-    return lines + [""]
+        per = agent["systems"]
+        lines.append(line(name, per[SYSTEMS[0]]["overall"]["questions"], [cell(per[s]["overall"]) for s in SYSTEMS]))
+    overall = {s: {"overall": m} for s, m in report["overall"].items()}
+    lines.append(line("**all questions asked**", report["overall"][SYSTEMS[0]]["questions"],
+                      [f"**{cell(report['overall'][s])}**" for s in SYSTEMS]))
+    return lines + extra_lines(overall, kinds=False) + [""]
 
 
 def tables(report: dict) -> str:
@@ -268,8 +283,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--agents", default="docs,assistant,mixed,lme", help="comma-separated subset")
     parser.add_argument("--json", help="write the full report (every question's scores) here")
-    parser.add_argument("--database-url", help="a PostgreSQL with pgvector (default: an embedded temporary server);"
-                                               " the bench replaces the agents realuse-*")
+    parser.add_argument("--database-url", help="a PostgreSQL with pgvector (default: an embedded server in a"
+                                               " temporary directory); the bench replaces its agents realuse-*")
     parser.add_argument("--scenario", default=str(scenario_mod.SCENARIO), help="scenario file")
     args = parser.parse_args(argv)
     args.agents = [a.strip() for a in args.agents.split(",") if a.strip()]
@@ -279,14 +294,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def temporary_home() -> Path:
+    """A fresh data directory, removed at exit (registered before the embedded server starts, so
+    its stop, registered later, runs first)."""
+    home = tempfile.mkdtemp(prefix="fm-realuse-")
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    return Path(home)
+
+
 def main(argv: list[str] | None = None) -> int:
     from fleet_memory import Config, FleetMemory
 
     args = parse_args(argv)
     scenario = scenario_mod.load(Path(args.scenario))
     scenario_mod.check(scenario)
-    config = Config(database_url=args.database_url) if args.database_url else \
-        Config(home=Path(tempfile.mkdtemp(prefix="fm-realuse-")))
+    config = Config(database_url=args.database_url) if args.database_url else Config(home=temporary_home())
     started = time.perf_counter()
     with FleetMemory(config) as mem:
         agents = {name: run_agent(mem, name, scenario) for name in args.agents}

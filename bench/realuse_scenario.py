@@ -16,13 +16,13 @@ memories and the questions asked about them:
 - ``[[lme_sessions]]``: user/assistant conversations in the style of LongMemEval, one
   ``put_many`` per session with the speaker of each turn.
 
-Each ``[[questions]]`` entry (numbered per source in file order: ``docs-01``, ...) names its ``source`` (docs, assistant, lme), its ``kind``, the
-question, ``gold`` substrings (any one found in a result's text makes it a hit), optionally
-``stale`` substrings (the value a changed fact had before) and ``now`` (the question's time;
-default ``meta.now``). Matching (``normalise``) is case-insensitive, with runs of whitespace
-collapsed to one space and typographic apostrophes and quotes made plain, so a paragraph's line
-breaks and a coreference rewrite of a pronoun do not decide a hit; gold substrings are chosen from
-the content words of the answer for that reason.
+Each ``[[questions]]`` entry (numbered per source in file order: ``docs-01``, ...) names its
+``source`` (docs, assistant, lme), its ``kind``, the question, ``gold`` substrings (any one found
+in a result's text makes it a hit), optionally ``stale`` substrings (the value a changed fact had
+before) and ``now`` (the question's time; default ``meta.now``). Matching (``normalise``) is
+case-insensitive, with runs of whitespace collapsed to one space and typographic apostrophes and
+quotes made plain, so a paragraph's line breaks and a coreference rewrite of a pronoun do not
+decide a hit; gold substrings are chosen from the content words of the answer for that reason.
 
 ``check`` fails loudly when a gold or stale substring is not found verbatim (after
 ``normalise``) in the texts put for its source: installed package versions change, and a
@@ -93,7 +93,10 @@ def read_raw(path: Path = SCENARIO) -> dict:
 
 def doc_text(package: str, file: str) -> str:
     """The installed text: ``METADATA`` is the long description, anything else a dist-info file."""
-    dist = importlib.metadata.distribution(package)
+    try:
+        dist = importlib.metadata.distribution(package)
+    except importlib.metadata.PackageNotFoundError:
+        raise SystemExit(f"realuse: the scenario reads {package!r}, which is not installed here") from None
     if file == "METADATA":
         meta = dist.metadata
         text = meta.get_payload() or meta.get("Description") or ""

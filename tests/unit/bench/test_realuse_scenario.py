@@ -95,7 +95,8 @@ def test_paragraph_rules_drop_code_badges_and_short_blocks():
 
 def test_matching_ignores_case_whitespace_and_typographic_quotes():
     assert rs.normalise("Ines\u2019s  flat\nhas a View") == "ines's flat has a view"
-    q = rs.Question("x", "assistant", "changed-current", "?", ("in Porto now",), ("lives in Lisbon",), datetime(2025, 1, 1))
+    q = rs.Question("x", "assistant", "changed-current", "?", ("in Porto now",), ("lives in Lisbon",),
+                    datetime(2025, 1, 1))
     assert realuse.score(["Ines lives in Lisbon.", "She lives in PORTO now."], q) == {
         "hit@1": 0.0, "hit@5": 1.0, "mrr@10": 0.5, "current_wins": 0.0}
     assert realuse.score(["She lives in Porto now."], q)["current_wins"] == 1.0
