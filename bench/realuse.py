@@ -82,13 +82,14 @@ def store(mem, agent_id: str, puts: list[Put]) -> float:
 
 
 def stored_units(mem, agent_id: str) -> list[tuple[str, str]]:
-    """(unit id, text) of every stored unit of the agent, read back page by page."""
+    """(unit id, text) of every stored unit of the agent, read back page by page, in text order (unit
+    ids are random, so BM25's ties would otherwise break differently from run to run)."""
     units, offset = [], 0
     while offset is not None:
         page = mem.list_units(agent_id, limit=1000, offset=offset)
         units += [(str(u.id), u.text) for u in page.units]
         offset = page.next_offset
-    return units
+    return sorted(units, key=lambda unit: unit[1])
 
 
 # the baselines ---------------------------------------------------------------------------------
