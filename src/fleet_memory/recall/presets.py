@@ -21,6 +21,9 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from ..errors import InvalidInputError
+from ..store.links import EntityRule
+
+_ENTITY = EntityRule()
 
 __all__ = ["RecallSettings", "BALANCED", "FAST", "DEEP", "VECTOR", "PRESETS", "get_preset"]
 
@@ -41,10 +44,10 @@ class RecallSettings:
     temporal_weight: float = 1.0
     semantic_weight: float = 1.0
     entity_weight: float = 1.0
-    entity_fanout: int = 10
-    entity_hub_min: int = 20
-    entity_hub_share: float = 0.05
-    entity_hub_max: int = 200
+    entity_fanout: int = _ENTITY.fanout
+    entity_hub_min: int = _ENTITY.hub_min
+    entity_hub_share: float = _ENTITY.hub_share
+    entity_hub_max: int = _ENTITY.hub_max
     min_activation: float = 0.05
     max_frontier: int = 8
     # fusion of the query-dependent signals (z-scores over the entry pool)
@@ -68,6 +71,18 @@ class RecallSettings:
     common_term_share: float = 0.05
     # when False, the score is the cosine similarity alone (the plain vector baseline)
     fuse: bool = True
+
+    @property
+    def entity_rule(self) -> EntityRule | None:
+        """How the walk derives entity links (``store.links``); None when entity links are off."""
+        if self.entity_weight <= 0:
+            return None
+        return EntityRule(self.entity_fanout, self.entity_hub_min, self.entity_hub_share, self.entity_hub_max)
+
+    @property
+    def stored_kinds(self) -> tuple[str, ...]:
+        """The stored link kinds the walk follows (those with a weight above 0)."""
+        return tuple(k for k in ("temporal", "semantic") if self.link_weight(k) > 0)
 
     def link_weight(self, kind: str) -> float:
         if kind == "temporal":
