@@ -103,6 +103,7 @@ class Config:
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     pool_min_size: int = 1
     pool_max_size: int = 8
+    prepared_statements: bool = True  # False behind PgBouncer < 1.21 in transaction mode
     embedded_shared_buffers_mb: int | None = None  # None: sized to the machine
 
     @property
@@ -122,6 +123,7 @@ class Config:
             llm=_llm_from_env(env),
             ingest=IngestConfig(llm_extraction=env.get("FLEET_MEMORY_LLM_EXTRACTION", "").lower() in ("1", "true", "yes")),
             embedded_shared_buffers_mb=_shared_buffers_from_env(env),
+            prepared_statements=env.get("FLEET_MEMORY_PREPARED_STATEMENTS", "").lower() not in ("0", "false", "no", "off"),
         )
         return replace(config, **overrides) if overrides else config
 

@@ -18,6 +18,7 @@ from .ingest import Ingestor
 from .ingest import entities as entity_ops
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
+from .lifecycle.importance import ranking_importance
 from .lifecycle.consolidation import Consolidator
 from .lifecycle.context import check_budget, render_context
 from .lifecycle.conversation import build_turns, extract_offline, extract_with_llm, memory_items
@@ -70,7 +71,7 @@ class FleetMemory:
         self.db = Database.open(
             url=config.database_url, home=config.data_dir, embedding_dim=self.embedder.dimension,
             min_size=config.pool_min_size, max_size=config.pool_max_size,
-            shared_buffers_mb=config.embedded_shared_buffers_mb,
+            shared_buffers_mb=config.embedded_shared_buffers_mb, prepared_statements=config.prepared_statements,
         )
         self.llm = llm if llm is not None else (OpenAICompatibleLLM(config.llm) if config.llm else None)
         self._importance = importance_function(config.lifecycle)
@@ -79,7 +80,7 @@ class FleetMemory:
         self._maintainer = Maintainer(self.db, config.lifecycle)
         self._consolidator = Consolidator(self.db, self.embedder, config, self._importance, self.llm)
         self._schedulers: list[LifecycleScheduler] = []
-        self._recall = Recaller(self.db, self.embedder, config)
+        self._recall = Recaller(self.db, self.embedder, config, ranking_importance(config.lifecycle))
 
     # lifecycle of the object -------------------------------------------------------------
     def warm_up(self) -> None:

@@ -58,11 +58,12 @@ class RecallSettings:
     w_activation: float = 2.5
     similarity_std_floor: float = 0.05
     text_std_floor: float = 1.0
-    # dynamic weighting (seed 000) and importance (seed 001)
+    # priors, added to relevance and bounded (scoring.py): recency and frequency (seed 000),
+    # importance (seed 001); together they move a score by at most prior_span
     recency_rate: float = 0.1
-    recency_weight: float = 0.1
-    frequency_weight: float = 1.0
-    importance_weight: float = 0.5
+    recency_weight: float = 0.2
+    frequency_weight: float = 0.1
+    importance_weight: float = 0.05
     # full text: a term found in at least min(common_term_units, max(common_term_min,
     # common_term_share × units)) units is common: it is not matched on (it would single out no
     # unit and cost a read of each), though it still counts in every candidate's text score

@@ -28,7 +28,8 @@ for the same input, whatever the random unit ids.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from uuid import UUID
@@ -120,18 +121,32 @@ class _Neighbours:
         return edges
 
 
-def _signals(c: cand_sql.Candidate, activation: float, window: TimeWindow | None) -> Signals:
+RankImportance = Callable[[str, tuple[str, ...], float], float]
+"""``(text, tags, stored importance) -> the importance to rank by`` (the facade hands in
+``lifecycle.importance.ranking_importance``; the stored value by default)."""
+
+
+def _stored_importance(text: str, tags: tuple[str, ...], stored: float) -> float:
+    return stored
+
+
+def _signals(c: cand_sql.Candidate, activation: float, window: TimeWindow | None,
+             importance: RankImportance) -> Signals:
     u = c.unit
     in_window = window is not None and window.start <= u.event_date < window.end
     return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date, u.last_accessed,
-                   u.access_count, u.importance)
+                   u.access_count, importance(u.text, u.tags, u.importance))
 
 
-def _features(conn: psycopg.Connection, request: SearchRequest,
-              embedding: Future[list]) -> tuple[cand_sql.Features, int]:
-    """The query's features and the agent's unit count; the embedding is awaited last."""
+def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Future[list],
+              window: TimeWindow | None) -> tuple[cand_sql.Features, int]:
+    """The query's features and the agent's unit count; the embedding is awaited last. The words
+    that name the time window are not full-text terms ("last weekend" is a window, not a topic:
+    a unit inside it should not lose to one that merely says "last" and "weekend")."""
     cfg = request.settings
-    words = content_words(request.query) if cfg.fuse or cfg.fulltext_entry_k else []
+    text = request.query if window is None else re.sub(re.escape(window.phrase), " ", request.query, count=1,
+                                                       flags=re.IGNORECASE)
+    words = content_words(text) if cfg.fuse or cfg.fulltext_entry_k else []
     terms = cand_sql.term_stats(conn, request.agent_id, words, common_units=cfg.common_term_units,
                                 common_share=cfg.common_term_share, common_min=cfg.common_term_min)
     entity_ids: tuple[UUID, ...] = ()
@@ -145,7 +160,7 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
              embedding: Future[list]) -> Entries | None:
     cfg = request.settings
     window = time_window(request.query, request.now) if cfg.time_entry_k else None
-    features, units = _features(conn, request, embedding)
+    features, units = _features(conn, request, embedding, window)
     limits = cand_sql.EntryLimits(
         vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
         time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
@@ -156,7 +171,7 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
     pool = {c.seq: c for c, _ in found}
     stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()],
                        sim_floor=cfg.similarity_std_floor, text_floor=cfg.text_std_floor)
-    direct = {key: direct_score(_signals(c, 0.0, window), stats, cfg) for key, c in pool.items()}
+    direct = {key: direct_score(_signals(c, 0.0, window, _stored_importance), stats, cfg) for key, c in pool.items()}
     best = max(direct.values())
     return Entries(features, window, units, pool, {c.seq: tuple(ch) for c, ch in found}, stats,
                    {key: entry_activation(d, best) for key, d in direct.items()})
@@ -173,15 +188,15 @@ def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, ent
     return Walk(reached, found, ids)
 
 
-def _score(request: SearchRequest, entries: Entries, walk: Walk) -> list[Ranked]:
+def _score(request: SearchRequest, entries: Entries, walk: Walk, importance: RankImportance) -> list[Ranked]:
     """Every reached unit whose features are known, scored; best first (ties: similarity, seq)."""
     ranked = []
     for key, node in walk.reached.items():
         cand = entries.pool.get(key) or walk.found.get(key)
         if cand is None:
             continue
-        scored = score(_signals(cand, node.activation, entries.window), entries.stats, request.settings,
-                       request.now)
+        scored = score(_signals(cand, node.activation, entries.window, importance), entries.stats,
+                       request.settings, request.now)
         ranked.append(Ranked(key, cand, scored))
     ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
     return ranked[: request.top_k]
@@ -211,10 +226,12 @@ def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked) -> 
 
 
 class Recaller:
-    def __init__(self, db: Database, embedder: Embedder, config: Config) -> None:
+    def __init__(self, db: Database, embedder: Embedder, config: Config,
+                 importance: RankImportance = _stored_importance) -> None:
         self.db = db
         self.embedder = embedder
         self.config = config
+        self.importance = importance
         self._embedding_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fm-query-embed")
 
     def close(self) -> None:
@@ -232,7 +249,7 @@ class Recaller:
             if entries is None:
                 return []
             walk = _walk(conn, request, flt, entries)
-            ranked = _score(request, entries, walk)
+            ranked = _score(request, entries, walk, self.importance)
             if request.reinforce:
                 unit_sql.reinforce(conn, request.agent_id, [r.candidate.unit.id for r in ranked], request.now)
         return [_result(request, entries, walk, r) for r in ranked]
