@@ -21,7 +21,7 @@
 4. **Results** (``_result``), each with a typed ``Explanation`` when asked.
 
 Statements per search: at most 5 + hops walked (+ 1 to reinforce), whatever the budget (one of
-them turns parallel plans off for the transaction). Inside the walk units are keyed by their write
+them is the transaction's settings, ``store.database``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
 """
@@ -241,10 +241,7 @@ class Recaller:
         # The query embedding (the one model call) runs beside the first statements.
         embedding = self._embedding_pool.submit(self.embedder.embed, [request.query])
         flt = unit_filter(request, self.config)
-        with self.db.transaction() as conn:
-            # Every statement below is a handful of index lookups; starting parallel workers for
-            # one (several ms on a small machine) costs more than it could save.
-            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        with self.db.transaction() as conn:  # parallel plans off, like every transaction (store.database)
             entries = _entries(conn, request, flt, embedding)
             if entries is None:
                 return []

@@ -31,9 +31,12 @@ _log = logging.getLogger(__name__)
 
 
 TRANSACTION_SETTINGS = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                        " set_config('hnsw.ef_search', '100', true)")
+                        " set_config('hnsw.ef_search', '100', true),"
+                        " set_config('max_parallel_workers_per_gather', '0', true)")
 """Run at the start of every transaction (one statement, the same as ``SET LOCAL``): settings that
-end with the transaction, never session state."""
+end with the transaction, never session state. Parallel plans are off: the statements here are a
+handful of index lookups each, and starting parallel workers for one (several ms on a small
+machine) costs more than it could save."""
 
 
 def _configure(conn: psycopg.Connection) -> None:
