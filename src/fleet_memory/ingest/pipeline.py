@@ -158,7 +158,8 @@ class Pipeline:
             if stage.name not in (transaction_runners if stage.in_transaction else runners):
                 raise ConfigurationError(f"pipeline stage {stage.name!r} has no implementation")
             if in_txn and not stage.in_transaction:
-                raise ConfigurationError(f"pipeline stage {stage.name!r} runs outside the transaction after one inside it")
+                raise ConfigurationError(f"pipeline stage {stage.name!r} runs outside the transaction "
+                                         "after one inside it")
             in_txn = in_txn or stage.in_transaction
             unknown = [f for f in stage.requires + stage.provides if f not in _FIELDS]
             if unknown:
