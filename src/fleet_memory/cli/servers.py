@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from ..errors import ConfigurationError
-from .common import state
+from .common import open_memory, state
 
 
 def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int = typer.Option(8080),
@@ -23,7 +23,8 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int =
 
     if no_auth and host != "127.0.0.1":
         raise ConfigurationError(f"--no-auth is only allowed with --host 127.0.0.1 (got {host!r})")
-    app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20))
+    app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20),
+                     own_process=True)
     # This command owns the process. uvicorn shuts down on SIGTERM, then raises the signal again
     # with the handler it found: a Python one exits normally, so the embedded server's exit hook
     # runs (the default handler killed the process and left PostgreSQL running).
@@ -35,10 +36,12 @@ def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
         None, "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Default agent for tools called without one.")) -> None:
     """Run the MCP server on stdio (for MCP clients such as Claude Desktop)."""
     from ..mcp_server import build_server
+    from ..providers import heap
 
-    with_memory = state(ctx).factory
-    memory = with_memory()
+    memory = open_memory(ctx)
     try:
+        memory.warm_up()
+        heap.settle()
         build_server(lambda: memory, default_agent=agent).run("stdio")
     finally:
         memory.close()

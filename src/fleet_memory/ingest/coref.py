@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
 from .names import FEMALE_NAMES, MALE_NAMES
-from .records import CorefText, EntityMention, Episode, ParsedFact
+from .records import CorefFact, CorefText, EntityMention, Episode, NamedFact
 
 __all__ = ["resolve_coreferences"]
 
@@ -124,38 +124,17 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
                 _agree_verb(tokens, i, replacements)
             continue
         if low in _FEMALE or low in _MALE:
-            gender = "f" if low in _FEMALE else "m"
-            earlier = [n for s, n in persons if s < i and _gender_of(n, state.learnt) in (None, gender)]
-            if earlier:
-                state.learnt.setdefault(earlier[-1], gender)
-                continue
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
-            name = state.person_for(gender, speakers if speaker else frozenset())
-            if name is None:
-                continue
-            state.learnt.setdefault(name, gender)
-            if name in used:
-                continue
-            used.add(name)
-            replacements[i] = _possessive(name) if possessive else name
-            referents.append(EntityMention(name, "PERSON"))
+            ref = _person_referent(low, i, persons, state, speakers if speaker else frozenset())
+        elif low in _IT or low in _THEY:
+            ref = _thing_referent(tokens, i, low, spans, state)
+        else:
             continue
-        if low in _IT or low in _THEY:
-            wanted = _THING_LABELS if low in _IT else {"ORG"}
-            things = [(text, label) for text, label in state.things if label in wanted]
-            if len(things) != 1 or any(e.start < i and e.label in wanted for e in spans):
-                continue
-            if tok.dep not in _ARGUMENT_DEPS:
-                continue
-            head = tokens[tok.head] if 0 <= tok.head < len(tokens) else tok
-            if tok.dep in ("nsubj", "nsubjpass") and head.text.lower() in _BE:
-                continue
-            text, label = things[0]
-            if text in used:
-                continue
-            used.add(text)
-            replacements[i] = _possessive(text) if possessive else text
-            referents.append(EntityMention(text, label))
+        if ref is None or ref.surface in used:
+            continue
+        used.add(ref.surface)
+        replacements[i] = _possessive(ref.surface) if possessive else ref.surface
+        referents.append(ref)
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
     for _, name in persons:
@@ -164,7 +143,41 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
         if ref.label == "PERSON":
             state.mention(ref.surface)
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
-    return CorefText(_render(tokens, replacements) if replacements else _render(tokens, {}), tuple(referents))
+    return CorefText(_render(tokens, replacements), tuple(referents))
+
+
+def _person_referent(low: str, i: int, persons: Sequence[tuple[int, str]], state: _Discourse,
+                     exclude: frozenset[str]) -> EntityMention | None:
+    """The PERSON a he/she pronoun at token ``i`` stands for, or ``None`` when a compatible person
+    already appears earlier in the sentence (whose gender is then learnt) or none is known."""
+    gender = "f" if low in _FEMALE else "m"
+    earlier = [n for s, n in persons if s < i and _gender_of(n, state.learnt) in (None, gender)]
+    if earlier:
+        state.learnt.setdefault(earlier[-1], gender)
+        return None
+    name = state.person_for(gender, exclude)
+    if name is None:
+        return None
+    state.learnt.setdefault(name, gender)
+    return EntityMention(name, "PERSON")
+
+
+def _thing_referent(tokens: Sequence[Token], i: int, low: str, spans: Sequence[Span],
+                    state: _Discourse) -> EntityMention | None:
+    """The one thing (it) or ORG (they) of the previous sentence, when the pronoun at token ``i``
+    is an argument other than the subject of "be" and the sentence names no such thing before it."""
+    tok = tokens[i]
+    wanted = _THING_LABELS if low in _IT else {"ORG"}
+    things = [(text, label) for text, label in state.things if label in wanted]
+    if len(things) != 1 or any(e.start < i and e.label in wanted for e in spans):
+        return None
+    if tok.dep not in _ARGUMENT_DEPS:
+        return None
+    head = tokens[tok.head] if 0 <= tok.head < len(tokens) else tok
+    if tok.dep in ("nsubj", "nsubjpass") and head.text.lower() in _BE:
+        return None
+    text, label = things[0]
+    return EntityMention(text, label)
 
 
 def _glued(tokens: Sequence[Token], i: int) -> bool:
@@ -192,29 +205,30 @@ def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -
 
 def resolve_coreferences(
     episodes: Sequence[Episode],
-    parsed: Sequence[ParsedFact],
-    spans: Sequence[Sequence[Span]],
+    named: Sequence[NamedFact],
     *,
     reset_after: timedelta = timedelta(hours=24),
-) -> list[CorefText]:
-    """One ``CorefText`` per parsed fact, in order, given the entity spans of each (from ``ner``).
-    Self-contained facts (from an LLM) pass through unchanged."""
+) -> list[CorefFact]:
+    """Each named fact (from ``ner``) with its text after coreference, in order. Self-contained
+    facts (from an LLM) pass through unchanged."""
     state = _Discourse()
     speakers = frozenset(e.speaker for e in episodes if e.speaker)
-    out: list[CorefText] = []
-    for item, fact_spans in zip(parsed, spans):
-        episode = episodes[item.fact.episode_index]
+    out: list[CorefFact] = []
+    for item in named:
+        fact = item.fact
+        episode = episodes[fact.episode_index]
         if state.agent != episode.agent_id or (
             state.when is not None and abs(episode.event_date - state.when) > reset_after
         ):
             state = _Discourse()
             state.agent = episode.agent_id
         state.when = episode.event_date
-        if item.fact.self_contained:
-            out.append(CorefText(item.fact.text))
-            for e in fact_spans:
+        if fact.self_contained:
+            out.append(CorefFact(item, CorefText(fact.text)))
+            for e in item.spans:
                 if e.label == "PERSON":
                     state.mention(e.text)
             continue
-        out.append(_resolve_one(item.parse, fact_spans, item.appended, item.fact.speaker, state, speakers))
+        text = _resolve_one(item.parsed.parse, item.spans, item.parsed.appended, fact.speaker, state, speakers)
+        out.append(CorefFact(item, text))
     return out

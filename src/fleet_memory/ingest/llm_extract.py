@@ -27,10 +27,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..config import IngestConfig, LLMConfig
+from ..language import split_sentences
 from ..providers.llm import LLM, structured_call
 from .ner import KEPT_LABELS
 from .records import EntityMention, Episode, ExtractedFact
-from .sentences import split_sentences
 
 __all__ = ["Chunk", "FactList", "LLMFact", "chunk_text", "estimate_tokens", "extract_with_llm", "plan_chunks"]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..providers.nlp import Span
+from ..providers.nlp import Span, Token
 from .names import is_first_name
-from .records import Episode, ParsedFact
+from .records import Episode, NamedFact, ParsedFact
 
 __all__ = ["KEPT_LABELS", "find_entities", "clean_name"]
 
@@ -49,12 +49,12 @@ def _kept(span: Span) -> Span | None:
     return Span(name, span.label, span.start, span.end)
 
 
-def _opens_sentence(tokens, start: int) -> bool:
+def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:
     return all(not t.text[:1].isalnum() for t in tokens[:start])
 
 
-def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact]) -> list[tuple[Span, ...]]:
-    """Entity spans per parsed fact (same order), cleaned and completed as described above."""
+def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact]) -> list[NamedFact]:
+    """Each parsed fact with its entity spans (same order), cleaned and completed as described above."""
     known: dict[str, str] = {}
     for episode in episodes:
         if episode.speaker:
@@ -84,7 +84,7 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact]) -> 
                 spans.append(Span(s.text, "PERSON", s.start, s.end))
             elif item.parse.tokens[s.start].tag in ("NNP", "NNPS") and s.label != "PERSON":
                 spans.append(s)
-    out: list[tuple[Span, ...]] = []
+    out: list[NamedFact] = []
     for item, spans in zip(parsed, first):
         covered = {i for s in item.parse.ents for i in range(s.start, s.end)}
         tokens = item.parse.tokens
@@ -102,5 +102,5 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact]) -> 
                 spans.append(Span(name, label, i, j))
             i = j
         spans.sort(key=lambda s: s.start)
-        out.append(tuple(spans))
+        out.append(NamedFact(item, tuple(spans)))
     return out

@@ -1,21 +1,24 @@
 """The ingestion pipeline (seed 000, DESIGN §4): episodes → facts → one parse → entities,
-validation, coreference → units → embeddings → one transaction that writes documents, units,
+coreference, validation → units → embeddings → one transaction that writes documents, units,
 entity mentions and links.
 
-Stages declare what they read and what they add; ``Pipeline`` checks once, at construction, that
-every stage's inputs are produced by an earlier stage (and that the stages which need the
-transaction's connection come last). The order lives in ``STAGES``:
+A put's data is one ``PutState``: the episodes, then one typed field per stage output, each a
+tuple of the records of ``records`` (which say which episode they belong to, so nothing is joined
+by list position). Stages declare the fields they read and the fields they add; ``Pipeline``
+checks once, at construction, that every field a stage reads is the input or added by an earlier
+stage, and that the stages which need the transaction's connection come last; when it runs, it
+checks that a stage changed only the fields it declared. The order lives in ``STAGES``:
 
-    extract   episodes                          → facts      offline rules, or the LLM when configured
-    parse     facts                             → parsed     ONE spaCy pass (nlp.pipe) for the batch
-    entities  episodes, parsed                  → spans      NER from that parse
-    validate  parsed                            → plans      subject + verb; fragments merged
-    coref     episodes, parsed, spans           → coref      pronouns → referents
-    assemble  episodes, parsed, spans, plans, coref → resolved  unit texts + mentions (+ speakers)
-    embed     resolved                          → embedded   one batched embedder call
-    write     conn, episodes, embedded          → units      documents + units
-    resolve   conn, embedded, units             → mentions   entity resolution + mention rows
-    link      conn, units                       → links      temporal + semantic links
+    extract   episodes             → facts      ExtractedFact  offline rules, or the LLM when configured
+    parse     facts                → parsed     ParsedFact     ONE spaCy pass (nlp.pipe) for the batch
+    entities  episodes, parsed     → named      NamedFact      NER from that parse
+    coref     episodes, named      → coref      CorefFact      pronouns → referents
+    validate  coref                → plans      UnitPlan       subject + verb; fragments merged
+    assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers)
+    embed     drafts               → embedded   EmbeddedUnit   one batched embedder call
+    write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
+    resolve   units                → mentions   entity resolution + mention rows
+    link      units                → links      temporal + semantic links
 
 Everything for one ``put_many`` is written in one transaction: after a crash there is either the
 whole call or none of it. Stage timings (seconds) are logged at debug level and returned in every
@@ -24,14 +27,18 @@ whole call or none of it. Stage timings (seconds) are logged at debug level and 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..clock import Clock
 from ..config import Config, LLMConfig
@@ -44,16 +51,32 @@ from ..store import Database, planner
 from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import units as unit_sql
+from ..store.links import link_units
+from .assemble import draft_unit
 from .coref import resolve_coreferences
-from .extract import extract_offline
-from .linking import link_units
+from .extract import extract_sentences
 from .llm_extract import Progress, extract_with_llm
-from .ner import clean_name, find_entities
-from .records import EmbeddedFact, EntityMention, Episode, ExtractedFact, ParsedFact, ResolvedFact
+from .ner import find_entities
+from .records import (
+    CorefFact,
+    EmbeddedUnit,
+    Episode,
+    ExtractedFact,
+    NamedFact,
+    ParsedFact,
+    UnitDraft,
+    UnitPlan,
+    WrittenUnit,
+)
 from .resolve import UnitMentions, resolve_entities
 from .validate import plan_units
 
-__all__ = ["Ingestor", "Pipeline", "Stage", "STAGES", "SKIPPED_FILLER", "SKIPPED_FRAGMENTS", "SKIPPED_LLM"]
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = [
+    "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "SKIPPED_FILLER", "SKIPPED_FRAGMENTS", "SKIPPED_LLM",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -70,7 +93,38 @@ def _default_importance(text: str, tags: tuple[str, ...]) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class PutState:
+    """One ``put_many`` as far as the stages have taken it: the input (``episodes``, ``progress``),
+    then each stage's output. A field is empty until the stage that provides it has run."""
+
+    episodes: tuple[Episode, ...]
+    progress: Progress | None = None
+    facts: tuple[ExtractedFact, ...] = ()
+    parsed: tuple[ParsedFact, ...] = ()
+    named: tuple[NamedFact, ...] = ()
+    coref: tuple[CorefFact, ...] = ()
+    plans: tuple[UnitPlan, ...] = ()
+    drafts: tuple[UnitDraft, ...] = ()
+    embedded: tuple[EmbeddedUnit, ...] = ()
+    documents: tuple[uuid.UUID, ...] = ()  # one per episode, in order
+    units: tuple[WrittenUnit, ...] = ()
+    unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
+    mentions: int = 0  # mention rows recorded
+    links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(PutState))
+_INPUTS = ("episodes", "progress")
+
+Runner = Callable[[PutState], PutState]
+TransactionRunner = Callable[[PutState, "psycopg.Connection"], PutState]
+
+
+@dataclass(frozen=True, slots=True)
 class Stage:
+    """A stage's name, the ``PutState`` fields it reads and those it adds; stages that write run
+    ``in_transaction`` (with the connection), after all the others."""
+
     name: str
     requires: tuple[str, ...]
     provides: tuple[str, ...]
@@ -80,31 +134,37 @@ class Stage:
 STAGES: tuple[Stage, ...] = (
     Stage("extract", ("episodes",), ("facts",)),
     Stage("parse", ("facts",), ("parsed",)),
-    Stage("entities", ("episodes", "parsed"), ("spans",)),
-    Stage("validate", ("parsed",), ("plans",)),
-    Stage("coref", ("episodes", "parsed", "spans"), ("coref",)),
-    Stage("assemble", ("episodes", "parsed", "spans", "plans", "coref"), ("resolved",)),
-    Stage("embed", ("resolved",), ("embedded",)),
-    Stage("write", ("conn", "episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
-    Stage("resolve", ("conn", "embedded", "units"), ("mentions",), in_transaction=True),
-    Stage("link", ("conn", "units"), ("links",), in_transaction=True),
+    Stage("entities", ("episodes", "parsed"), ("named",)),
+    Stage("coref", ("episodes", "named"), ("coref",)),
+    Stage("validate", ("coref",), ("plans",)),
+    Stage("assemble", ("episodes", "plans"), ("drafts",)),
+    Stage("embed", ("drafts",), ("embedded",)),
+    Stage("write", ("episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
+    Stage("resolve", ("units",), ("mentions",), in_transaction=True),
+    Stage("link", ("units",), ("links",), in_transaction=True),
 )
 
 
 class Pipeline:
-    """Stages in order, checked at construction; ``run`` times each stage."""
+    """Stages in order, checked at construction; ``run`` times each stage. ``runners`` implement
+    the stages outside the transaction, ``transaction_runners`` those inside it."""
 
-    def __init__(self, stages: Sequence[Stage], runners: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]):
-        available = {"episodes"}
+    def __init__(self, stages: Sequence[Stage], runners: Mapping[str, Runner],
+                 transaction_runners: Mapping[str, TransactionRunner] | None = None):
+        transaction_runners = transaction_runners or {}
+        available = set(_INPUTS)
         in_txn = False
         for stage in stages:
-            if stage.name not in runners:
+            if stage.name not in (transaction_runners if stage.in_transaction else runners):
                 raise ConfigurationError(f"pipeline stage {stage.name!r} has no implementation")
             if in_txn and not stage.in_transaction:
-                raise ConfigurationError(f"pipeline stage {stage.name!r} runs outside the transaction after one inside it")
-            if stage.in_transaction and not in_txn:
-                in_txn = True
-                available.add("conn")
+                raise ConfigurationError(f"pipeline stage {stage.name!r} runs outside the transaction "
+                                         "after one inside it")
+            in_txn = in_txn or stage.in_transaction
+            unknown = [f for f in stage.requires + stage.provides if f not in _FIELDS]
+            if unknown:
+                raise ConfigurationError(f"pipeline stage {stage.name!r} names {', '.join(unknown)}, "
+                                         "which PutState does not hold")
             missing = [r for r in stage.requires if r not in available]
             if missing:
                 raise ConfigurationError(
@@ -113,34 +173,38 @@ class Pipeline:
             available.update(stage.provides)
         self.stages = tuple(stages)
         self.runners = dict(runners)
+        self.transaction_runners = dict(transaction_runners)
 
-    def run(self, episodes: Sequence[Episode], transaction: Callable[[], Any], *,
-            options: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, float]]:
-        """Run every stage; ``options`` (such as ``progress``) are readable by stages but required by none."""
-        state: dict[str, Any] = {**(options or {}), "episodes": list(episodes)}
+    def run(self, episodes: Sequence[Episode],
+            transaction: Callable[[], AbstractContextManager[psycopg.Connection]], *,
+            progress: Progress | None = None) -> tuple[PutState, dict[str, float]]:
+        """Run every stage; ``progress`` is readable by stages but required by none."""
+        state = PutState(tuple(episodes), progress)
         timings: dict[str, float] = {}
-        outside = [s for s in self.stages if not s.in_transaction]
+        for stage in self.stages:
+            if not stage.in_transaction:
+                runner = self.runners[stage.name]
+                state = self._run_stage(stage, state, timings, lambda: runner(state))
         inside = [s for s in self.stages if s.in_transaction]
-        for stage in outside:
-            self._run_stage(stage, state, timings)
         if inside:
             with transaction() as conn:
-                state["conn"] = conn
-                try:
-                    for stage in inside:
-                        self._run_stage(stage, state, timings)
-                finally:
-                    del state["conn"]
+                for stage in inside:
+                    txn_runner = self.transaction_runners[stage.name]
+                    state = self._run_stage(stage, state, timings, lambda: txn_runner(state, conn))
         return state, timings
 
-    def _run_stage(self, stage: Stage, state: dict[str, Any], timings: dict[str, float]) -> None:
+    @staticmethod
+    def _run_stage(stage: Stage, before: PutState, timings: dict[str, float],
+                   produce: Callable[[], PutState]) -> PutState:
         started = time.perf_counter()
-        produced = self.runners[stage.name](state)
+        after = produce()
         timings[stage.name] = time.perf_counter() - started
-        if set(produced) != set(stage.provides):
-            raise ConfigurationError(f"pipeline stage {stage.name!r} produced {sorted(produced)}, "
-                                     f"declared {list(stage.provides)}")
-        state.update(produced)
+        changed = [f for f in _FIELDS if getattr(after, f) is not getattr(before, f)]
+        undeclared = [f for f in changed if f not in stage.provides]
+        if undeclared:
+            raise ConfigurationError(f"pipeline stage {stage.name!r} changed {', '.join(undeclared)}, "
+                                     f"declared {', '.join(stage.provides)}")
+        return after
 
 
 class Ingestor:
@@ -167,10 +231,9 @@ class Ingestor:
         self.nlp = nlp if nlp is not None else SpacyNLP()
         self.llm = llm
         self.pipeline = Pipeline(STAGES, {
-            "extract": self._extract, "parse": self._parse, "entities": self._entities,
-            "validate": self._validate, "coref": self._coref, "assemble": self._assemble, "embed": self._embed,
-            "write": self._write, "resolve": self._resolve, "link": self._link,
-        })
+            "extract": self._extract, "parse": self._parse, "entities": self._entities, "coref": self._coref,
+            "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
+        }, {"write": self._write, "resolve": self._resolve, "link": self._link})
 
     @property
     def uses_llm(self) -> bool:
@@ -179,20 +242,20 @@ class Ingestor:
 
     # public ------------------------------------------------------------------------------
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
-        state, timings = self.pipeline.run(episodes, self.db.transaction, options={"progress": progress})
+        state, timings = self.pipeline.run(episodes, self.db.transaction, progress=progress)
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
-        counts = state["unit_counts"]
-        if grown := planner.crossed(counts, Counter(unit.agent_id for unit in state["units"])):
+        counts = state.unit_counts
+        if grown := planner.crossed(counts, Counter(unit.row.agent_id for unit in state.units)):
             with self.db.transaction() as conn:
                 if stale := planner.refresh_if_stale(conn, grown, counts):
                     _log.info("planner statistics refreshed after agents %s grew", stale)
-        doc_ids: list[uuid.UUID] = state["documents"]
         per_episode: list[list[StoredUnit]] = [[] for _ in episodes]
-        for item, unit in zip(state["embedded"], state["units"]):
-            per_episode[item.fact.episode_index].append(StoredUnit(unit.id, unit.text, MemoryType(unit.memory_type)))
-        had_facts = {f.episode_index for f in state["facts"]}
+        for unit in state.units:
+            row = unit.row
+            per_episode[unit.episode_index].append(StoredUnit(row.id, row.text, MemoryType(row.memory_type)))
+        had_facts = {f.episode_index for f in state.facts}
         results = []
-        for index, (doc_id, stored) in enumerate(zip(doc_ids, per_episode)):
+        for index, (doc_id, stored) in enumerate(zip(state.documents, per_episode)):
             reason = None
             if not stored:
                 if index in had_facts:
@@ -204,116 +267,94 @@ class Ingestor:
         return results
 
     # stages ------------------------------------------------------------------------------
-    def _extract(self, s: dict[str, Any]) -> dict[str, Any]:
-        episodes: list[Episode] = s["episodes"]
-        if not self.uses_llm:
-            return {"facts": extract_offline(episodes)}
+    def _extract(self, s: PutState) -> PutState:
+        if self.llm is None or not self.config.ingest.llm_extraction:
+            return replace(s, facts=tuple(extract_sentences(s.episodes)))
         llm_config = self.config.llm or LLMConfig(base_url="", model="")
-        facts = extract_with_llm(self.llm, episodes, self.config.ingest, llm_config, progress=s.get("progress"))
-        return {"facts": facts}
+        facts = extract_with_llm(self.llm, s.episodes, self.config.ingest, llm_config, progress=s.progress)
+        return replace(s, facts=tuple(facts))
 
-    def _parse(self, s: dict[str, Any]) -> dict[str, Any]:
-        facts: list[ExtractedFact] = s["facts"]
+    def _parse(self, s: PutState) -> PutState:
         texts, appended = [], []
-        for f in facts:
+        for f in s.facts:
             needs = not f.text.rstrip().endswith(_TERMINAL)
             texts.append(f.text + "." if needs else f.text)
             appended.append(needs)
         parses = self.nlp.parse(texts)
-        return {"parsed": [ParsedFact(f, p, a) for f, p, a in zip(facts, parses, appended)]}
+        return replace(s, parsed=tuple(ParsedFact(f, p, a) for f, p, a in zip(s.facts, parses, appended)))
 
-    def _entities(self, s: dict[str, Any]) -> dict[str, Any]:
-        return {"spans": find_entities(s["episodes"], s["parsed"])}
+    def _entities(self, s: PutState) -> PutState:
+        return replace(s, named=tuple(find_entities(s.episodes, s.parsed)))
 
-    def _validate(self, s: dict[str, Any]) -> dict[str, Any]:
-        return {"plans": plan_units(s["parsed"])}
-
-    def _coref(self, s: dict[str, Any]) -> dict[str, Any]:
+    def _coref(self, s: PutState) -> PutState:
         window = timedelta(hours=self.config.ingest.temporal_window_hours)
-        return {"coref": resolve_coreferences(s["episodes"], s["parsed"], s["spans"], reset_after=window)}
+        return replace(s, coref=tuple(resolve_coreferences(s.episodes, s.named, reset_after=window)))
 
-    def _assemble(self, s: dict[str, Any]) -> dict[str, Any]:
-        episodes: list[Episode] = s["episodes"]
-        parsed: list[ParsedFact] = s["parsed"]
-        resolved: list[ResolvedFact] = []
-        for plan in s["plans"]:
-            first = parsed[plan.members[0]].fact
-            text = " ".join(s["coref"][i].text for i in plan.members).strip()
-            mentions: dict[str, EntityMention] = {}
+    def _validate(self, s: PutState) -> PutState:
+        return replace(s, plans=tuple(plan_units(s.coref)))
 
-            def add(surface: str, label: str) -> None:
-                name = clean_name(surface)
-                key = entity_sql.normalize_name(name)
-                if key and key not in mentions:
-                    mentions[key] = EntityMention(name, label)
+    def _assemble(self, s: PutState) -> PutState:
+        drafts = (draft_unit(plan, s.episodes[plan.members[0].fact.episode_index].speaker) for plan in s.plans)
+        return replace(s, drafts=tuple(drafts))
 
-            speaker = episodes[first.episode_index].speaker
-            if speaker:
-                add(speaker, "PERSON")
-            for i in plan.members:
-                for span in s["spans"][i]:
-                    add(span.text, span.label)
-                for ref in s["coref"][i].referents:
-                    add(ref.surface, ref.label)
-                for ent in parsed[i].fact.entities:
-                    add(ent.surface, ent.label)
-            resolved.append(ResolvedFact(first.episode_index, text, first.memory_type, first.importance,
-                                         first.speaker, first.category, tuple(mentions.values())))
-        return {"resolved": resolved}
+    def _embed(self, s: PutState) -> PutState:
+        vectors = self.embedder.embed([d.text for d in s.drafts])
+        return replace(s, embedded=tuple(EmbeddedUnit(d, uuid.uuid4(), v) for d, v in zip(s.drafts, vectors)))
 
-    def _embed(self, s: dict[str, Any]) -> dict[str, Any]:
-        resolved: list[ResolvedFact] = s["resolved"]
-        vectors = self.embedder.embed([f.text for f in resolved])
-        return {"embedded": [EmbeddedFact(f, uuid.uuid4(), v) for f, v in zip(resolved, vectors)]}
-
-    def _write(self, s: dict[str, Any]) -> dict[str, Any]:
-        episodes: list[Episode] = s["episodes"]
+    def _write(self, s: PutState, conn: psycopg.Connection) -> PutState:
         now = self.clock.now()
-        doc_ids = [uuid.uuid4() for _ in episodes]
+        doc_ids = tuple(uuid.uuid4() for _ in s.episodes)
         docs = [
             doc_sql.NewDocument(
                 id=doc_id, agent_id=e.agent_id, content=e.content, event_date=e.event_date, created_at=now,
                 context=e.context, source=e.source, speaker=e.speaker, metadata=dict(e.metadata),
             )
-            for doc_id, e in zip(doc_ids, episodes)
+            for doc_id, e in zip(doc_ids, s.episodes)
         ]
-        units = [self._new_unit(item, episodes[item.fact.episode_index], doc_ids, now) for item in s["embedded"]]
-        doc_sql.insert_documents(s["conn"], docs)
-        counts = unit_sql.insert_units(s["conn"], units)
-        return {"documents": doc_ids, "units": units, "unit_counts": counts}
+        units = tuple(
+            WrittenUnit(item.draft.episode_index, self._new_unit(item, s.episodes, doc_ids, now), item.draft.mentions)
+            for item in s.embedded
+        )
+        doc_sql.insert_documents(conn, docs)
+        counts = unit_sql.insert_units(conn, [u.row for u in units])
+        return replace(s, documents=doc_ids, units=units, unit_counts=counts)
 
-    def _resolve(self, s: dict[str, Any]) -> dict[str, Any]:
+    def _resolve(self, s: PutState, conn: psycopg.Connection) -> PutState:
         by_agent: dict[str, list[UnitMentions]] = {}
-        for item, unit in zip(s["embedded"], s["units"]):
-            if item.fact.mentions:
-                by_agent.setdefault(unit.agent_id, []).append(UnitMentions(unit.id, unit.event_date, item.fact.mentions))
+        for unit in s.units:
+            if unit.mentions:
+                row = unit.row
+                by_agent.setdefault(row.agent_id, []).append(UnitMentions(row.id, row.event_date, unit.mentions))
         recorded = 0
         for agent_id in sorted(by_agent):
-            mentions = resolve_entities(s["conn"], agent_id, by_agent[agent_id], self.config.ingest)
-            recorded += entity_sql.record_mentions(s["conn"], agent_id, mentions)
-        return {"mentions": recorded}
+            mentions = resolve_entities(conn, agent_id, by_agent[agent_id], self.config.ingest)
+            recorded += entity_sql.record_mentions(conn, agent_id, mentions)
+        return replace(s, mentions=recorded)
 
-    def _link(self, s: dict[str, Any]) -> dict[str, Any]:
-        by_agent: dict[str, list[Any]] = {}
-        for unit in s["units"]:
-            by_agent.setdefault(unit.agent_id, []).append((unit.id, unit.event_date, unit.embedding))
+    def _link(self, s: PutState, conn: psycopg.Connection) -> PutState:
+        by_agent: dict[str, list[tuple[uuid.UUID, datetime, np.ndarray]]] = {}
+        for unit in s.units:
+            row = unit.row
+            by_agent.setdefault(row.agent_id, []).append((row.id, row.event_date, row.embedding))
         counts = {"temporal": 0, "semantic": 0}
         for agent_id in sorted(by_agent):
-            made = link_units(s["conn"], agent_id, by_agent[agent_id], self.config.ingest)
+            made = link_units(conn, agent_id, by_agent[agent_id], self.config.ingest)
             for kind, n in made.items():
                 counts[kind] += n
-        return {"links": counts}
+        return replace(s, links=counts)
 
-    def _new_unit(self, item: EmbeddedFact, episode: Episode, doc_ids: list[uuid.UUID], now) -> unit_sql.NewUnit:
-        fact = item.fact
-        importance = fact.importance if fact.importance is not None else self.importance(fact.text, episode.tags)
+    def _new_unit(self, item: EmbeddedUnit, episodes: Sequence[Episode], doc_ids: Sequence[uuid.UUID],
+                  now: datetime) -> unit_sql.NewUnit:
+        draft = item.draft
+        episode = episodes[draft.episode_index]
+        importance = draft.importance if draft.importance is not None else self.importance(draft.text, episode.tags)
         metadata = dict(episode.metadata)
-        if fact.category:
-            metadata.setdefault("category", fact.category)
+        if draft.category:
+            metadata.setdefault("category", draft.category)
         return unit_sql.NewUnit(
-            id=item.unit_id, agent_id=episode.agent_id, text=fact.text, embedding=item.embedding,
-            event_date=episode.event_date, created_at=now, memory_type=fact.memory_type, importance=importance,
-            context=episode.context, document_id=doc_ids[fact.episode_index], tags=episode.tags,
+            id=item.unit_id, agent_id=episode.agent_id, text=draft.text, embedding=item.embedding,
+            event_date=episode.event_date, created_at=now, memory_type=draft.memory_type, importance=importance,
+            context=episode.context, document_id=doc_ids[draft.episode_index], tags=episode.tags,
             user_id=episode.user_id, session_id=episode.session_id, source=episode.source,
-            speaker=fact.speaker or episode.speaker, metadata=metadata,
+            speaker=draft.speaker or episode.speaker, metadata=metadata,
         )

@@ -1,14 +1,18 @@
-"""Records at the ingestion boundaries, in pipeline order:
+"""Records at the ingestion boundaries, in pipeline order (one per stage boundary, so the types
+tell the data flow; ``pipeline.PutState`` holds them):
 
-    Episode ─extract─► ExtractedFact ─parse─► ParsedFact ─validate─► UnitPlan
-            ─coref─► CorefText ─ner─► ResolvedFact ─embed─► EmbeddedFact ─store─► (rows)
+    Episode ─extract─► ExtractedFact ─parse─► ParsedFact ─entities─► NamedFact ─coref─► CorefFact
+            ─validate─► UnitPlan ─assemble─► UnitDraft ─embed─► EmbeddedUnit ─write─► WrittenUnit
+            ─resolve─► entity mention rows ─link─► link rows
 
-``Episode`` is one validated put (a document, a note or a conversation turn); an
-``ExtractedFact`` one sentence-level fact (offline: a sentence with substance; LLM: a fact the
-model stated); ``ParsedFact`` the fact with its one spaCy parse; ``UnitPlan`` which facts form one
-unit (fragments merged into a neighbour); ``CorefText`` a fact's text with pronouns replaced;
-``ResolvedFact`` the unit's final text and the entities it mentions; ``EmbeddedFact`` with its id
-and vector.
+Per fact: ``Episode`` is one validated put (a document, a note or a conversation turn); an
+``ExtractedFact`` one sentence-level fact of it (offline: a sentence with substance; LLM: a fact
+the model stated); ``ParsedFact`` the fact with its one spaCy parse; ``NamedFact`` with the entity
+spans found in that parse; ``CorefFact`` with its text after pronouns were replaced (``CorefText``).
+Per unit: ``UnitPlan`` the facts that form one unit (fragments merged into a neighbour);
+``UnitDraft`` the unit's final text and the entities it mentions; ``EmbeddedUnit`` with its id and
+vector; ``WrittenUnit`` the row written and the mentions still to resolve. Each record knows the
+index of its episode, so nothing is joined by list position.
 """
 
 from __future__ import annotations
@@ -16,22 +20,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import numpy as np
 
-from ..providers.nlp import Parsed
+from ..providers.nlp import Parsed, Span
+
+if TYPE_CHECKING:
+    from ..store.units import NewUnit
 
 __all__ = [
     "Episode",
     "ExtractedFact",
     "ParsedFact",
-    "UnitPlan",
+    "NamedFact",
     "CorefText",
+    "CorefFact",
+    "UnitPlan",
     "EntityMention",
-    "ResolvedFact",
-    "EmbeddedFact",
+    "UnitDraft",
+    "EmbeddedUnit",
+    "WrittenUnit",
 ]
 
 
@@ -85,10 +95,15 @@ class ParsedFact:
 
 
 @dataclass(frozen=True, slots=True)
-class UnitPlan:
-    """Indices (into the parsed facts) that become one unit, in order; at least one is valid."""
+class NamedFact:
+    """A parsed fact and the entity spans found in its parse (``ner``), in token order."""
 
-    members: tuple[int, ...]
+    parsed: ParsedFact
+    spans: tuple[Span, ...]
+
+    @property
+    def fact(self) -> ExtractedFact:
+        return self.parsed.fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +115,30 @@ class CorefText:
 
 
 @dataclass(frozen=True, slots=True)
-class ResolvedFact:
+class CorefFact:
+    """A named fact and its text after coreference (``coref``)."""
+
+    named: NamedFact
+    coref: CorefText
+
+    @property
+    def fact(self) -> ExtractedFact:
+        return self.named.parsed.fact
+
+    @property
+    def parse(self) -> Parsed:
+        return self.named.parsed.parse
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPlan:
+    """The facts that become one unit, in order (all of one episode); at least one is complete."""
+
+    members: tuple[CorefFact, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDraft:
     """The text of one unit-to-be and the entities it mentions."""
 
     episode_index: int
@@ -113,7 +151,16 @@ class ResolvedFact:
 
 
 @dataclass(frozen=True, slots=True)
-class EmbeddedFact:
-    fact: ResolvedFact
+class EmbeddedUnit:
+    draft: UnitDraft
     unit_id: UUID
     embedding: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenUnit:
+    """A unit row as written, with its episode and the mentions that ``resolve`` records."""
+
+    episode_index: int
+    row: NewUnit
+    mentions: tuple[EntityMention, ...]

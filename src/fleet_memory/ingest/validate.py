@@ -1,7 +1,8 @@
 """Validation: a unit needs a subject and a verb (dependency parse). Fragments are never stored
 on their own: a fragment is merged into the previous valid fact of the same episode, or, when it
 comes first, into the next one; an episode with no valid fact yields no unit. Facts from an LLM
-(``self_contained``) count as valid. O(tokens).
+(``self_contained``) count as valid. Runs after coreference, which reads every fact (fragments
+too), so that a plan holds the facts with their final texts. O(tokens).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..providers.nlp import Parsed
-from .records import ParsedFact, UnitPlan
+from .records import CorefFact, UnitPlan
 
 __all__ = ["is_complete", "plan_units"]
 
@@ -54,23 +55,23 @@ def is_complete(parse: Parsed) -> bool:
     )
 
 
-def plan_units(parsed: Sequence[ParsedFact]) -> list[UnitPlan]:
-    """Group parsed facts into units (indices into ``parsed``), in order."""
-    plans: list[list[int]] = []
-    pending: list[int] = []  # fragments waiting for the next valid fact of the same episode
+def plan_units(facts: Sequence[CorefFact]) -> list[UnitPlan]:
+    """Group the facts into units, in order."""
+    plans: list[list[CorefFact]] = []
+    pending: list[CorefFact] = []  # fragments waiting for the next valid fact of the same episode
     current_episode: int | None = None
-    open_plan: list[int] | None = None  # the last plan of the current episode
-    for index, item in enumerate(parsed):
+    open_plan: list[CorefFact] | None = None  # the last plan of the current episode
+    for item in facts:
         episode = item.fact.episode_index
         if episode != current_episode:
             current_episode, open_plan, pending = episode, None, []
         valid = item.fact.self_contained or is_complete(item.parse)
         if valid:
-            open_plan = pending + [index]
+            open_plan = pending + [item]
             pending = []
             plans.append(open_plan)
         elif open_plan is not None:
-            open_plan.append(index)
+            open_plan.append(item)
         else:
-            pending.append(index)
+            pending.append(item)
     return [UnitPlan(tuple(p)) for p in plans]

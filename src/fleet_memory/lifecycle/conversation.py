@@ -7,8 +7,9 @@ a wrong shape is sent back for correction a bounded number of times and then rai
 ``ExtractionError`` quoting the last answer (never an empty result in place of a failure). The
 turns are passed as JSON-quoted data.
 
-Offline (no LLM), by rules over each turn's sentences (system turns, questions, greetings and
-filler are skipped):
+Offline (no LLM), by rules over each turn's sentences (``language.split_sentences``; system
+turns, questions, sentences of fewer than three words, greetings and filler — ``language.is_filler``,
+the filter ingestion uses — are skipped):
 
 * procedural — how-to and preference statements: "always …", "never …", "I prefer …",
   "the fix is to …", "make sure to …", "to X, do Y", "how to …", "should …";
@@ -34,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from ..config import Limits
 from ..errors import InvalidInputError
+from ..language import MONTH_NAMES, is_filler, split_sentences
 from ..model import ExtractedMemory, MemoryType
 from ..providers.llm import LLM, structured_call
 from ..validation import check_date, check_text
@@ -43,8 +45,8 @@ __all__ = [
     "Turn",
     "build_turns",
     "classify_sentence",
-    "extract_offline",
-    "extract_with_llm",
+    "extract_conversation_offline",
+    "extract_conversation_with_llm",
     "memory_items",
 ]
 
@@ -83,15 +85,7 @@ def build_turns(turns: object, limits: Limits) -> list[Turn]:
 
 
 # offline rules ---------------------------------------------------------------------------------
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9']+")
-_FILLER = re.compile(
-    r"^(hi|hello|hey|thanks|thank you|thx|ok|okay|sure|great|cool|nice|yes|no|yeah|yep|nope|bye|goodbye|"
-    r"good (morning|afternoon|evening|night)|sounds good|got it|you're welcome|no problem|no worries|lol|haha|wow|"
-    r"sorry( to hear that)?|(glad|good|nice) to (hear|know)( that)?|makes sense|of course|i see)\b[\s!.,]*"
-    r"(\w+[\s!.,]*)?$",
-    re.IGNORECASE,
-)
 _PROCEDURAL = re.compile(
     r"\b(always|never|i prefer|i'd prefer|i would prefer|i'd rather|i would rather|my preference|i like to|"
     r"i don't like|i do not like|i like|i love|i hate|please (always|never|use|don't|do not)|"
@@ -102,7 +96,7 @@ _PROCEDURAL = re.compile(
 )
 _TO_DO = re.compile(r"^to [a-z]+\b.*,", re.IGNORECASE)
 _IMPERATIVE = re.compile(r"^(use|run|restart|set|add|avoid|check|call|open|install|keep|turn|try)\b", re.IGNORECASE)
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTHS = "|".join(MONTH_NAMES)
 _TIME = re.compile(
     r"\b(yesterday|today|tonight|this (morning|afternoon|evening|week|month|year)|last (night|week|month|year|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on (monday|tuesday|wednesday|thursday|friday|"
@@ -118,15 +112,11 @@ _PAST = re.compile(
 _NOT_PAST = re.compile(r"\b(need|needed to be|red|bed|shed|speed|seed|feed|indeed|used to|based|called)\b", re.IGNORECASE)
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
-
-
 def classify_sentence(sentence: str) -> MemoryType | None:
     """The memory type of one sentence by the offline rules, or ``None`` when it is not worth keeping."""
     text = sentence.strip()
     words = _WORD.findall(text)
-    if len(words) < 3 or text.endswith("?") or _FILLER.match(text):
+    if len(words) < 3 or text.endswith("?") or is_filler(text):
         return None
     if _PROCEDURAL.search(text) or _TO_DO.match(text) or _IMPERATIVE.match(text):
         return MemoryType.PROCEDURAL
@@ -138,12 +128,12 @@ def classify_sentence(sentence: str) -> MemoryType | None:
     return MemoryType.SEMANTIC
 
 
-def extract_offline(turns: Sequence[Turn]) -> list[ExtractedMemory]:
+def extract_conversation_offline(turns: Sequence[Turn]) -> list[ExtractedMemory]:
     memories = []
     for turn in turns:
         if turn.role == "system":
             continue
-        for sentence in _sentences(turn.content):
+        for sentence in split_sentences(turn.content):
             kind = classify_sentence(sentence)
             if kind is not None:
                 memories.append(ExtractedMemory(sentence, kind, None, turn.role, turn.time))
@@ -176,7 +166,8 @@ Output in JSON format:
 }}"""
 
 
-def extract_with_llm(llm: LLM, turns: Sequence[Turn], *, retries: int = 2) -> list[ExtractedMemory]:
+def extract_conversation_with_llm(llm: LLM, turns: Sequence[Turn], *,
+                                  retries: int = 2) -> list[ExtractedMemory]:
     conversation = "\n".join(f"{t.role}: {json.dumps(t.content, ensure_ascii=False)}" for t in turns)
     answer = structured_call(
         llm, [{"role": "user", "content": _PROMPT.format(conversation=conversation)}], ExtractionResponse,

@@ -17,7 +17,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..transfer.jsonable import plain
+from ..model import plain
 from ..errors import FleetMemoryError
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-from fleet_memory.ingest.sentences import split_sentences
+from fleet_memory.language import split_sentences
 
 
 def test_splits_on_sentence_ends():

@@ -5,7 +5,7 @@ from datetime import timedelta
 from fleet_memory.clock import FixedClock
 from fleet_memory.ingest.coref import resolve_coreferences
 from fleet_memory.ingest.ner import clean_name, find_entities
-from fleet_memory.ingest.records import Episode, ExtractedFact, ParsedFact
+from fleet_memory.ingest.records import CorefFact, Episode, ExtractedFact, NamedFact, ParsedFact
 from fleet_memory.ingest.validate import is_complete, plan_units
 from fleet_memory.providers.nlp import Parsed, RuleNLP, Span, Token
 
@@ -19,56 +19,58 @@ def _run(contents, speakers=None, dates=None):
     episodes = [Episode("a", c, d, speaker=s) for c, s, d in zip(contents, speakers, dates)]
     facts = [ExtractedFact(i, c, "episodic", speaker=s) for i, (c, s) in enumerate(zip(contents, speakers))]
     parsed = [ParsedFact(f, p) for f, p in zip(facts, NLP.parse([f.text for f in facts]))]
-    spans = find_entities(episodes, parsed)
-    return episodes, parsed, spans, resolve_coreferences(episodes, parsed, spans)
+    named = find_entities(episodes, parsed)
+    return episodes, parsed, named, resolve_coreferences(episodes, named)
 
 
 def test_she_becomes_the_last_person_mentioned():
     *_, coref = _run(["Alice works at Google.", "She joined Google last year."])
-    assert [c.text for c in coref] == ["Alice works at Google.", "Alice joined Google last year."]
-    assert [r.surface for r in coref[1].referents] == ["Alice"]
+    assert [c.coref.text for c in coref] == ["Alice works at Google.", "Alice joined Google last year."]
+    assert [r.surface for r in coref[1].coref.referents] == ["Alice"]
 
 
 def test_gender_picks_the_compatible_person_and_possessives_take_s():
     *_, coref = _run(["Alice met Bob.", "She liked his idea."])
-    assert coref[1].text == "Alice liked Bob's idea."
+    assert coref[1].coref.text == "Alice liked Bob's idea."
 
 
 def test_a_person_already_in_the_sentence_is_not_repeated():
     *_, coref = _run(["Bob joined Acme.", "Alice said she loves hiking."])
-    assert coref[1].text == "Alice said she loves hiking."
+    assert coref[1].coref.text == "Alice said she loves hiking."
 
 
 def test_no_referent_leaves_the_pronoun():
     *_, coref = _run(["She loves hiking."])
-    assert coref[0].text == "She loves hiking." and coref[0].referents == ()
+    assert coref[0].coref.text == "She loves hiking." and coref[0].coref.referents == ()
 
 
 def test_discourse_restarts_after_a_long_gap():
     *_, coref = _run(["Alice works at Google.", "She loves hiking."], dates=[NOW - timedelta(days=5), NOW])
-    assert coref[1].text == "She loves hiking."
+    assert coref[1].coref.text == "She loves hiking."
 
 
 def test_first_person_in_a_turn_is_the_speaker_with_agreement():
     *_, coref = _run(["I love my dog.", "I'm moving to Yosemite.", "I have a me-time ritual."],
                      speakers=["Ann", "Ann", "Ann"])
-    assert [c.text for c in coref] == ["Ann loves Ann's dog.", "Ann is moving to Yosemite.",
+    assert [c.coref.text for c in coref] == ["Ann loves Ann's dog.", "Ann is moving to Yosemite.",
                                        "Ann has a me-time ritual."]
 
 
 def test_it_refers_to_the_single_thing_of_the_previous_sentence_only_as_an_argument():
     *_, coref = _run(["Acme released a phone.", "It sold well.", "Acme is big.", "It is raining."])
-    assert coref[1].text == "Acme sold well."
-    assert coref[3].text == "It is raining."  # subject of "be": left alone
+    assert coref[1].coref.text == "Acme sold well."
+    assert coref[3].coref.text == "It is raining."  # subject of "be": left alone
 
 
 def test_validation_needs_subject_and_verb_and_merges_fragments():
-    _, parsed, *_ = _run(["Especially in spring.", "Alice loves hiking.", "Mostly in Yosemite.", "Bob runs."])
+    texts = ["Especially in spring.", "Alice loves hiking.", "Mostly in Yosemite.", "Bob runs."]
+    _, parsed, _, coref = _run(texts)
     assert [is_complete(p.parse) for p in parsed] == [False, True, False, True]
-    # all four are one episode? no: each is its own episode here, so fragments alone are dropped
-    assert [p.members for p in plan_units(parsed)] == [(1,), (3,)]
-    same = [ParsedFact(ExtractedFact(0, p.fact.text, "episodic"), p.parse) for p in parsed]
-    assert [p.members for p in plan_units(same)] == [(0, 1, 2), (3,)]
+    # each is its own episode here, so fragments alone are dropped
+    assert [[m.fact.text for m in p.members] for p in plan_units(coref)] == [[texts[1]], [texts[3]]]
+    same = [CorefFact(NamedFact(ParsedFact(ExtractedFact(0, c.fact.text, "episodic"), c.parse), ()), c.coref)
+            for c in coref]
+    assert [[m.fact.text for m in p.members] for p in plan_units(same)] == [texts[:3], texts[3:]]
 
 
 def test_ner_keeps_named_labels_cleans_and_completes_missed_names():
@@ -78,7 +80,8 @@ def test_ner_keeps_named_labels_cleans_and_completes_missed_names():
     tagged = Parsed(tokens, (Span("Alice", "PERSON", 0, 1), Span("Zed", "PERSON", 2, 3),
                              Span("the kids", "ORG", 0, 1), Span("2023", "DATE", 0, 1)))
     fact = ExtractedFact(0, "Alice met Zed", "episodic")
-    spans = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, tagged), ParsedFact(fact, missed)])
+    named = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, tagged), ParsedFact(fact, missed)])
+    spans = [n.spans for n in named]
     assert [(s.text, s.label) for s in spans[0]] == [("Alice", "PERSON"), ("Zed", "PERSON")]
     assert [(s.text, s.label) for s in spans[1]] == [("Alice", "PERSON"), ("Zed", "PERSON")]  # learnt from the batch
     assert clean_name("the Louvre's") == "Louvre"
@@ -97,7 +100,7 @@ def test_sentence_openers_are_entities_only_when_the_batch_knows_them():
              parsed(["We", "love", "Paris"], (Span("Paris", "GPE", 2, 3),)),
              parsed(["Alice", "called"], (Span("Alice", "ORG", 0, 1),)),
              parsed(["ya", ",", "Mel"], (Span("ya, Mel", "ORG", 0, 3),))]
-    spans = find_entities([Episode("a", "x", NOW)], items)
+    spans = [n.spans for n in find_entities([Episode("a", "x", NOW)], items)]
     assert [[s.text for s in found] for found in spans] == [[], [], ["Google", "Bob"], ["Paris"], ["Paris"],
                                                             ["Alice"], []]
     assert spans[5][0].label == "PERSON"  # a known first name, whatever the small model said
@@ -105,6 +108,6 @@ def test_sentence_openers_are_entities_only_when_the_batch_knows_them():
 
 def test_in_a_conversation_she_is_not_one_of_the_speakers():
     *_, coref = _run(["Thanks Alice, Bob met Mary.", "She loves Yosemite."], speakers=["Bob", "Bob"])
-    assert coref[1].text == "Mary loves Yosemite."
+    assert coref[1].coref.text == "Mary loves Yosemite."
     *_, coref = _run(["Alice said hello.", "She loves Yosemite."], speakers=["Bob", "Alice"])
-    assert coref[1].text == "She loves Yosemite."
+    assert coref[1].coref.text == "She loves Yosemite."

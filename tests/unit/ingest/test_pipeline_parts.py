@@ -1,5 +1,7 @@
 """Pipeline order check, chunking for the LLM, and entity scoring — pure, no database."""
 
+from contextlib import nullcontext
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -7,38 +9,47 @@ import pytest
 from fleet_memory.clock import FixedClock
 from fleet_memory.config import IngestConfig
 from fleet_memory.errors import ConfigurationError
-from fleet_memory.ingest.linking import temporal_weight
+from fleet_memory.store.links import temporal_weight
 from fleet_memory.ingest.llm_extract import chunk_text, estimate_tokens, plan_chunks
-from fleet_memory.ingest.pipeline import STAGES, Pipeline, Stage
+from fleet_memory.ingest.pipeline import STAGES, Pipeline, PutState, Stage
 from fleet_memory.ingest.records import Episode
 from fleet_memory.ingest.resolve import _threshold, entity_score, label_family, name_similarity
-from fleet_memory.store.entities import normalize_name
+from fleet_memory.naming import normalize_name
 
 NOW = FixedClock().now()
 
 
 def _runners(stages):
-    return {s.name: (lambda state, s=s: {k: None for k in s.provides}) for s in stages}
+    outside = {s.name: (lambda state, s=s: replace(state, **{k: () for k in s.provides}))
+               for s in stages if not s.in_transaction}
+    inside = {s.name: (lambda state, conn, s=s: replace(state, **{k: () for k in s.provides}))
+              for s in stages if s.in_transaction}
+    return outside, inside
 
 
 def test_the_declared_order_is_valid_and_a_wrong_order_is_refused_at_construction():
-    Pipeline(STAGES, _runners(STAGES))
+    Pipeline(STAGES, *_runners(STAGES))
     swapped = list(STAGES)
     swapped[1], swapped[2] = swapped[2], swapped[1]  # entities before parse
     with pytest.raises(ConfigurationError, match="entities.*parsed"):
-        Pipeline(swapped, _runners(swapped))
-    outside_after = list(STAGES) + [Stage("late", ("units",), ("x",))]
+        Pipeline(swapped, *_runners(swapped))
+    outside_after = list(STAGES) + [Stage("late", ("units",), ("drafts",))]
     with pytest.raises(ConfigurationError, match="outside the transaction"):
-        Pipeline(outside_after, _runners(outside_after))
+        Pipeline(outside_after, *_runners(outside_after))
+    unknown = [Stage("a", ("episodes",), ("sentences",))]
+    with pytest.raises(ConfigurationError, match="sentences.*PutState"):
+        Pipeline(unknown, *_runners(unknown))
+    with pytest.raises(ConfigurationError, match="no implementation"):
+        Pipeline(STAGES, _runners(STAGES)[0])
 
 
-def test_run_times_every_stage_and_checks_what_it_produced():
-    stages = [Stage("a", ("episodes",), ("x",)), Stage("b", ("x",), ("y",))]
-    state, timings = Pipeline(stages, _runners(stages)).run([], lambda: None)
-    assert set(timings) == {"a", "b"} and "y" in state
-    bad = Pipeline(stages, {"a": lambda s: {"z": 1}, "b": lambda s: {"y": 1}})
-    with pytest.raises(ConfigurationError, match="produced"):
-        bad.run([], lambda: None)
+def test_run_times_every_stage_and_checks_what_it_changed():
+    stages = [Stage("a", ("episodes",), ("facts",)), Stage("b", ("facts",), ("parsed",))]
+    state, timings = Pipeline(stages, *_runners(stages)).run([], nullcontext)
+    assert set(timings) == {"a", "b"} and isinstance(state, PutState) and state.parsed == ()
+    bad = Pipeline(stages, {"a": lambda s: replace(s, mentions=3), "b": lambda s: replace(s, parsed=())})
+    with pytest.raises(ConfigurationError, match="'a' changed mentions"):
+        bad.run([], nullcontext)
 
 
 def test_chunks_cut_at_sentence_boundaries_under_the_limits():

@@ -1,6 +1,6 @@
 """No sentence the splitter returns is longer than ``MAX_SENTENCE_CHARS`` (issue 14, item 3)."""
 
-from fleet_memory.ingest.sentences import MAX_SENTENCE_CHARS, split_sentences
+from fleet_memory.language.sentences import MAX_SENTENCE_CHARS, split_sentences
 
 
 def test_a_huge_sentence_is_cut_at_spaces_then_at_the_limit() -> None:

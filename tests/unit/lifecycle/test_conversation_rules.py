@@ -4,7 +4,12 @@ import pytest
 
 from fleet_memory.config import Limits
 from fleet_memory.errors import InvalidInputError
-from fleet_memory.lifecycle.conversation import build_turns, classify_sentence, extract_offline, memory_items
+from fleet_memory.lifecycle.conversation import (
+    build_turns,
+    classify_sentence,
+    extract_conversation_offline,
+    memory_items,
+)
 from fleet_memory.model import MemoryType
 
 P, S, E = MemoryType.PROCEDURAL, MemoryType.SEMANTIC, MemoryType.EPISODIC
@@ -29,7 +34,8 @@ def test_offline_rules(sentence, kind):
 
 
 @pytest.mark.parametrize("sentence", ["Thanks!", "Hi there.", "ok", "What time is it in Paris?", "Sounds good.",
-                                      "Sorry to hear that.", "Glad to hear that!"])
+                                      "Sorry to hear that.", "Glad to hear that!", "No worries, John.",
+                                      "Sorry to hear that, Joanna."])
 def test_filler_and_questions_are_skipped(sentence):
     assert classify_sentence(sentence) is None
 
@@ -41,7 +47,7 @@ def test_extract_offline_keeps_speaker_and_time_and_skips_system():
         {"role": "user", "content": "Hi! The deploy failed last night. I prefer rollbacks over hotfixes.", "time": when},
         {"role": "assistant", "content": "Got it. The fix is to clear the build cache first."},
     ], Limits())
-    memories = extract_offline(turns)
+    memories = extract_conversation_offline(turns)
     assert [(m.content, m.memory_type, m.speaker) for m in memories] == [
         ("The deploy failed last night.", E, "user"),
         ("I prefer rollbacks over hotfixes.", P, "user"),

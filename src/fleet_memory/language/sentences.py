@@ -1,13 +1,16 @@
 """A fast regex sentence splitter (no model). Splits after . ! ? (and runs of them, with closing
 quotes or brackets) when followed by whitespace and an upper-case letter, digit or opening quote;
 keeps common abbreviations (Mr., Dr., e.g., U.S.) and decimals together; newlines that separate
-paragraphs or list items also end a sentence. A "sentence" longer than ``MAX_SENTENCE_CHARS``
-(no real one is) is cut at the last space before the limit, or at the limit, so no stage ever
-sees more than that in one piece (spaCy refuses texts over 1,000,000 characters)."""
+paragraphs or list items also end a sentence. Used for ingestion, LLM chunking and conversation
+extraction alike. A "sentence" longer than ``MAX_SENTENCE_CHARS`` (no real one is) is cut at the
+last space before the limit, or at the limit, so no stage ever sees more than that in one piece
+(spaCy refuses texts over 1,000,000 characters)."""
 
 from __future__ import annotations
 
 import re
+
+from .months import MONTH_NAMES, MONTHS
 
 __all__ = ["MAX_SENTENCE_CHARS", "split_sentences"]
 
@@ -15,9 +18,8 @@ MAX_SENTENCE_CHARS = 10_000
 
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co",
-    "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "no", "fig",
-    "u.s", "u.k", "a.m", "p.m", "approx", "dept", "est", "gen", "gov", "lt", "col", "capt",
-}
+    "corp", "no", "fig", "u.s", "u.k", "a.m", "p.m", "approx", "dept", "est", "gen", "gov", "lt", "col", "capt",
+} | {name for name in MONTHS if len(name) <= 4 and name not in MONTH_NAMES}  # "jan" … "dec", "sept"
 _BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
 _BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _PARAGRAPH = re.compile(r"\n\s*\n|\n\s*(?:[-*•]|\d+[.)])\s+")
