@@ -153,7 +153,7 @@ def resolve_entities(
     cooc = entity_sql.cooccurring_names(conn, agent_id, [e.id for e in found]) if fuzzy_needed and found else {}
     pool: NameIndex[Entity] = NameIndex()
     for e in {e.id: e for e in found}.values():
-        pool.add(e, [entity_sql.normalize_name(n) for n in (e.name, *e.aliases)])
+        pool.add(e, [normalize_name(n) for n in (e.name, *e.aliases)])
     resolved: dict[str, UUID] = {}
     created: list[entity_sql.NewEntity] = []
     for norm, entry in names.items():
@@ -161,22 +161,7 @@ def resolve_entities(
         if hit is not None:
             resolved[norm] = hit.id
             continue
-        best: tuple[float, Entity] | None = None
-        family = label_family(entry.label)
-        for cand in pool.candidates(norm, CANDIDATES):
-            if label_family(cand.label) != family:
-                continue
-            person = family == "PERSON"
-            sim = max([name_similarity(entry.surface, cand.name, person=person)]
-                      + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])
-            if sim < 0.5:
-                continue
-            others = cooc.get(cand.id, set())
-            union = entry.context | others
-            overlap = len(entry.context & others) / len(union) if union else 0.0
-            score = entity_score(sim, overlap, _proximity(config, entry.first, cand.first_seen, cand.last_seen))
-            if best is None or score > best[0]:
-                best = (score, cand)
+        best = _best_candidate(config, norm, entry, pool, cooc)
         if best is not None and best[0] >= _threshold(config, entry.label, False):
             resolved[norm] = best[1].id
             continue
@@ -191,6 +176,32 @@ def resolve_entities(
         actual = entity_sql.create_entities(conn, agent_id, created)
         real = {new.id: actual.get(new.normalized_name, new.id) for new in created}
         resolved = {norm: real.get(eid, eid) for norm, eid in resolved.items()}
+    return _mentions(units, resolved)
+
+
+def _best_candidate(config: IngestConfig, norm: str, entry: _Name, pool: NameIndex[Entity],
+                    cooc: dict[UUID, set[str]]) -> tuple[float, Entity] | None:
+    """The best-scoring of the few candidates the index offers for ``norm`` (see the docstring)."""
+    best: tuple[float, Entity] | None = None
+    family = label_family(entry.label)
+    for cand in pool.candidates(norm, CANDIDATES):
+        if label_family(cand.label) != family:
+            continue
+        person = family == "PERSON"
+        sim = max([name_similarity(entry.surface, cand.name, person=person)]
+                  + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])
+        if sim < 0.5:
+            continue
+        others = cooc.get(cand.id, set())
+        union = entry.context | others
+        overlap = len(entry.context & others) / len(union) if union else 0.0
+        score = entity_score(sim, overlap, _proximity(config, entry.first, cand.first_seen, cand.last_seen))
+        if best is None or score > best[0]:
+            best = (score, cand)
+    return best
+
+
+def _mentions(units: Sequence[UnitMentions], resolved: dict[str, UUID]) -> list[entity_sql.Mention]:
     mentions: list[entity_sql.Mention] = []
     for unit in units:
         seen: set[UUID] = set()
