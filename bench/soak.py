@@ -4,9 +4,10 @@ restarted in the middle, under N client threads.
     python bench/soak.py [--threads 8] [--duration 120] [--agents 40] [--json OUT]
 
 Each thread loops until the time is up, picking an agent of ``--agents`` and a request: a put
-(45 %), a search (30 %), a context build (15 %) or an export (10 %). At half time the server
-process gets SIGKILL and a new one is started on the same port and home (the embedded PostgreSQL
-keeps running and is joined); requests meanwhile fail to connect and are counted as such.
+(45 %), a search (30 %), a context build (15 %) or an export (10 %). After half the duration the
+server process gets SIGKILL and a new one is started on the same port and home (the embedded
+PostgreSQL keeps running and is joined); requests meanwhile fail to connect and are counted as
+such. Once the new server answers, the load runs for the other half of the duration.
 
 Printed (and written with ``--json``): requests and errors by kind (HTTP status or exception),
 p50 / p95 / p99 latency per route before and after the restart, seconds until the new server
@@ -84,11 +85,11 @@ class Soak:
             return client.post(f"{a}/context", json={"message": "What did Alice give Bob?"})
         return client.get(f"{a}/export")
 
-    def worker(self, deadline: float, seed: int) -> None:
+    def worker(self, stop: threading.Event, seed: int) -> None:
         rng = random.Random(seed)
         names, weights = zip(*ROUTES)
         with httpx.Client(timeout=60) as client:
-            while time.monotonic() < deadline:
+            while not stop.is_set():
                 route, agent, n = rng.choices(names, weights)[0], rng.choice(self.agents), rng.getrandbits(40)
                 phase, started = self.phase, time.perf_counter()
                 try:
@@ -149,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         soak = Soak(f"http://127.0.0.1:{port}", args.agents, args.seed)
         with httpx.Client(timeout=300) as warm:  # load the models before the clock starts
             warm.post(f"{soak.base}/v1/agents/warmup/memories", json={"content": "Alice warmed up in Paris."})
-        deadline = time.monotonic() + args.duration
-        threads = [threading.Thread(target=soak.worker, args=(deadline, args.seed + i)) for i in range(args.threads)]
+        stop = threading.Event()
+        threads = [threading.Thread(target=soak.worker, args=(stop, args.seed + i)) for i in range(args.threads)]
         for t in threads:
             t.start()
         time.sleep(args.duration / 2)
@@ -158,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         server.wait()
         soak.phase = "after"
         server, back_s = start_server(home, port)
+        time.sleep(args.duration / 2)  # as long under load after the restart as before it
+        stop.set()
         for t in threads:
             t.join()
         with httpx.Client(timeout=300) as client:
