@@ -171,7 +171,8 @@ class FleetMemory:
         Options (see ``recall.request.build_request``): ``limit``, ``types``, ``min_importance``,
         ``max_age_days``, ``since``, ``until``, ``tags``, ``user_id``, ``session_id``,
         ``include_archived`` (filters, applied before ranking), ``reinforce`` (default True),
-        ``explain``, ``preset`` (name or ``RecallSettings``) and ``now`` (reference time)."""
+        ``explain``, ``preset`` (name or ``RecallSettings``), ``now`` (reference time), ``as_of``
+        (what was current then) and ``include_superseded`` (``recall.current``)."""
         request = build_request(self.config.limits, self.clock.now(), agent_id, query, top_k=top_k,
                                 thinking_budget=thinking_budget, **options)
         return self._recall.search(request)

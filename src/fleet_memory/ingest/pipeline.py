@@ -19,6 +19,8 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
     write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
     link      units                → links      temporal + semantic links
+    supersede units                → superseded older units whose fact a new unit updates
+                                                 (``ingest.supersede``: the rule, or one LLM call)
 
 Everything for one ``put_many`` is written in one transaction: after a crash there is either the
 whole call or none of it. Stage timings (seconds) are logged at debug level and returned in every
@@ -69,6 +71,7 @@ from .records import (
     WrittenUnit,
 )
 from .resolve import UnitMentions, resolve_entities
+from .supersede import supersede_units
 from .validate import plan_units
 
 if TYPE_CHECKING:
@@ -111,6 +114,7 @@ class PutState:
     unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
     mentions: int = 0  # mention rows recorded
     links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
+    superseded: int = 0  # older units a new unit superseded
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(PutState))
@@ -142,6 +146,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("write", ("episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
     Stage("resolve", ("units",), ("mentions",), in_transaction=True),
     Stage("link", ("units",), ("links",), in_transaction=True),
+    Stage("supersede", ("units", "mentions"), ("superseded",), in_transaction=True),
 )
 
 
@@ -233,7 +238,8 @@ class Ingestor:
         self.pipeline = Pipeline(STAGES, {
             "extract": self._extract, "parse": self._parse, "entities": self._entities, "coref": self._coref,
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
-        }, {"write": self._write, "resolve": self._resolve, "link": self._link})
+        }, {"write": self._write, "resolve": self._resolve, "link": self._link,
+                                       "supersede": self._supersede})
 
     @property
     def uses_llm(self) -> bool:
@@ -342,6 +348,18 @@ class Ingestor:
             for kind, n in made.items():
                 counts[kind] += n
         return replace(s, links=counts)
+
+    def _supersede(self, s: PutState, conn: psycopg.Connection) -> PutState:
+        if not self.config.ingest.supersede:
+            return s
+        by_agent: dict[str, list[tuple[uuid.UUID, str, datetime, np.ndarray]]] = {}
+        for unit in s.units:
+            row = unit.row
+            by_agent.setdefault(row.agent_id, []).append((row.id, row.text, row.event_date, row.embedding))
+        llm = self.llm if self.config.ingest.llm_supersession else None
+        made = sum(supersede_units(conn, agent_id, by_agent[agent_id], self.nlp, self.config.ingest, self.clock.now(),
+                                   llm=llm, retries=self.config.llm_retries) for agent_id in sorted(by_agent))
+        return replace(s, superseded=made)
 
     def _new_unit(self, item: EmbeddedUnit, episodes: Sequence[Episode], doc_ids: Sequence[uuid.UUID],
                   now: datetime) -> unit_sql.NewUnit:

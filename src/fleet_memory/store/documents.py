@@ -59,6 +59,10 @@ def existing_hashes(conn: psycopg.Connection, agent_id: str, hashes: Sequence[st
 
 
 def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> bool:
+    """Delete a document and its units; the units they superseded are current again."""
+    from .supersession import reopen_document
+
+    reopen_document(conn, agent_id, document_id)
     cur = conn.execute("DELETE FROM documents WHERE agent_id = %s AND id = %s", (agent_id, document_id))
     return cur.rowcount > 0
 
@@ -66,6 +70,8 @@ def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) 
 def delete_agent(conn: psycopg.Connection, agent_id: str) -> int:
     """Remove every row of one agent; return how many units went."""
     conn.execute("DELETE FROM links WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM supersessions WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM idempotency_keys WHERE agent_id = %s", (agent_id,))
     conn.execute("DELETE FROM unit_entities WHERE agent_id = %s", (agent_id,))
     conn.execute("DELETE FROM unit_sources WHERE agent_id = %s", (agent_id,))
     removed = conn.execute("DELETE FROM memory_units WHERE agent_id = %s", (agent_id,)).rowcount
