@@ -16,6 +16,7 @@ from .config import Config
 from .errors import NotFoundError
 from .ingest import Ingestor
 from . import entities as entity_ops
+from . import facts
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
 from .lifecycle.importance import ranking_importance
@@ -185,6 +186,16 @@ class FleetMemory:
         if not found:
             raise NotFoundError("memory unit", uid, agent)
         return found[0]
+
+    def update(self, agent_id: str, unit_id: UUID | str, content: str, **options: Any) -> PutResult:
+        """Store ``content`` as a new version of the unit, superseding it (``facts.update``); options
+        are ``put``'s (context, event_date, tags, …), inherited from the old unit when not given."""
+        return facts.update(self.db, self._ingest, self.config.limits, self.clock.now(), self._agent(agent_id),
+                            check_uuid(unit_id, "unit_id"), content, options)
+
+    def history(self, agent_id: str, unit_id: UUID | str) -> list[MemoryUnit]:
+        """Every version of the fact the unit belongs to, oldest first (``facts.history``)."""
+        return facts.history(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"))
 
     def delete(self, agent_id: str, unit_id: UUID | str) -> None:
         agent, uid = self._agent(agent_id), check_uuid(unit_id, "unit_id")

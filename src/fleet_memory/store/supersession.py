@@ -23,8 +23,7 @@ from ..model import MemoryUnit
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["Candidate", "candidates", "supersede", "successors", "history", "reopen", "reopen_document",
-           "find_duplicate"]
+__all__ = ["Candidate", "candidates", "supersede", "successors", "history", "reopen", "reopen_document"]
 
 _COLS = ", ".join(f"o.{c.strip()}" for c in UNIT_COLUMNS.split(","))
 
@@ -135,18 +134,3 @@ def reopen_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) 
         "   ON n.agent_id = s.agent_id AND n.id = s.new_id WHERE s.agent_id = %(a)s AND n.document_id = %(d)s)",
         {"a": agent_id, "d": document_id},
     ).rowcount
-
-
-def find_duplicate(conn: psycopg.Connection, agent_id: str, content_hash: str,
-                   event_date: datetime) -> tuple[UUID, list[tuple[UUID, str, str]]] | None:
-    """The first stored document of the agent with this content hash and event time, with its units
-    ``(id, text, memory_type)`` in write order; None when there is none. One statement."""
-    rows = conn.execute(
-        "SELECT d.id, u.id, u.text, u.memory_type FROM (SELECT id FROM documents WHERE agent_id = %(a)s"
-        "   AND content_hash = %(h)s AND event_date = %(e)s ORDER BY created_at, id LIMIT 1) d"
-        " LEFT JOIN memory_units u ON u.agent_id = %(a)s AND u.document_id = d.id ORDER BY u.seq",
-        {"a": agent_id, "h": content_hash, "e": event_date},
-    ).fetchall()
-    if not rows:
-        return None
-    return rows[0][0], [(uid, text, mtype) for _, uid, text, mtype in rows if uid is not None]
