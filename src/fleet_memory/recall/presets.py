@@ -75,7 +75,7 @@ class RecallSettings:
     # facts that change (recall.current): a superseded unit's term, −superseded_weight for questions
     # about the present, +past_superseded_weight for questions about the past
     superseded_weight: float = 1.0
-    past_superseded_weight: float = 0.5
+    past_superseded_weight: float = 1.0
 
     @property
     def entity_rule(self) -> EntityRule | None:
