@@ -17,6 +17,7 @@ from .errors import NotFoundError
 from .ingest import Ingestor
 from . import entities as entity_ops
 from . import facts
+from .idempotency import run_once
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
 from .lifecycle.importance import ranking_importance
@@ -192,6 +193,11 @@ class FleetMemory:
         are ``put``'s (context, event_date, tags, …), inherited from the old unit when not given."""
         return facts.update(self.db, self._ingest, self.config.limits, self.clock.now(), self._agent(agent_id),
                             check_uuid(unit_id, "unit_id"), content, options)
+
+    def idempotent(self, agent_id: str, key: str, request: Any, produce: Callable[[], Any]) -> Any:
+        """``produce()`` once per (agent, key); a retry returns the first JSON response
+        (``idempotency.run_once``)."""
+        return run_once(self.db, self.clock, self._agent(agent_id), key, request, produce)
 
     def history(self, agent_id: str, unit_id: UUID | str) -> list[MemoryUnit]:
         """Every version of the fact the unit belongs to, oldest first (``facts.history``)."""

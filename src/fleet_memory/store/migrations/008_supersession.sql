@@ -18,12 +18,13 @@ CREATE TABLE supersessions (
 CREATE INDEX supersessions_new_idx ON supersessions (agent_id, new_id);
 
 -- REST writes retried with the same Idempotency-Key return the first response (stored here, per
--- agent, with a hash of the request so a key reused for a different request is refused).
+-- agent, with a hash of the request so a key reused for a different request is refused). A NULL
+-- response marks a request still running: a retry waits for it instead of storing twice.
 CREATE TABLE idempotency_keys (
     agent_id     text        NOT NULL,
     key          text        NOT NULL,
     request_hash text        NOT NULL,
-    response     jsonb       NOT NULL,
+    response     jsonb,
     created_at   timestamptz NOT NULL,
     PRIMARY KEY (agent_id, key)
 );
