@@ -366,3 +366,13 @@ def test_serve_runs_the_rest_server(factory, db_url, tmp_path, no_auth):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_update_and_history(cli):
+    stored = out_json(cli("put", "Dana lives in Leeds.", "-a", "a1", "--date", "2024-05-01", "--json"))
+    old_id = stored["units"][0]["id"]
+    new = out_json(cli("update", old_id, "Dana lives in Manchester now.", "-a", "a1", "--date", "2025-01-01", "--json"))
+    chain = out_json(cli("history", old_id, "-a", "a1", "--json"))
+    assert [u["id"] for u in chain] == [old_id, new["units"][0]["id"]]
+    text = cli("history", old_id, "-a", "a1")
+    assert text.exit_code == 0 and "2025-01-01" in text.stdout and "(current)" in text.stdout
