@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .clock import FixedClock, SystemClock
-from .config import Config
+from .config import Config, IngestConfig, LLMConfig
 from .errors import (
     AuthError,
     ConfigurationError,
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AuthError",
     "Config",
+    "IngestConfig",
+    "LLMConfig",
     "ConfigurationError",
     "ConsolidationReport",
     "ConversationReport",

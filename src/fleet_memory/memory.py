@@ -12,7 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from .clock import Clock, SystemClock
-from .config import Config
+from .config import Config, LLMConfig
 from .errors import NotFoundError
 from .ingest import Ingestor
 from .ingest import entities as entity_ops
@@ -50,10 +50,14 @@ class FleetMemory:
         home: str | Path | None = None,
         embedder: Embedder | None = None,
         clock: Clock | None = None,
-        llm: LLM | None = None,
+        llm: LLM | LLMConfig | None = None,
         nlp: NLP | None = None,
     ) -> None:
+        """``llm``: an ``LLM`` object, or an ``LLMConfig`` for an OpenAI-compatible endpoint; without
+        it, ``config.llm`` (from ``FLEET_MEMORY_LLM*`` when no config is given) or none at all."""
         config = config if config is not None else Config.from_env()
+        if isinstance(llm, LLMConfig):
+            config, llm = replace(config, llm=llm), None
         if database_url is not None:
             config = replace(config, database_url=database_url)
         if home is not None:
