@@ -86,6 +86,13 @@ class FleetMemory:
         self._recall.close()
         self.db.close()
 
+    def warm_up(self) -> None:
+        """Load the embedding and language models now rather than on the first call (servers call
+        this before they accept requests)."""
+        self.embedder.embed(["Warm up."])
+        self.embedder.embed(["Warm up the batch path.", "Second text."])
+        self._ingest.nlp.parse(["Alice warms up the parser."])
+
     def __enter__(self) -> FleetMemory:
         return self
 

@@ -28,10 +28,16 @@ for name, group in (("entities", entities.app), ("db", db.app), ("keys", keys.ap
 
 
 @app.callback()
-def _root(ctx: typer.Context) -> None:
+def _root(ctx: typer.Context, verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Show log messages: model loading, the database, each server request.")) -> None:
     """Long-term memory for AI agents on PostgreSQL + pgvector."""
     if not isinstance(ctx.obj, CliState):
         ctx.obj = CliState(ctx.obj) if callable(ctx.obj) else CliState()
+    ctx.obj.verbose = verbose
+    if verbose:  # the command line owns its process, so it may set up logging
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 def main() -> None:

@@ -50,6 +50,7 @@ def default_factory() -> FleetMemory:
 @dataclass
 class CliState:
     factory: MemoryFactory = default_factory
+    verbose: bool = False
 
 
 def state(ctx: typer.Context) -> CliState:

@@ -21,7 +21,10 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int =
     if no_auth and host != "127.0.0.1":
         raise ConfigurationError(f"--no-auth is only allowed with --host 127.0.0.1 (got {host!r})")
     app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20))
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    verbose = state(ctx).verbose
+    typer.echo(f"fleet-memory: opening the database and loading the models, then serving on http://{host}:{port} "
+               f"(API docs at /docs){'' if verbose else '; --verbose before serve logs each request'}", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="info" if verbose else "warning", access_log=verbose)
 
 
 def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(

@@ -10,6 +10,7 @@ run in a worker thread so the event loop is never blocked.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -34,9 +35,24 @@ INSTRUCTIONS = (
 )
 
 
+def _untouched_logging(make: Callable[[], Any]) -> Any:
+    """The SDK calls ``logging.basicConfig`` when a server is made, which would give the host's root
+    logger a handler at INFO (and flood stderr with every library's INFO lines). basicConfig does
+    nothing when the root logger has a handler, so one stands in while the server is made."""
+    root = logging.getLogger()
+    if root.handlers:
+        return make()
+    guard = logging.NullHandler()
+    root.addHandler(guard)
+    try:
+        return make()
+    finally:
+        root.removeHandler(guard)
+
+
 def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None = None,
                  authorize: Authorizer | None = None) -> Any:
-    server = MCPServer("fleet-memory", instructions=INSTRUCTIONS, version="0.1.0")
+    server = _untouched_logging(lambda: MCPServer("fleet-memory", instructions=INSTRUCTIONS, version="0.1.0"))
 
     async def call(ctx: Context, agent_id: str | None, fn: Callable[[FleetMemory, str], Any]) -> Any:
         agent = agent_id or default_agent

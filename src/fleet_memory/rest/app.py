@@ -155,9 +155,11 @@ def pictures_router() -> APIRouter:
 
 
 def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[], FleetMemory] | None = None,
-               auth: bool = True, max_body_bytes: int = 16 * 2**20) -> FastAPI:
+               auth: bool = True, max_body_bytes: int = 16 * 2**20, warm_up: bool = False) -> FastAPI:
     """The app over ``memory`` (kept open) or one made by ``memory_factory`` at start-up (closed at
-    shutdown). ``auth=False`` disables API keys (local use only)."""
+    shutdown). ``auth=False`` disables API keys (local use only). Start-up opens the database and
+    (for a memory the app makes, or with ``warm_up``) loads the models before any request is
+    accepted: ``/health`` says the process is live, ``/health/ready`` that it can serve."""
     from ..mcp_server import build_server
 
     mcp = build_server(lambda: app.state.memory, authorize=None if not auth else
@@ -167,7 +169,10 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         owned = memory is None
-        app.state.memory = memory if memory is not None else (memory_factory or _default_factory)()
+        app.state.memory = memory if memory is not None else await run_in_threadpool(memory_factory or _default_factory)
+        if owned or warm_up:  # the server answers its first request at full speed
+            await run_in_threadpool(app.state.memory.warm_up)
+        app.state.ready = True
         try:
             async with mcp.session_manager.run():
                 yield
@@ -177,7 +182,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
 
     app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan,
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
-    app.state.auth = auth
+    app.state.auth, app.state.ready = auth, False
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     for router in (memories_router(), entities_router(), pictures_router()):
@@ -186,7 +191,16 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
 
     @app.get("/health", response_model=s.HealthOut, tags=["health"])
     def health() -> Any:
+        """Liveness: the process answers."""
         return {"status": "ok", "version": __version__}
+
+    @app.get("/health/ready", response_model=s.HealthOut, tags=["health"],
+             responses={503: {"description": "still starting: database or models not loaded yet"}})
+    def ready() -> Any:
+        """Readiness: the database is open and the models are loaded."""
+        if not getattr(app.state, "ready", False):
+            return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
+        return {"status": "ready", "version": __version__}
 
     return app
 

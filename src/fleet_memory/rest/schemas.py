@@ -213,5 +213,5 @@ class ReportOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok", "ready", "starting"]
     version: str
