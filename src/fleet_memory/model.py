@@ -24,6 +24,7 @@ __all__ = [
     "SearchResult",
     "StoredUnit",
     "AgentStats",
+    "AgentSummary",
     "UnitPage",
     "MaintenanceReport",
     "ConsolidatedUnit",
@@ -301,3 +302,13 @@ class ConversationReport:
         data = _plain(self)
         data["unit_ids"] = [str(u) for u in self.unit_ids]
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    """One agent in the store: how many units it has (archived included) and when it last wrote."""
+
+    agent_id: str
+    units: int
+    documents: int
+    last_write: datetime | None = None

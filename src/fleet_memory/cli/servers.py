@@ -14,6 +14,9 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int =
           no_auth: bool = typer.Option(False, "--no-auth", help="No API keys; only allowed on 127.0.0.1."),
           max_body_mb: float = typer.Option(16.0, help="Larger request bodies get 413.")) -> None:
     """Run the REST server (OpenAPI at /docs) with the MCP endpoint at /mcp."""
+    from ..extras import require
+
+    require("server", "fleet-memory serve", "fastapi", "uvicorn", "mcp")
     import uvicorn
 
     from ..rest.app import create_app

@@ -14,8 +14,12 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
-import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from ..extras import require
+
+require("mcp", "the MCP server", "mcp")
+
+import anyio  # noqa: E402
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ..transfer.jsonable import plain

@@ -16,7 +16,11 @@ from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Optional
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from ..extras import require
+
+require("server", "the REST server", "fastapi", "mcp")
+
+from fastapi import APIRouter, FastAPI, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
@@ -24,6 +28,7 @@ from .. import __version__
 from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
 from . import schemas as s
 from .deps import Agent, Memory
+from .agents import agents_router
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
 
@@ -185,7 +190,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.state.auth, app.state.ready = auth, False
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), entities_router(), pictures_router()):
+    for router in (memories_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)
     app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
