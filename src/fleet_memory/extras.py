@@ -5,7 +5,8 @@ name the extra to install when it is missing.
 =========  ===========================  ==========================================
 extra      modules                      used by
 =========  ===========================  ==========================================
-server     fastapi, uvicorn, mcp        ``fleet-memory serve``, ``rest.create_app``
+server     fastapi, uvicorn, mcp,       ``fleet-memory serve``, ``rest.create_app``
+           fastapi-offline (docs assets)
 mcp        mcp                          ``fleet-memory mcp``, ``mcp_server``
 viz        matplotlib                   ``graph --png``, ``demo``, ``viz.render_png``
 =========  ===========================  ==========================================

@@ -299,3 +299,16 @@ def test_search_takes_metadata_filters_a_preset_and_now(client, keys, memory):
     bad = client.post("/v1/agents/a1/search", json={**body, "metadata": {"project": ["x"]}}, headers=keys["mine"])
     assert bad.status_code == 422 and "metadata" in str(bad.json()["detail"][0]["loc"])
     assert client.post("/v1/agents/a1/search", json={**body, "preset": "slow"}, headers=keys["mine"]).status_code == 422
+
+
+def test_docs_pages_load_their_assets_from_this_server(client):
+    import re as _re
+
+    for page in ("/docs", "/redoc"):
+        html = client.get(page).text
+        urls = _re.findall(r"""(?:src|href)=["']?([^"' >]+)""", html) + _re.findall(r"url: '([^']+)'", html)
+        assert urls and all(u.startswith("/") for u in urls), (page, urls)
+        for url in urls:
+            assert client.get(url).status_code == 200, url
+    assert client.get("/docs-assets/swagger-ui-bundle.js").headers["content-type"].startswith(
+        ("application/javascript", "text/javascript"))

@@ -16,7 +16,7 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int =
     """Run the REST server (OpenAPI at /docs) with the MCP endpoint at /mcp."""
     from ..extras import require
 
-    require("server", "fleet-memory serve", "fastapi", "uvicorn", "mcp")
+    require("server", "fleet-memory serve", "fastapi", "uvicorn", "mcp", "fastapi_offline")
     import uvicorn
 
     from ..rest.app import create_app

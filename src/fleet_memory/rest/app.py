@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..extras import require
 
-require("server", "the REST server", "fastapi", "mcp")
+require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
 
 from fastapi import APIRouter, FastAPI, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
@@ -29,6 +29,7 @@ from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputErr
 from . import schemas as s
 from .deps import Agent, Memory
 from .agents import agents_router
+from .docs import mount_docs
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
 
@@ -185,13 +186,14 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
             if owned:
                 app.state.memory.close()
 
-    app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
     app.state.auth, app.state.ready = auth, False
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     for router in (memories_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)
+    mount_docs(app)
     app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
     @app.get("/health", response_model=s.HealthOut, tags=["health"])
