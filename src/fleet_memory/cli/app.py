@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from . import db, demo, entities, graph, ingest, keys, lifecycle, memories, servers, transfer
+from . import agents, db, demo, entities, graph, ingest, keys, lifecycle, memories, servers, transfer
 from .common import CliState, guarded
 
 app = typer.Typer(help="fleet-memory: long-term memory for AI agents.", no_args_is_help=True, add_completion=False,
@@ -17,11 +17,11 @@ for name, command in (
     ("sources", memories.sources), ("stats", memories.stats), ("ingest", ingest.ingest),
     ("maintain", lifecycle.maintain), ("restore", lifecycle.restore), ("consolidate", lifecycle.consolidate),
     ("context", lifecycle.context), ("conversation", lifecycle.conversation), ("graph", graph.graph),
-    ("export", transfer.export), ("import", transfer.import_), ("serve", servers.serve), ("mcp", servers.mcp),
+    ("forget-user", agents.forget_user), ("export", transfer.export), ("import", transfer.import_), ("serve", servers.serve), ("mcp", servers.mcp),
 ):
     app.command(name)(guarded(command))
 
-for name, group in (("entities", entities.app), ("db", db.app), ("keys", keys.app)):
+for name, group in (("entities", entities.app), ("agents", agents.app), ("db", db.app), ("keys", keys.app)):
     for info in group.registered_commands:
         info.callback = guarded(info.callback)
     app.add_typer(group, name=name)
