@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -32,8 +36,15 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1", help="Addres
 
 
 def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
-        None, "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Default agent for tools called without one.")) -> None:
+        None, "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Default agent for tools called without one."),
+        print_config: bool = typer.Option(False, "--print-config", help="Print the client configuration for this "
+                                          "machine (absolute command path, data directory) and exit.")) -> None:
     """Run the MCP server on stdio (for MCP clients such as Claude Desktop)."""
+    if print_config:
+        return typer.echo(json.dumps(client_config(agent), indent=2))
+    from ..extras import require
+
+    require("mcp", "fleet-memory mcp", "mcp")
     from ..mcp_server import build_server
 
     with_memory = state(ctx).factory
@@ -42,3 +53,20 @@ def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
         build_server(lambda: memory, default_agent=agent).run("stdio")
     finally:
         memory.close()
+
+
+def client_config(agent: str | None) -> dict:
+    """The ``mcpServers`` entry for desktop clients: this installation's command by absolute path
+    (clients do not search the user's PATH) and where the data lives."""
+    from ..config import Config
+
+    command = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "fleet-memory" else None
+    if command is None or not command.is_file():
+        found = shutil.which("fleet-memory", path=str(Path(sys.executable).parent)) or shutil.which("fleet-memory")
+        command = Path(found).resolve() if found else Path(sys.executable).parent / "fleet-memory"
+    config = Config.from_env()
+    env = {"FLEET_MEMORY_HOME": str(config.data_dir)}
+    if config.database_url:
+        env["FLEET_MEMORY_DATABASE_URL"] = config.database_url
+    args = ["mcp"] + (["--agent", agent] if agent else [])
+    return {"mcpServers": {"fleet-memory": {"command": str(command), "args": args, "env": env}}}

@@ -1,7 +1,8 @@
 """The MCP server (official ``mcp`` SDK, ``MCPServer``): tools over the facade.
 
-Tools: ``remember`` (put), ``recall`` (search), ``build_context``, ``forget`` (delete a unit) and
-``list_entities``. Over stdio (``fleet-memory mcp``) the process's own database is used and an
+Tools: ``remember`` (put), ``recall`` (search, with metadata filters), ``build_context``,
+``forget`` (delete a unit), ``forget_user`` and ``list_entities``. Results carry what a model needs
+(ids, text, type, date, weight), never timing internals. Over stdio (``fleet-memory mcp``) the process's own database is used and an
 optional default agent fills a missing ``agent_id``. Over HTTP (mounted at ``/mcp`` by the REST
 server) the request's API key is checked by the REST app (401) and, per call, the key must be
 allowed to act for the tool's ``agent_id`` (else the call fails with a 403 message). Facade calls
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ..extras import require
 
@@ -32,10 +33,13 @@ __all__ = ["build_server"]
 
 Authorizer = Callable[[Optional[Mapping[str, str]], str], None]
 
+RECALL_FIELDS = ("id", "text", "memory_type", "event_date", "weight")  # what a model needs of a result
+
 INSTRUCTIONS = (
     "Long-term memory. Use 'remember' to store facts worth keeping, 'recall' to look up what is known "
     "about a question, 'build_context' to get a ready prompt section, 'forget' to delete one memory by id, "
-    "and 'list_entities' to see the people, places and organisations remembered."
+    "'forget_user' to delete everything about one user, and 'list_entities' to see the people, places and "
+    "organisations remembered."
 )
 
 
@@ -76,17 +80,21 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
         """Store a memory. `content` is split into self-contained, sentence-level facts; `memory_type` is
         episodic (events), semantic (facts) or procedural (how-to); `importance` 0-1 is computed when omitted.
         Returns the stored units with their ids."""
-        return await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context, memory_type=memory_type,
-                                                             importance=importance, tags=tags or ()))
+        result = await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context, memory_type=memory_type,
+                                                               importance=importance, tags=tags or ()))
+        return {k: result[k] for k in ("document_id", "units", "skipped_reason") if result.get(k) is not None}
 
     @server.tool()
     async def recall(query: str, ctx: Context, agent_id: Optional[str] = None, top_k: int = 5,
-                     types: Optional[list[str]] = None, min_importance: Optional[float] = None) -> dict[str, Any]:
+                     types: Optional[list[str]] = None, min_importance: Optional[float] = None,
+                     user_id: Optional[str] = None,
+                     metadata: Optional[dict[str, Union[str, int, float, bool, None]]] = None) -> dict[str, Any]:
         """Recall what is remembered about `query` (spreading activation over time, meaning and entity
-        links). Returns up to `top_k` memories with `text`, `weight` and `id`, best first."""
-        hits = await call(ctx, agent_id, lambda m, a: m.search(a, query, top_k=top_k, types=types,
-                                                                min_importance=min_importance))
-        return {"results": hits}
+        links). Returns up to `top_k` memories with `id`, `text`, `memory_type`, `event_date` and `weight`,
+        best first. `metadata` keeps only memories whose metadata has each key equal to its value."""
+        hits = await call(ctx, agent_id, lambda m, a: m.search(a, query, top_k=top_k, types=types, user_id=user_id,
+                                                                min_importance=min_importance, metadata=metadata))
+        return {"results": [{k: hit[k] for k in RECALL_FIELDS} for hit in hits]}
 
     @server.tool()
     async def build_context(message: str, ctx: Context, agent_id: Optional[str] = None, limit: int = 10,
@@ -100,6 +108,13 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
         """Delete one memory unit by its id (as returned by remember or recall)."""
         await call(ctx, agent_id, lambda m, a: m.delete(a, unit_id))
         return {"deleted": unit_id}
+
+    @server.tool()
+    async def forget_user(user_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
+        """Forget everything remembered about one user (every memory stored with that `user_id`, and what
+        was consolidated from them), for example when the user asks to be forgotten."""
+        removed = await call(ctx, agent_id, lambda m, a: m.forget_user(a, user_id))
+        return {"user_id": user_id, "removed": removed}
 
     @server.tool()
     async def list_entities(ctx: Context, agent_id: Optional[str] = None, limit: int = 50) -> dict[str, Any]:
