@@ -1,6 +1,7 @@
 """The README's REST example against real processes: ``fleet-memory keys create`` as written, a
-freshly started ``fleet-memory serve`` (real models), then the Python client block as written
-in a fresh interpreter with ``FLEET_MEMORY_KEY`` exported — httpx's default 5 s timeout included."""
+freshly started ``fleet-memory serve`` (real models), then both Python blocks as written (plain
+httpx with its default 5 s timeout, and ``fleet_memory.client``), each in a fresh interpreter
+with ``FLEET_MEMORY_KEY`` exported."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def _section(title: str) -> str:
 def test_rest_example_runs_as_written_on_a_fresh_server(db_url, tmp_path):
     text = _section("REST server")
     shell = re.search(r"```bash\n(.*?)```", text, flags=re.S).group(1).strip().splitlines()
-    client_code = re.search(r"```py\n(.*?)```", text, flags=re.S).group(1)
+    client_blocks = re.findall(r"```py\n(.*?)```", text, flags=re.S)  # httpx, then fleet_memory.client
+    assert len(client_blocks) == 2
     env = clean_env(FLEET_MEMORY_DATABASE_URL=db_url, FLEET_MEMORY_HOME=str(tmp_path))
     port = free_port()
 
@@ -43,8 +45,9 @@ def test_rest_example_runs_as_written_on_a_fresh_server(db_url, tmp_path):
     assert steps[1][2:] == ["--port", "8080"]
     with serving(env, port=port) as base_url:
         assert httpx.get(f"{base_url}/health/ready").json()["status"] == "ready"
-        code = client_code.replace("http://127.0.0.1:8080", base_url)
-        run = subprocess.run([sys.executable, "-c", code], env={**env, "FLEET_MEMORY_KEY": key}, cwd=tmp_path,
-                             capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert "Alice works at Google." in run.stdout
+        runs = [subprocess.run([sys.executable, "-c", code.replace("http://127.0.0.1:8080", base_url)],
+                               env={**env, "FLEET_MEMORY_KEY": key}, cwd=tmp_path, capture_output=True, text=True,
+                               timeout=120) for code in client_blocks]
+    assert all(run.returncode == 0 for run in runs), [run.stderr[-3000:] for run in runs]
+    assert "Alice works at Google." in runs[0].stdout
+    assert runs[1].stdout.startswith("Bob moved to Denver in March. (weight: ")

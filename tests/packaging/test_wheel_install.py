@@ -80,3 +80,16 @@ def test_the_wheel_installs_into_a_fresh_venv_and_works(tmp_path):
     listed = _run([str(command), "stats", "-a", "agent_1", "--json"], env={**env, "FLEET_MEMORY_HOME": str(home)},
                   timeout=300)
     assert json.loads(listed.stdout)["units"] == 1
+
+
+def test_the_readme_install_block_matches_the_package():
+    import re
+    import tomllib
+
+    readme = (REPO / "README.md").read_text("utf-8")
+    block = re.search(r"^## Install into your own project\n+```bash\n(.*?)```", readme, flags=re.S | re.M).group(1)
+    lines = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert lines[0] == f"pip install {TORCH}"  # what this test installs first
+    extras = set(tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"])
+    named = set(re.findall(r"fleet-memory\[(\w+)\]", block))
+    assert named and named <= extras, named - extras
