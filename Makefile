@@ -21,11 +21,15 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
-# Debian packages the browser test needs (headless Chromium and its driver).
+# Debian packages some tests need: headless Chromium and its driver (the browser test), PgBouncer
+# (the transaction-pooling test). Each test is skipped when its package is missing.
 system-deps:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium is missing: sudo apt-get install chromium chromium-driver (the browser test will be skipped)"; fi; }
+	@PATH="$$PATH:/usr/sbin" command -v pgbouncer >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null; \
+	  else echo "pgbouncer is missing: sudo apt-get install pgbouncer (the pooling test will be skipped)"; fi; }
 
 demo: setup
 	$(BIN)/fleet-memory demo

@@ -155,12 +155,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from fleet_memory import Config, FleetMemory
+    from fleet_memory.providers import heap
 
     sizes = [int(n) for n in args.units.split(",")]
     rng = random.Random(args.seed)
     queries = [_fill(rng.choice(QUERY_TEMPLATES), rng) for _ in range(args.queries)]
     report: dict = {"sizes": {}}
     with FleetMemory(Config(home=Path(args.home))) as mem:
+        mem.warm_up()
+        heap.settle()  # this process is ours: keep the GC off the models, as `serve` does
         for n in sizes:
             agent = f"latency-{n}"
             built = build(mem, agent, n, random.Random(args.seed + n))

@@ -125,6 +125,7 @@ def settings_from(args) -> object:
 
 def run(args) -> dict:
     from fleet_memory import Config, FleetMemory
+    from fleet_memory.providers import heap
 
     ks = sorted({int(k) for k in args.k.split(",")})
     deep = max(ks)
@@ -136,6 +137,8 @@ def run(args) -> dict:
     rows = {"fleet-memory": [], "bm25": [], "vector": []}
     lat = {"fleet-memory": [], "bm25": [], "vector": []}
     with FleetMemory(Config(home=home)) as mem:
+        mem.warm_up()
+        heap.settle()  # this process is ours: keep the GC off the models, as `serve` does
         for conv in convs:
             agent = f"locomo-{conv['conversation_id']}"
             have = mem.stats(agent).units

@@ -21,7 +21,7 @@ from .errors import (
     ProviderError,
     SchemaError,
 )
-from .model import Entity, Link, LinkKind, MemoryType, MemoryUnit, PutResult, SearchResult
+from .model import Entity, Explanation, Link, LinkKind, MemoryType, MemoryUnit, PathStep, PutResult, SearchResult
 from .model import ConsolidationReport, ConversationReport, MaintenanceReport
 
 if TYPE_CHECKING:
@@ -38,17 +38,19 @@ __all__ = [
     "DatabaseError",
     "DatabaseUnavailableError",
     "Entity",
+    "Explanation",
     "ExtractionError",
     "FixedClock",
     "FleetMemory",
     "FleetMemoryError",
     "InvalidInputError",
     "Link",
-    "MaintenanceReport",
     "LinkKind",
+    "MaintenanceReport",
     "MemoryType",
     "MemoryUnit",
     "NotFoundError",
+    "PathStep",
     "ProviderError",
     "PutResult",
     "SchemaError",

@@ -48,13 +48,16 @@ class Limits:
     max_context_chars: int = 10_000
 
 
+_DEFAULT_RETRIES = 2
+
+
 @dataclass(frozen=True, slots=True)
 class LLMConfig:
     base_url: str
     model: str
     api_key: str | None = None
     timeout_s: float = 120.0
-    max_retries: int = 2
+    max_retries: int = _DEFAULT_RETRIES
     max_concurrency: int = 4
 
 
@@ -104,7 +107,14 @@ class Config:
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     pool_min_size: int = 1
     pool_max_size: int = 8
+    prepared_statements: bool = True  # False behind PgBouncer < 1.21 in transaction mode
     embedded_shared_buffers_mb: int | None = None  # None: sized to the machine
+
+    @property
+    def llm_retries(self) -> int:
+        """How often an invalid LLM answer is retried: the configured LLM's ``max_retries``, or
+        ``LLMConfig``'s default when the LLM was handed to the facade without a config."""
+        return self.llm.max_retries if self.llm is not None else _DEFAULT_RETRIES
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Config:
@@ -117,6 +127,7 @@ class Config:
             llm=_llm_from_env(env),
             ingest=IngestConfig(llm_extraction=env.get("FLEET_MEMORY_LLM_EXTRACTION", "").lower() in ("1", "true", "yes")),
             embedded_shared_buffers_mb=_shared_buffers_from_env(env),
+            prepared_statements=env.get("FLEET_MEMORY_PREPARED_STATEMENTS", "").lower() not in ("0", "false", "no", "off"),
         )
         return replace(config, **overrides) if overrides else config
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 from uuid import UUID
 
 from .clock import Clock, SystemClock
@@ -18,6 +18,7 @@ from .ingest import Ingestor
 from .ingest import entities as entity_ops
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
+from .lifecycle.importance import ranking_importance
 from .lifecycle.consolidation import Consolidator
 from .lifecycle.context import check_budget, render_context
 from .lifecycle.conversation import build_turns, extract_offline, extract_with_llm, memory_items
@@ -36,6 +37,12 @@ from .store import provenance as prov_sql
 from .store import units as unit_sql
 from .validation import check_agent_id, check_positive_int, check_uuid
 from .validation import check_date, check_offset, check_optional_text, check_text
+
+if TYPE_CHECKING:  # imported lazily at run time: pictures, files, transfer and keys load on first use
+    from .ingest.files import IngestProgress
+    from .store.api_keys import ApiKey
+    from .transfer import TransferReport
+    from .viz.graph import GraphData
 
 __all__ = ["FleetMemory", "TemporalSemanticMemory"]
 
@@ -69,7 +76,7 @@ class FleetMemory:
         self.db = Database.open(
             url=config.database_url, home=config.data_dir, embedding_dim=self.embedder.dimension,
             min_size=config.pool_min_size, max_size=config.pool_max_size,
-            shared_buffers_mb=config.embedded_shared_buffers_mb,
+            shared_buffers_mb=config.embedded_shared_buffers_mb, prepared_statements=config.prepared_statements,
         )
         self.llm = llm if llm is not None else (OpenAICompatibleLLM(config.llm) if config.llm else None)
         self._importance = importance_function(config.lifecycle)
@@ -78,21 +85,20 @@ class FleetMemory:
         self._maintainer = Maintainer(self.db, config.lifecycle)
         self._consolidator = Consolidator(self.db, self.embedder, config, self._importance, self.llm)
         self._schedulers: list[LifecycleScheduler] = []
-        self._recall = Recaller(self.db, self.embedder, config)
+        self._recall = Recaller(self.db, self.embedder, config, ranking_importance(config.lifecycle))
 
     # lifecycle of the object -------------------------------------------------------------
+    def warm_up(self) -> None:
+        """Load the models now (embedder and spaCy) rather than on the first put or search — what
+        a server does before it accepts requests."""
+        self.embedder.embed(["warm up"])
+        self._ingest.nlp.parse(["The models are loaded."])
+
     def close(self) -> None:
         for scheduler in self._schedulers:
             scheduler.stop()
         self._recall.close()
         self.db.close()
-
-    def warm_up(self) -> None:
-        """Load the embedding and language models now rather than on the first call (servers call
-        this before they accept requests)."""
-        self.embedder.embed(["Warm up."])
-        self.embedder.embed(["Warm up the batch path.", "Second text."])
-        self._ingest.nlp.parse(["Alice warms up the parser."])
 
     def __enter__(self) -> FleetMemory:
         return self
@@ -232,7 +238,7 @@ class FleetMemory:
     # pictures, export / import, database status, API keys (front doors) -------------------
     def graph(self, agent_id: str, *, entity: str | None = None, query: str | None = None,
               since: datetime | str | None = None, until: datetime | str | None = None, limit: int = 200,
-              top_k: int = 10) -> Any:
+              top_k: int = 10) -> GraphData:
         """Graph data (``viz.GraphData``) of a bounded neighbourhood: an entity, one search (with its
         trace), or a time range; at most ``limit`` nodes."""
         from .viz import graph as viz
@@ -245,21 +251,21 @@ class FleetMemory:
         return viz.build_graph(self.db, agent, limit=size, seed_ids=[h.id for h in hits], query=query,
                                trace=viz.trace_from_results(hits))
 
-    def ingest(self, agent_id: str, items: Iterable[Mapping[str, Any]], *, batch_size: int = 64) -> Iterator[Any]:
+    def ingest(self, agent_id: str, items: Iterable[Mapping[str, Any]], *, batch_size: int = 64) -> Iterator[IngestProgress]:
         """Store put items in batches, skipping documents already stored (resumable); yields one
-        ``transfer.files.IngestProgress`` per batch. Read files with ``transfer.files.read_items``."""
-        from .transfer.files import ingest_batches
+        ``ingest.files.IngestProgress`` per batch. Read files with ``ingest.files.read_items``."""
+        from .ingest.files import ingest_batches
 
         size = check_positive_int(batch_size, "batch_size", self.config.limits.max_batch_items)
         return ingest_batches(self.db, self.put_many, self._agent(agent_id), items, batch_size=size)
 
-    def export_agent(self, agent_id: str, out: Any) -> Any:
+    def export_agent(self, agent_id: str, out: IO[str]) -> TransferReport:
         """Write the agent's whole memory to the text stream ``out`` as JSON Lines (lossless)."""
         from .transfer import export_agent
 
         return export_agent(self.db, self._agent(agent_id), out)
 
-    def import_agent(self, agent_id: str, lines: Iterable[str]) -> Any:
+    def import_agent(self, agent_id: str, lines: Iterable[str]) -> TransferReport:
         """Load an export into ``agent_id`` (which must be empty), in one transaction."""
         from .transfer import import_agent
 
@@ -273,14 +279,14 @@ class FleetMemory:
         return {"url": self.db.display_url, "embedded": self.db.embedded,
                 "home": str(self.config.data_dir) if self.db.embedded else None, **status}
 
-    def create_api_key(self, name: str, *, agent_ids: Iterable[str] = (), admin: bool = False) -> tuple[str, Any]:
+    def create_api_key(self, name: str, *, agent_ids: Iterable[str] = (), admin: bool = False) -> tuple[str, ApiKey]:
         """Return (the key, shown only now; its stored record)."""
         from . import keys
 
         agents = [self._agent(a) for a in agent_ids]
         return keys.create_key(self.db, self.clock.now(), name=name, agent_ids=agents, admin=admin)
 
-    def list_api_keys(self, *, include_revoked: bool = False) -> list[Any]:
+    def list_api_keys(self, *, include_revoked: bool = False) -> list[ApiKey]:
         from . import keys
 
         return keys.list_keys(self.db, include_revoked=include_revoked)
@@ -290,7 +296,7 @@ class FleetMemory:
 
         keys.revoke_key(self.db, self.clock.now(), key_id_or_prefix)
 
-    def authenticate(self, key: str | None, agent_id: str | None = None) -> Any:
+    def authenticate(self, key: str | None, agent_id: str | None = None) -> ApiKey:
         """The key's record; AuthError 401 for a missing / unknown / revoked key, 403 when it may not
         act for ``agent_id``."""
         from . import keys
@@ -353,8 +359,7 @@ class FleetMemory:
         user = check_optional_text(user_id, "user_id", self.config.limits.max_agent_id_chars)
         session = check_optional_text(session_id, "session_id", self.config.limits.max_agent_id_chars)
         if self.llm is not None:
-            retries = self.config.llm.max_retries if self.config.llm else 2
-            method, memories = "llm", extract_with_llm(self.llm, built, retries=retries)
+            method, memories = "llm", extract_with_llm(self.llm, built, retries=self.config.llm_retries)
         else:
             method, memories = "offline", extract_offline(built)
         items = memory_items(memories, user_id=user, session_id=session)

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 __all__ = [
@@ -22,6 +22,9 @@ __all__ = [
     "MemoryUnit",
     "PutResult",
     "SearchResult",
+    "Explanation",
+    "PathStep",
+    "TimeWindow",
     "StoredUnit",
     "AgentStats",
     "AgentSummary",
@@ -31,6 +34,7 @@ __all__ = [
     "ConsolidationReport",
     "ExtractedMemory",
     "ConversationReport",
+    "plain",
 ]
 
 
@@ -138,6 +142,52 @@ class Link:
     weight: float
 
 
+class TimeWindow(NamedTuple):
+    """A window ``[start, end)`` a query names, and the words that named it."""
+
+    start: datetime
+    end: datetime
+    phrase: str
+
+
+@dataclass(frozen=True, slots=True)
+class PathStep:
+    """One step of the walk that reached a result: the entry point (no ``from_id``), then each unit
+    with the link that reached it."""
+
+    unit_id: UUID
+    from_id: UUID | None = None
+    kind: str | None = None
+    weight: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """How one result was found and scored: the entry channels that found it (``activation`` when
+    only the walk did), the walk's hops and path, every factor of its score, the preset, and the
+    time window the query named."""
+
+    channels: tuple[str, ...]
+    hops: int
+    path: tuple[PathStep, ...]
+    factors: Mapping[str, float]
+    preset: str
+    time_window: TimeWindow | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        window = self.time_window
+        return {
+            "channels": list(self.channels),
+            "hops": self.hops,
+            "path": [{"unit_id": str(p.unit_id), "from": str(p.from_id) if p.from_id else None, "kind": p.kind,
+                      "weight": p.weight} for p in self.path],
+            "factors": dict(self.factors),
+            "preset": self.preset,
+            "time_window": None if window is None else
+            {"phrase": window.phrase, "start": window.start.isoformat(), "end": window.end.isoformat()},
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class SearchResult(Mapping[str, Any]):
     """One recalled unit with its score. Reads as a mapping too: ``result['text']``."""
@@ -153,7 +203,7 @@ class SearchResult(Mapping[str, Any]):
     speaker: str | None = None
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
-    explanation: Mapping[str, Any] | None = None
+    explanation: Explanation | None = None
 
     @property
     def score(self) -> float:
@@ -185,7 +235,7 @@ class SearchResult(Mapping[str, Any]):
             "speaker": self.speaker,
             "tags": list(self.tags),
             "metadata": dict(self.metadata),
-            "explanation": self.explanation,
+            "explanation": self.explanation.to_dict() if self.explanation else None,
         }
 
 
@@ -210,20 +260,27 @@ class AgentStats:
 
 
 # lifecycle reports -------------------------------------------------------------------------
-def _plain(value: Any) -> Any:
-    if isinstance(value, UUID):
-        return str(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
+def plain(value: Any) -> Any:
+    """Records → JSON-ready values, for every front door's machine output and the reports'
+    ``to_dict``: records with a ``to_dict`` use it, other dataclasses become dicts, UUIDs and
+    datetimes strings, enums their values, tuples and sets lists."""
+    if hasattr(value, "to_dict"):
+        return plain(value.to_dict())
+    if isinstance(value, (UUID, datetime)):
+        return str(value) if isinstance(value, UUID) else value.isoformat()
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return _fields(value)
     return value
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +296,7 @@ class MaintenanceReport:
     batches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return _fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +327,7 @@ class ConsolidationReport:
         return sum(len(c.source_ids) for c in self.created)
 
     def to_dict(self) -> dict[str, Any]:
-        data = _plain(self)
+        data = _fields(self)
         data["sources"] = self.sources
         return data
 
@@ -299,7 +356,7 @@ class ConversationReport:
         return [uid for r in self.results for uid in r.unit_ids]
 
     def to_dict(self) -> dict[str, Any]:
-        data = _plain(self)
+        data = _fields(self)
         data["unit_ids"] = [str(u) for u in self.unit_ids]
         return data
 

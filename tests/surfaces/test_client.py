@@ -23,7 +23,7 @@ from fleet_memory.client import AsyncClient, Client
 from fleet_memory.errors import AuthError, InvalidInputError, NotFoundError
 from fleet_memory.providers.embedder import HashingEmbedder
 from fleet_memory.rest import create_app
-from fleet_memory.transfer.jsonable import plain
+from fleet_memory.model import plain
 from tests.support.processes import free_port
 
 from ..conftest import TEMPLATE

@@ -28,7 +28,7 @@ from ..errors import (
     NotFoundError,
     ProviderError,
 )
-from ..transfer.jsonable import plain
+from ..model import plain
 
 if TYPE_CHECKING:
     from ..memory import FleetMemory
@@ -42,15 +42,9 @@ UNIT_ID = typer.Argument(..., help="The memory unit's id (from put, search or li
 _EXIT = ((InvalidInputError, 2), (NotFoundError, 3), (DatabaseError, 4), (ProviderError, 5), (AuthError, 6))
 
 
-def default_factory() -> FleetMemory:
-    from ..memory import FleetMemory
-
-    return FleetMemory(Config.from_env())
-
-
 @dataclass
 class CliState:
-    factory: MemoryFactory = default_factory
+    factory: MemoryFactory | None = None  # None: the facade, configured from the environment
     verbose: bool = False
 
 
@@ -61,9 +55,15 @@ def state(ctx: typer.Context) -> CliState:
     return root.obj
 
 
+def open_memory(ctx: typer.Context) -> FleetMemory:
+    from ..memory import FleetMemory
+
+    return (state(ctx).factory or FleetMemory)()
+
+
 @contextmanager
 def memory_from(ctx: typer.Context) -> Iterator[FleetMemory]:
-    memory = state(ctx).factory()
+    memory = open_memory(ctx)
     try:
         yield memory
     finally:

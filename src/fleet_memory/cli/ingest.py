@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from ..transfer.files import read_items
+from ..ingest.files import read_items
 from .common import AGENT, JSON, memory_from, print_json
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from ..transfer.jsonable import plain
+from ..model import plain
 
 __all__ = ["agents_table", "explanation_table", "results_table", "stats_table"]
 

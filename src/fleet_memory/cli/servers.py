@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from ..errors import ConfigurationError
-from .common import state
+from .common import open_memory, state
 
 
 def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
@@ -28,7 +28,8 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1", help="Addres
 
     if no_auth and host != "127.0.0.1":
         raise ConfigurationError(f"--no-auth is only allowed with --host 127.0.0.1 (got {host!r})")
-    app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20))
+    app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20),
+                     own_process=True)
     verbose = state(ctx).verbose
     typer.echo(f"fleet-memory: opening the database and loading the models, then serving on http://{host}:{port} "
                f"(API docs at /docs){'' if verbose else '; --verbose before serve logs each request'}", err=True)
@@ -46,10 +47,12 @@ def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
 
     require("mcp", "fleet-memory mcp", "mcp")
     from ..mcp_server import build_server
+    from ..providers import heap
 
-    with_memory = state(ctx).factory
-    memory = with_memory()
+    memory = open_memory(ctx)
     try:
+        memory.warm_up()
+        heap.settle()
         build_server(lambda: memory, default_agent=agent).run("stdio")
     finally:
         memory.close()

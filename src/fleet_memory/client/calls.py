@@ -32,7 +32,7 @@ from ..model import (
     SearchResult,
     UnitPage,
 )
-from ..transfer.jsonable import plain
+from ..model import plain
 from .records import from_plain
 
 __all__ = ["Call", "OPERATIONS", "read"]

@@ -17,7 +17,10 @@ from enum import Enum
 from typing import Any, Union, get_args, get_origin, get_type_hints
 from uuid import UUID
 
-__all__ = ["from_plain"]
+__all__ = ["WIRE_NAMES", "from_plain"]
+
+# (record, field) → the key its ``to_dict`` writes, where the two differ
+WIRE_NAMES = {("PathStep", "from_id"): "from"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,8 +37,11 @@ def from_plain(tp: Any, value: Any) -> Any:
         return from_plain(options[0], value) if len(options) == 1 else value
     if dataclasses.is_dataclass(tp):
         hints = _hints(tp)
-        return tp(**{f.name: from_plain(hints[f.name], value[f.name]) for f in dataclasses.fields(tp)
-                     if f.name in value})
+        wire = {f.name: WIRE_NAMES.get((tp.__name__, f.name), f.name) for f in dataclasses.fields(tp)}
+        return tp(**{name: from_plain(hints[name], value[key]) for name, key in wire.items() if key in value})
+    if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):  # a NamedTuple
+        hints = _hints(tp)
+        return tp(**{name: from_plain(hints[name], value[name]) for name in tp._fields})
     if tp is UUID:
         return UUID(str(value))
     if tp is datetime:

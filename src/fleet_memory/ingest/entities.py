@@ -10,6 +10,7 @@ import psycopg
 
 from ..errors import InvalidInputError, NotFoundError
 from ..model import Entity, EntityDetail
+from ..naming import normalize_name
 from ..store import Database
 from ..store import entities as entity_sql
 from ..store import units as unit_sql
@@ -18,19 +19,10 @@ __all__ = ["list_entities", "get_entity", "rename_entity", "merge_entities", "de
 
 
 def _find(conn: psycopg.Connection, agent_id: str, key: UUID | str) -> Entity:
-    entity = None
-    if isinstance(key, UUID):
-        entity = entity_sql.get_entity(conn, agent_id, key)
-    else:
-        try:
-            entity = entity_sql.get_entity(conn, agent_id, UUID(key))
-        except ValueError:
-            entity = None
-        if entity is None:
-            entity = entity_sql.find_entity(conn, agent_id, key)
-    if entity is None:
+    found = entity_sql.find_entities(conn, agent_id, [str(key)])
+    if not found:
         raise NotFoundError("entity", key, agent_id)
-    return entity
+    return found[0]
 
 
 def list_entities(db: Database, agent_id: str, *, limit: int, offset: int = 0, label: str | None = None) -> list[Entity]:
@@ -47,14 +39,15 @@ def get_entity(db: Database, agent_id: str, key: UUID | str, *, unit_limit: int)
 
 
 def rename_entity(db: Database, agent_id: str, key: UUID | str, new_name: str) -> Entity:
-    norm = entity_sql.normalize_name(new_name)
+    norm = normalize_name(new_name)
     if not norm:
         raise InvalidInputError("new_name", "must contain letters or digits")
     with db.transaction() as conn:
         entity = _find(conn, agent_id, key)
-        entity_sql.lock_agent(conn, agent_id)
-        other = entity_sql.find_entity(conn, agent_id, new_name)
-        if other is not None and other.id != entity.id and entity_sql.normalize_name(other.name) == norm:
+        entity_sql.lock_entities(conn, agent_id)
+        others = [e for e in entity_sql.find_entities(conn, agent_id, [new_name]) if normalize_name(e.name) == norm]
+        other = others[0] if others else None
+        if other is not None and other.id != entity.id:
             raise InvalidInputError("new_name", f"entity {other.name!r} already has this name; merge the two instead")
         renamed = entity_sql.rename_entity(conn, agent_id, entity.id, new_name.strip())
     assert renamed is not None
@@ -66,7 +59,7 @@ def merge_entities(db: Database, agent_id: str, keep: UUID | str, drop: UUID | s
         kept, dropped = _find(conn, agent_id, keep), _find(conn, agent_id, drop)
         if kept.id == dropped.id:
             raise InvalidInputError("drop", "is the same entity as keep")
-        entity_sql.lock_agent(conn, agent_id)
+        entity_sql.lock_entities(conn, agent_id)
         merged = entity_sql.merge_entities(conn, agent_id, kept.id, dropped.id)
     if merged is None:
         raise NotFoundError("entity", drop, agent_id)

@@ -37,6 +37,7 @@ from ..clock import Clock
 from ..config import Config, LLMConfig
 from ..errors import ConfigurationError
 from ..model import MemoryType, PutResult, StoredUnit
+from ..naming import normalize_name
 from ..providers.embedder import Embedder
 from ..providers.llm import LLM
 from ..providers.nlp import NLP, SpacyNLP
@@ -44,9 +45,10 @@ from ..store import Database, planner
 from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import units as unit_sql
+from ..store.links import link_units
 from .coref import resolve_coreferences
 from .extract import extract_offline
-from .linking import link_units
+
 from .llm_extract import Progress, extract_with_llm
 from .ner import clean_name, find_entities
 from .records import EmbeddedFact, EntityMention, Episode, ExtractedFact, ParsedFact, ResolvedFact
@@ -243,7 +245,7 @@ class Ingestor:
 
             def add(surface: str, label: str) -> None:
                 name = clean_name(surface)
-                key = entity_sql.normalize_name(name)
+                key = normalize_name(name)
                 if key and key not in mentions:
                     mentions[key] = EntityMention(name, label)
 

@@ -26,7 +26,7 @@ the schema; units keep their own dates, so recall can still tell them apart by t
 after "Bob" in the same conversation scores 0.45 + 0.2 (+ co-occurrence) ≥ 0.6 and joins "Bob" as an
 alias; weeks later with nothing in common it scores < 0.6 and becomes its own entity.
 
-Concurrency: the caller holds the agent's advisory lock (``store.entities.lock_agent``) for the
+Concurrency: the caller holds the agent's advisory lock (``store.entities.lock_entities``) for the
 rest of the transaction, and creation is ON CONFLICT on the unique name index, so concurrent puts
 never create two entities for one name. Cost: two queries per agent and batch, plus Python scoring
 over the candidates SQL narrowed down (names sharing a word).
@@ -45,6 +45,7 @@ from rapidfuzz import fuzz
 
 from ..config import IngestConfig
 from ..model import Entity
+from ..naming import normalize_name
 from ..store import entities as entity_sql
 from .records import EntityMention
 
@@ -68,7 +69,7 @@ def name_similarity(a: str, b: str, *, person: bool = False) -> float:
     """0..1: rapidfuzz ratio of the normalised names, at least 0.9 when one's words are a subset of
     the other's, and — for people — at least 0.8 when one first name of 3+ letters starts the other
     ("Mel" / "Melanie": a short form)."""
-    na, nb = entity_sql.normalize_name(a), entity_sql.normalize_name(b)
+    na, nb = normalize_name(a), normalize_name(b)
     if na == nb:
         return 1.0
     score = fuzz.ratio(na, nb) / 100.0
@@ -122,9 +123,9 @@ def resolve_entities(
     Takes the agent's advisory lock."""
     names: dict[str, _Name] = {}
     for unit in units:
-        norms = {entity_sql.normalize_name(m.surface) for m in unit.mentions}
+        norms = {normalize_name(m.surface) for m in unit.mentions}
         for m in unit.mentions:
-            norm = entity_sql.normalize_name(m.surface)
+            norm = normalize_name(m.surface)
             if not norm:
                 continue
             entry = names.get(norm)
@@ -135,15 +136,15 @@ def resolve_entities(
             entry.context |= norms - {norm}
     if not names:
         return []
-    entity_sql.lock_agent(conn, agent_id)
+    entity_sql.lock_entities(conn, agent_id)
     tokens = sorted({w for n in names for w in n.split() if len(w) >= 2})
     found = entity_sql.candidates(conn, agent_id, list(names), tokens)
     exact: dict[str, Entity] = {}
     for e in found:
         for alias in e.aliases:
-            exact.setdefault(entity_sql.normalize_name(alias), e)
+            exact.setdefault(normalize_name(alias), e)
     for e in found:
-        exact[entity_sql.normalize_name(e.name)] = e
+        exact[normalize_name(e.name)] = e
     fuzzy_needed = [n for n in names if n not in exact]
     cooc = entity_sql.cooccurring_names(conn, agent_id, [e.id for e in found]) if fuzzy_needed and found else {}
     pool: list[Entity] = list({e.id: e for e in found}.values())
@@ -191,7 +192,7 @@ def resolve_entities(
     for unit in units:
         seen: set[UUID] = set()
         for m in unit.mentions:
-            eid = resolved.get(entity_sql.normalize_name(m.surface))
+            eid = resolved.get(normalize_name(m.surface))
             if eid is None or eid in seen:
                 continue
             seen.add(eid)

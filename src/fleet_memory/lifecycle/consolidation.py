@@ -35,7 +35,6 @@ from datetime import datetime
 import numpy as np
 
 from ..config import Config
-from ..ingest.linking import link_units
 from ..model import ConsolidatedUnit, ConsolidationReport, MemoryType
 from ..providers.embedder import Embedder
 from ..providers.llm import LLM
@@ -43,6 +42,7 @@ from ..store import Database
 from ..store import maintenance as maint_sql
 from ..store import provenance as prov_sql
 from ..store import units as unit_sql
+from ..store.links import link_units
 from .summary import extractive_summary, llm_summary
 
 __all__ = ["Consolidator", "cluster_embeddings", "CONSOLIDATED_TAG", "CONSOLIDATION_SOURCE"]
@@ -126,7 +126,7 @@ class Consolidator:
         skipped = 0
         if planned:
             with self.db.transaction() as conn:
-                maint_sql.lock_agent(conn, "consolidate", agent_id)
+                maint_sql.lock_job(conn, "consolidate", agent_id)
                 wanted = [s for p in planned for s in p.source_ids]
                 taken = prov_sql.already_sources(conn, agent_id, wanted)
                 live = maint_sql.lock_live(conn, agent_id, wanted)
@@ -143,7 +143,7 @@ class Consolidator:
                 link_units(conn, agent_id, [(u.id, u.event_date, u.embedding) for u in written], self.config.ingest)
         return ConsolidationReport(now, agent_id, len(candidates), len(groups), tuple(created), skipped, method)
 
-    def _plan(self, agent_id: str, members: Sequence[maint_sql.Candidate], vectors: np.ndarray,
+    def _plan(self, agent_id: str, members: Sequence[maint_sql.ClusterCandidate], vectors: np.ndarray,
               now: datetime) -> _Planned:
         ids = [m.id for m in members]
         with self.db.transaction() as conn:
@@ -153,7 +153,7 @@ class Consolidator:
         names = [name for _, name, _ in shared]
         texts = [m.text for m in sorted(members, key=lambda m: (m.event_date, str(m.id)))]
         if self.llm is not None:
-            text = llm_summary(self.llm, texts, names, retries=self.config.llm.max_retries if self.config.llm else 2)
+            text = llm_summary(self.llm, texts, names, retries=self.config.llm_retries)
         else:
             text = extractive_summary([m.text for m in members], vectors, names)
         tags = _merge_tags(members, self.config.limits.max_tags)
@@ -169,7 +169,7 @@ class Consolidator:
         )
 
 
-def _merge_tags(members: Sequence[maint_sql.Candidate], max_tags: int) -> tuple[str, ...]:
+def _merge_tags(members: Sequence[maint_sql.ClusterCandidate], max_tags: int) -> tuple[str, ...]:
     tags = [CONSOLIDATED_TAG]
     for member in members:
         tags.extend(member.tags)

@@ -11,6 +11,11 @@ failure, warning by default). A keyword matches at the start of a word, case-ins
 "errors" and "successful" count but "terror" does not (the seed's plain substring test counts
 "terror" as an error). An importance given by the caller or by an LLM is used as is; this
 function only fills in a missing one. Pure, O(len(text)).
+
+The length part serves the forgetting curve (longer notes are kept longer), not ranking: recall
+ranks by ``ranking_importance``, which takes a stored importance that is exactly this heuristic's
+score for the unit's text and tags without its length part, and any other (set by the caller or
+an LLM, or halved by consolidation) as it is.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from functools import lru_cache
 
 from ..config import LifecycleConfig
 
-__all__ = ["EXPLICIT_REMEMBER_TAG", "importance_function", "score_importance"]
+__all__ = ["EXPLICIT_REMEMBER_TAG", "importance_function", "ranking_importance", "score_importance"]
 
 EXPLICIT_REMEMBER_TAG = "explicit_remember"
 
@@ -39,13 +44,15 @@ def _keyword_patterns(keywords: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(r"\b" + re.escape(k), re.IGNORECASE) for k in unique)
 
 
-def score_importance(text: str, tags: Iterable[str] = (), keywords: Iterable[str] | None = None) -> float:
-    """Importance in [0.5, 1.0] for ``text`` by the seed's rules (see the module docstring)."""
+def score_importance(text: str, tags: Iterable[str] = (), keywords: Iterable[str] | None = None, *,
+                     length: bool = True) -> float:
+    """Importance in [0.5, 1.0] for ``text`` by the seed's rules (see the module docstring);
+    ``length=False`` leaves the length part out."""
     words = tuple(keywords) if keywords is not None else LifecycleConfig().emotional_keywords
     found = sum(1 for pattern in _keyword_patterns(words) if pattern.search(text))
     score = BASE
     score += min(KEYWORD_BONUS * found, KEYWORD_CAP)
-    score += min(len(text) / LENGTH_SCALE, LENGTH_CAP)
+    score += min(len(text) / LENGTH_SCALE, LENGTH_CAP) if length else 0.0
     if EXPLICIT_REMEMBER_TAG in tuple(tags):
         score += EXPLICIT_BONUS
     return round(min(score, 1.0), 6)
@@ -59,3 +66,16 @@ def importance_function(config: LifecycleConfig) -> Callable[[str, tuple[str, ..
         return score_importance(text, tags, keywords)
 
     return importance
+
+
+def ranking_importance(config: LifecycleConfig) -> Callable[[str, tuple[str, ...], float], float]:
+    """``(text, tags, stored importance) -> the importance recall ranks by`` (see the module
+    docstring). Stored importances are REAL, so "exactly" allows float4 rounding."""
+    keywords = tuple(config.emotional_keywords)
+
+    def rank(text: str, tags: tuple[str, ...], stored: float) -> float:
+        if abs(stored - score_importance(text, tags, keywords)) <= 1e-5:
+            return score_importance(text, tags, keywords, length=False)
+        return stored
+
+    return rank

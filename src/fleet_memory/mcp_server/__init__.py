@@ -23,7 +23,7 @@ import anyio  # noqa: E402
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..transfer.jsonable import plain
+from ..model import plain
 from ..errors import FleetMemoryError
 
 if TYPE_CHECKING:

@@ -10,7 +10,6 @@ close, without any model.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -20,7 +19,6 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ProviderError
-from . import heap
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "HashingEmbedder", "bundled_model_path"]
 
@@ -56,14 +54,13 @@ class SentenceTransformerEmbedder:
     def _load(self):
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 path = self.model_name or bundled_model_path()
                 try:
                     from sentence_transformers import SentenceTransformer
 
+                    # local_files_only: never reach for a hub, without touching the host's environment
                     with _quiet_loading():
-                        model = SentenceTransformer(path, device="cpu")
+                        model = SentenceTransformer(path, device="cpu", local_files_only=True)
                 except Exception as exc:
                     raise ProviderError(
                         f"could not load the embedding model {path!r} (offline): {exc}. "
@@ -75,7 +72,6 @@ class SentenceTransformerEmbedder:
                         f"embedding model {path!r} makes {size}-dimensional vectors, configured for {self.dimension}"
                     )
                 self._model = model
-                heap.settle()
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -98,7 +94,6 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._single is None:
                 self._single = _SingleText.build(model) or False
-                heap.settle()
         return self._single
 
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
-from . import heap
 
 __all__ = ["NLP", "Parsed", "RuleNLP", "SpacyNLP", "Span", "Token"]
 
@@ -69,7 +68,6 @@ class SpacyNLP:
         with self._lock:
             if self._nlp is None:
                 self._nlp = _load_spacy(self.model_name)
-                heap.settle()
         return self._nlp
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:

@@ -21,6 +21,9 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from ..errors import InvalidInputError
+from ..store.links import EntityRule
+
+_ENTITY = EntityRule()
 
 __all__ = ["RecallSettings", "BALANCED", "FAST", "DEEP", "VECTOR", "PRESETS", "get_preset"]
 
@@ -41,10 +44,10 @@ class RecallSettings:
     temporal_weight: float = 1.0
     semantic_weight: float = 1.0
     entity_weight: float = 1.0
-    entity_fanout: int = 10
-    entity_hub_min: int = 20
-    entity_hub_share: float = 0.05
-    entity_hub_max: int = 200
+    entity_fanout: int = _ENTITY.fanout
+    entity_hub_min: int = _ENTITY.hub_min
+    entity_hub_share: float = _ENTITY.hub_share
+    entity_hub_max: int = _ENTITY.hub_max
     min_activation: float = 0.05
     max_frontier: int = 8
     # fusion of the query-dependent signals (z-scores over the entry pool)
@@ -55,11 +58,12 @@ class RecallSettings:
     w_activation: float = 2.5
     similarity_std_floor: float = 0.05
     text_std_floor: float = 1.0
-    # dynamic weighting (seed 000) and importance (seed 001)
+    # priors, added to relevance and bounded (scoring.py): recency and frequency (seed 000),
+    # importance (seed 001); together they move a score by at most prior_span
     recency_rate: float = 0.1
-    recency_weight: float = 0.1
-    frequency_weight: float = 1.0
-    importance_weight: float = 0.5
+    recency_weight: float = 0.2
+    frequency_weight: float = 0.1
+    importance_weight: float = 0.05
     # full text: a term found in at least min(common_term_units, max(common_term_min,
     # common_term_share × units)) units is common: it is not matched on (it would single out no
     # unit and cost a read of each), though it still counts in every candidate's text score
@@ -68,6 +72,18 @@ class RecallSettings:
     common_term_share: float = 0.05
     # when False, the score is the cosine similarity alone (the plain vector baseline)
     fuse: bool = True
+
+    @property
+    def entity_rule(self) -> EntityRule | None:
+        """How the walk derives entity links (``store.links``); None when entity links are off."""
+        if self.entity_weight <= 0:
+            return None
+        return EntityRule(self.entity_fanout, self.entity_hub_min, self.entity_hub_share, self.entity_hub_max)
+
+    @property
+    def stored_kinds(self) -> tuple[str, ...]:
+        """The stored link kinds the walk follows (those with a weight above 0)."""
+        return tuple(k for k in ("temporal", "semantic") if self.link_weight(k) > 0)
 
     def link_weight(self, kind: str) -> float:
         if kind == "temporal":

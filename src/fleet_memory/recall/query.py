@@ -3,11 +3,10 @@ name candidates for the entity channel. Pure string work, microseconds per query
 
 - ``content_words``: lower-cased alphanumeric words minus a small stop list, de-duplicated in
   order. They are OR-ed in the full-text query; PostgreSQL stems them and drops its own stop words.
-- ``name_candidates``: every run of one to three words, normalised as entity names are
-  (``normalize_name``: NFKC, lower case, inner punctuation kept, outer stripped, spaces collapsed,
-  a possessive "'s" removed). Candidates that are stop words alone are left out; the database
-  decides which candidates are names the agent knows (exact match on the normalised name or an
-  alias), so no NER model runs at recall time.
+- ``name_candidates``: every run of one to three words (NFKC), each word normalised as entity
+  names are (``naming.normalize_name``). Runs that start or end with a stop word are left out;
+  the database decides which candidates are names the agent knows (the one lookup rule,
+  ``store.entities.find_entities``), so no NER model runs at recall time.
 """
 
 from __future__ import annotations
@@ -15,7 +14,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["content_words", "name_candidates", "normalize_name", "STOP_WORDS"]
+from ..naming import normalize_name
+
+__all__ = ["content_words", "name_candidates", "STOP_WORDS"]
 
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are aren't as at be because been before being below
@@ -28,15 +29,6 @@ STOP_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
-_EDGE = re.compile(r"^[\W_]+|[\W_]+$", re.UNICODE)
-
-
-def normalize_name(name: str) -> str:
-    """The normalised form of an entity name: 'Alice's ' → 'alice', 'New  York' → 'new york'."""
-    text = unicodedata.normalize("NFKC", name).lower().replace("’", "'")
-    text = " ".join(_EDGE.sub("", part) for part in text.split())
-    text = re.sub(r"'s\b", "", text).strip()
-    return " ".join(text.split())
 
 
 def _words(query: str) -> list[str]:

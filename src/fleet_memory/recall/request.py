@@ -80,32 +80,18 @@ def build_request(
     ``top_k`` / ``limit``: results wanted (``limit`` is seed 001's name); ``thinking_budget``: units
     the walk may explore; ``types``, ``min_importance`` (effective, decayed), ``max_age_days``,
     ``since`` / ``until`` (event date), ``tags`` (all of them), ``user_id``, ``session_id``,
-    ``include_archived``, ``metadata`` (each key equal to its value): filters applied before ranking; ``reinforce``: count this recall as an
-    access; ``explain``: add channels, link path and score factors; ``preset``: a preset name
+    ``include_archived``, ``metadata`` (each key equal to its value): filters applied before
+    ranking; ``reinforce``: count this recall as an access; ``explain``: add channels, link path and score factors; ``preset``: a preset name
     (``balanced``, ``fast``, ``deep``, ``vector``) or a ``RecallSettings``; ``now``: the reference
     time for recency, ``max_age_days`` and time words in the query (default: the clock).
     """
     now = clock_now if now is None else check_date(now, "now")
-    agent = check_agent_id(agent_id, limits)
-    text = check_text(query, "query", limits.max_query_chars)
-    k = check_top_k(limit if limit is not None else top_k, limits, "limit" if limit is not None else "top_k")
-    if isinstance(thinking_budget, int) and not isinstance(thinking_budget, bool) and thinking_budget <= 0:
-        raise InvalidInputError("thinking_budget", f"must be at least 1, got {thinking_budget}",
-                                f"1 to {limits.max_thinking_budget:,}")
-    budget = check_positive_int(thinking_budget, "thinking_budget", limits.max_thinking_budget)
-    start = check_date(since, "since")
-    end = check_date(until, "until")
-    if max_age_days is not None:
-        age = check_range(max_age_days, "max_age_days", 0.0, 365_000.0)
-        oldest = now - timedelta(days=age)
-        start = oldest if start is None else max(start, oldest)
-    if start is not None and end is not None and start > end:
-        raise InvalidInputError("since", f"{start.isoformat()} is after until {end.isoformat()}", "since <= until")
+    start, end = _event_range(now, since, until, max_age_days)
     return SearchRequest(
-        agent_id=agent,
-        query=text,
-        top_k=k,
-        thinking_budget=budget,
+        agent_id=check_agent_id(agent_id, limits),
+        query=check_text(query, "query", limits.max_query_chars),
+        top_k=check_top_k(limit if limit is not None else top_k, limits, "limit" if limit is not None else "top_k"),
+        thinking_budget=check_positive_int(thinking_budget, "thinking_budget", limits.max_thinking_budget),
         now=now,
         types=check_memory_types(types),
         min_importance=None if min_importance is None else check_range(min_importance, "min_importance", 0.0, 1.0),
@@ -120,6 +106,18 @@ def build_request(
         explain=bool(explain),
         settings=get_preset(preset),
     )
+
+
+def _event_range(now: datetime, since: object, until: object,
+                 max_age_days: object) -> tuple[datetime | None, datetime | None]:
+    """``since`` / ``until`` checked, ``since`` raised to ``now − max_age_days``; since <= until."""
+    start, end = check_date(since, "since"), check_date(until, "until")
+    if max_age_days is not None:
+        oldest = now - timedelta(days=check_range(max_age_days, "max_age_days", 0.0, 365_000.0))
+        start = oldest if start is None else max(start, oldest)
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError("since", f"{start.isoformat()} is after until {end.isoformat()}", "since <= until")
+    return start, end
 
 
 MAX_METADATA_KEYS = 16

@@ -1,26 +1,44 @@
 """Scoring of recalled units: pure functions that can explain themselves.
 
-For every candidate (entry point or unit reached by activation) with query similarity ``sim``,
-full-text score ``text`` (sum of IDFs of the matched query terms), ``named`` (mentions an entity
-or was said by a person the query names), ``in_window`` (its event lies in a time window the
-query names) and walk activation ``act``:
+**Relevance orders; priors break near-ties.** For every candidate (entry point or unit reached by
+activation) with query similarity ``sim``, full-text score ``text`` (sum of IDFs of the matched
+query terms), ``named`` (mentions an entity or was said by a person the query names),
+``in_window`` (its event lies in a time window the query names) and walk activation ``act``:
 
     direct     = w_sim·z(sim) + w_text·z(text) + w_named·named + w_window·in_window
-    entry act  = exp(direct − max direct over the entry points)      (1.0 for the best entry point)
-    relevance  = direct + w_act·act                                   (act: the best activation that
-                                                                       reached the unit, see activation.py)
+    entry act  = exp(direct − max direct over the entry points)     (1.0 for the best entry point)
+    relevance  = direct + w_act·act
+
+and the seeds' priors, each a bounded term added to it:
+
     recency    = exp(−0.1 × days since last access, or since the event when never accessed)
     frequency  = 1 + log10(access_count + 1)
-    score      = σ(relevance) × ((1 − w_rec) + w_rec·recency) × frequency^w_freq
-                 × (1 + w_imp·(2·importance − 1))
+    prior      = w_rec·(recency − ½) + w_freq·min(frequency − 1, 1) + w_imp·(2·importance − 1)
+    score      = relevance + prior
 
-``z`` is the z-score against the mean and standard deviation of the entry-point pool (the same
-constants for units reached later; deviations floored at 0.05 for cosine and 1.0 for IDF sums),
-which puts cosine similarities and IDF sums on one scale — z-score fusion beat reciprocal-rank
-fusion in the prototype (DESIGN §5). The seed's ``activation × recency × frequency`` survives as
-the product, with recency blended so that a memory months old is not wiped out by its age alone
-(with the tuned w_rec = 0.1 the oldest memory keeps 90 % of its score); ``σ`` keeps the relevance
-positive so the multiplicative factors act in the right direction. Weights live in ``presets.RecallSettings`` and were tuned on the LoCoMo dev split.
+``z`` is the z-score against the mean and standard deviation of the entry-point pool (deviations
+floored at 0.05 for cosine and 1.0 for IDF sums), which puts cosine similarities and IDF sums on
+one scale — z-score fusion beat reciprocal-rank fusion in the prototype (DESIGN §5).
+
+Why additive and bounded: the prior can move a score by at most ``prior_span`` = w_rec +
+w_freq + 2·w_imp (0.3 with the balanced weights) — a fraction of one standard deviation of
+similarity. Two results whose relevance differs by more than that keep their order, whatever their
+age, use or importance; closer ones may swap. An earlier form, σ(relevance) × recency ×
+frequency × importance factors, saturated: every strong match had σ ≈ 1, so the factors — and the
+length of a text, through importance — decided the top (a 30-character exact answer ranked 9th
+behind longer paragraphs; fresh boilerplate beat a relevant memory from last year).
+
+``importance`` here is the ranking importance the caller hands in (``lifecycle.importance.
+ranking_importance``): the stored importance without the heuristic's length part, which serves
+the forgetting curve (what to archive), not ranking.
+
+Worked example (balanced weights, w_rec = 0.2, w_freq = 0.1, w_imp = 0.05): a 30-character
+sentence that answers the question, relevance 3.1, stored a year ago, never read, importance 0.5:
+score = 3.1 + 0.2·(0.00 − 0.5) + 0 + 0 = 3.00. A 250-character paragraph on the same topic,
+relevance 2.4, stored yesterday, read 3 times, importance 0.6 (0.5 + 0.25 length stripped to 0.5,
++ one keyword 0.1): score = 2.4 + 0.2·(0.90 − 0.5) + 0.1·0.60 + 0.05·0.2 = 2.55. The answer stays
+first; had the paragraph's relevance been 3.0, it would have overtaken (a near-tie).
+
 With ``fuse=False`` (the ``vector`` preset) the score is the cosine similarity alone.
 """
 
@@ -33,7 +51,8 @@ from datetime import datetime
 
 from .presets import RecallSettings
 
-__all__ = ["Signals", "Scored", "PoolStats", "pool_stats", "direct_score", "entry_activation", "score"]
+__all__ = ["Signals", "Scored", "PoolStats", "pool_stats", "direct_score", "entry_activation", "score",
+           "prior_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +111,10 @@ def entry_activation(direct: float, best_direct: float) -> float:
     return math.exp(min(0.0, direct - best_direct))
 
 
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+def prior_span(cfg: RecallSettings) -> float:
+    """The most the priors can move one score relative to another: relevance margins above this
+    are never overturned."""
+    return cfg.recency_weight + cfg.frequency_weight + 2.0 * cfg.importance_weight
 
 
 def score(s: Signals, stats: PoolStats, cfg: RecallSettings, now: datetime) -> Scored:
@@ -107,13 +125,11 @@ def score(s: Signals, stats: PoolStats, cfg: RecallSettings, now: datetime) -> S
     frequency = 1.0 + math.log10(s.access_count + 1)
     direct = direct_score(s, stats, cfg)
     relevance = direct + cfg.w_activation * s.activation
-    recency_factor = (1.0 - cfg.recency_weight) + cfg.recency_weight * recency
-    frequency_factor = frequency ** cfg.frequency_weight
-    importance_factor = 1.0 + cfg.importance_weight * (2.0 * s.importance - 1.0)
-    if cfg.fuse:
-        value = _sigmoid(relevance) * recency_factor * frequency_factor * importance_factor
-    else:
-        value = s.similarity
+    recency_term = cfg.recency_weight * (recency - 0.5)
+    frequency_term = cfg.frequency_weight * min(frequency - 1.0, 1.0)
+    importance_term = cfg.importance_weight * (2.0 * s.importance - 1.0)
+    prior = recency_term + frequency_term + importance_term
+    value = relevance + prior if cfg.fuse else s.similarity
     factors = {
         "similarity": s.similarity,
         "text": s.text,
@@ -123,11 +139,12 @@ def score(s: Signals, stats: PoolStats, cfg: RecallSettings, now: datetime) -> S
         "activation": s.activation,
         "relevance": relevance,
         "recency": recency,
-        "recency_factor": recency_factor,
+        "recency_term": recency_term,
         "frequency": frequency,
-        "frequency_factor": frequency_factor,
+        "frequency_term": frequency_term,
         "importance": s.importance,
-        "importance_factor": importance_factor,
+        "importance_term": importance_term,
+        "prior": prior,
         "score": value,
     }
     return Scored(value, factors)

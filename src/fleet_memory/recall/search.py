@@ -1,46 +1,53 @@
-"""Recall for one request: entry points → spreading activation → scoring → reinforcement.
+"""Recall for one request, in four phases: entries → walk → scored → results.
 
-1. Entry points, each tagged with the channel(s) that found it, all filtered in SQL and fetched in
-   ONE statement (``recall_sql.entries``): ``vector`` (top ``vector_entry_k`` by cosine
-   similarity), ``fulltext`` (top ``fulltext_entry_k`` by IDF-weighted match of the query's content
-   words, OR semantics), ``entity`` (top ``entity_entry_k`` by similarity among units mentioning an
-   entity the query names or said by a person it names; names resolved with ingestion's
-   normalisation) and ``time`` (top ``time_entry_k`` by similarity inside the window the query
-   names, relative to ``now``). The query embedding is computed beside the two statements that do
-   not need it (term statistics, name resolution).
-2. Spreading activation (``activation.spread``, pure) from the entry points along temporal,
-   semantic and entity links, at most ``thinking_budget`` units explored (entry points included),
-   the strongest ``max_frontier`` units expanded per hop. Per hop, ONE ``recall_sql.adjacency``
-   statement: stored links to units that pass the filter, and derived entity links (hub entities,
-   mentioned by more than max(entity_hub_min, entity_hub_share × units) units, capped at
-   entity_hub_max, are skipped).
-3. The features of units reached by the walk (one statement); scoring (``scoring.score``, pure; the
-   formula is in that module's docstring), top ``top_k``.
-4. Reinforcement of the returned units in one UPDATE, unless ``reinforce=False``.
+1. **Entries** (``_entries``). What the query offers — its embedding, content words with their term
+   statistics, the entities it names (the one lookup rule, ``store.entities.find_entities``) and the
+   time window it names, relative to ``now`` — then the entry points of every channel, each tagged
+   with the channel(s) that found it, all filtered in SQL and fetched in ONE statement
+   (``store.candidates.entries``): ``vector`` (top ``vector_entry_k`` by cosine similarity),
+   ``fulltext`` (top ``fulltext_entry_k`` by IDF-weighted match of the query's content words, OR
+   semantics), ``entity`` (top ``entity_entry_k`` by similarity among units mentioning an entity the
+   query names or said by a person it names) and ``time`` (top ``time_entry_k`` by similarity inside
+   the window). The query embedding is computed beside the two statements that do not need it.
+2. **Walk** (``_walk``). Spreading activation (``activation.spread``, pure) from the entry points
+   along temporal, semantic and entity links, at most ``thinking_budget`` units explored (entry
+   points included), the strongest ``max_frontier`` units expanded per hop. Per hop, ONE
+   ``store.links.neighbours`` statement: stored links to units that pass the filter and entity
+   links derived by the preset's ``EntityRule`` (hub entities skipped). The features of units the
+   walk reached are read in one more statement.
+3. **Scored** (``_score``). ``scoring.score`` (pure; the formula is in that module's docstring) for
+   every reached unit, best first, top ``top_k``; returned units are reinforced in one UPDATE
+   unless ``reinforce=False``.
+4. **Results** (``_result``), each with a typed ``Explanation`` when asked.
 
 Statements per search: at most 5 + hops walked (+ 1 to reinforce), whatever the budget (one of
-them turns parallel plans off for the transaction).
+them is the transaction's settings, ``store.database``). Inside the walk units are keyed by their write
+order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
+for the same input, whatever the random unit ids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from uuid import UUID
 
+import psycopg
+
 from ..config import Config
-from ..model import LinkKind, SearchResult
+from ..model import Explanation, PathStep, SearchResult, TimeWindow
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
+from ..store import candidates as cand_sql
+from ..store import entities as entity_sql
 from ..store import links as link_sql
-from ..store import recall_sql
 from ..store import units as unit_sql
-from ..store.entities import normalize_name
 from .activation import Edge, Reached, path_to, spread
-from .presets import RecallSettings
-from .query import STOP_WORDS, content_words, name_candidates
+from .query import content_words, name_candidates
 from .request import SearchRequest
-from .scoring import Signals, direct_score, entry_activation, pool_stats, score
+from .scoring import PoolStats, Scored, Signals, direct_score, entry_activation, pool_stats, score
 from .when import time_window
 
 __all__ = ["Recaller", "unit_filter"]
@@ -63,138 +70,184 @@ def unit_filter(request: SearchRequest, config: Config) -> UnitFilter:
     )
 
 
-def _names(query: str) -> tuple[list[str], list[str]]:
-    """Normalised name candidates and their surface forms (for alias matching)."""
-    surfaces = name_candidates(query)
-    normalized = list(dict.fromkeys(n for n in (normalize_name(s) for s in surfaces) if n and n not in STOP_WORDS))
-    raw = [" ".join(w.capitalize() for w in s.split()) for s in surfaces] + surfaces
-    return normalized, list(dict.fromkeys(raw))
+@dataclass(frozen=True, slots=True)
+class Entries:
+    """Phase 1: the query's features and window, the agent's size, and the entry points by ``seq``
+    with the channels that found each, their pool statistics and starting activations."""
+
+    features: cand_sql.Features
+    window: TimeWindow | None
+    units: int
+    pool: dict[int, cand_sql.Candidate]
+    channels: dict[int, tuple[str, ...]]
+    stats: PoolStats
+    activation: dict[int, float]
 
 
-def _path(reached: dict[int, Reached[int]], key: int, ids: dict[int, UUID]) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """Phase 2: every unit the walk reached (entry points included), the features of those that
+    were not entry points, and the unit id of every ``seq`` the walk saw."""
+
+    reached: dict[int, Reached[int]]
+    found: dict[int, cand_sql.Candidate]
+    ids: dict[int, UUID]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """Phase 3: one scored unit."""
+
+    seq: int
+    candidate: cand_sql.Candidate
+    scored: Scored
+
+
+class _Neighbours:
+    """The walk's ``load``: the edges leaving a frontier of ``seq`` keys, in one statement."""
+
+    def __init__(self, conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, units: int,
+                 ids: dict[int, UUID]) -> None:
+        self.conn, self.request, self.flt, self.units, self.ids = conn, request, flt, units, ids
+
+    def __call__(self, frontier: Sequence[int]) -> list[Edge[int]]:
+        keys = {self.ids[k]: k for k in frontier}
+        cfg = self.request.settings
+        rows = link_sql.neighbours(self.conn, self.request.agent_id, list(keys), self.flt,
+                                   stored_kinds=cfg.stored_kinds, entity=cfg.entity_rule, units=self.units)
+        edges = []
+        for n in rows:
+            self.ids[n.dst_seq] = n.dst
+            edges.append(Edge(keys[n.src], n.dst_seq, n.kind, n.weight))
+        return edges
+
+
+RankImportance = Callable[[str, tuple[str, ...], float], float]
+"""``(text, tags, stored importance) -> the importance to rank by`` (the facade hands in
+``lifecycle.importance.ranking_importance``; the stored value by default)."""
+
+
+def _stored_importance(text: str, tags: tuple[str, ...], stored: float) -> float:
+    return stored
+
+
+def _signals(c: cand_sql.Candidate, activation: float, window: TimeWindow | None,
+             importance: RankImportance) -> Signals:
+    u = c.unit
+    in_window = window is not None and window.start <= u.event_date < window.end
+    return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date, u.last_accessed,
+                   u.access_count, importance(u.text, u.tags, u.importance))
+
+
+def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Future[list],
+              window: TimeWindow | None) -> tuple[cand_sql.Features, int]:
+    """The query's features and the agent's unit count; the embedding is awaited last. The words
+    that name the time window are not full-text terms ("last weekend" is a window, not a topic:
+    a unit inside it should not lose to one that merely says "last" and "weekend")."""
+    cfg = request.settings
+    text = request.query if window is None else re.sub(re.escape(window.phrase), " ", request.query, count=1,
+                                                       flags=re.IGNORECASE)
+    words = content_words(text) if cfg.fuse or cfg.fulltext_entry_k else []
+    terms = cand_sql.term_stats(conn, request.agent_id, words, common_units=cfg.common_term_units,
+                                common_share=cfg.common_term_share, common_min=cfg.common_term_min)
+    entity_ids: tuple[UUID, ...] = ()
+    if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
+        named = entity_sql.find_entities(conn, request.agent_id, name_candidates(request.query))
+        entity_ids = tuple(e.id for e in named)
+    return cand_sql.Features(embedding.result()[0], terms, entity_ids), terms.units
+
+
+def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
+             embedding: Future[list]) -> Entries | None:
+    cfg = request.settings
+    window = time_window(request.query, request.now) if cfg.time_entry_k else None
+    features, units = _features(conn, request, embedding, window)
+    limits = cand_sql.EntryLimits(
+        vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
+        time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
+        exact=units < cand_sql.EXACT_ENTRIES_BELOW)
+    found = cand_sql.entries(conn, request.agent_id, features, flt, limits)
+    if not found:
+        return None
+    pool = {c.seq: c for c, _ in found}
+    stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()],
+                       sim_floor=cfg.similarity_std_floor, text_floor=cfg.text_std_floor)
+    direct = {key: direct_score(_signals(c, 0.0, window, _stored_importance), stats, cfg) for key, c in pool.items()}
+    best = max(direct.values())
+    return Entries(features, window, units, pool, {c.seq: tuple(ch) for c, ch in found}, stats,
+                   {key: entry_activation(d, best) for key, d in direct.items()})
+
+
+def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, entries: Entries) -> Walk:
+    cfg = request.settings
+    ids = {key: c.unit.id for key, c in entries.pool.items()}
+    reached = spread(entries.activation, _Neighbours(conn, request, flt, entries.units, ids),
+                     budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
+                     kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier)
+    missing = [ids[key] for key in reached if key not in entries.pool]
+    found = {c.seq: c for c in cand_sql.candidates(conn, request.agent_id, missing, entries.features, flt)}
+    return Walk(reached, found, ids)
+
+
+def _score(request: SearchRequest, entries: Entries, walk: Walk, importance: RankImportance) -> list[Ranked]:
+    """Every reached unit whose features are known, scored; best first (ties: similarity, seq)."""
+    ranked = []
+    for key, node in walk.reached.items():
+        cand = entries.pool.get(key) or walk.found.get(key)
+        if cand is None:
+            continue
+        scored = score(_signals(cand, node.activation, entries.window, importance), entries.stats,
+                       request.settings, request.now)
+        ranked.append(Ranked(key, cand, scored))
+    ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
+    return ranked[: request.top_k]
+
+
+def _path(walk: Walk, key: int) -> tuple[PathStep, ...]:
     """The walk to ``key``: the entry point first, then each unit with the link that reached it."""
-    links = path_to(reached, key)
+    links = path_to(walk.reached, key)
     start = links[0][0] if links else key
-    steps: list[dict] = [{"unit_id": str(ids[start]), "kind": None, "weight": None}]
-    steps += [{"unit_id": str(ids[b]), "from": str(ids[a]), "kind": kind, "weight": weight}
-              for a, kind, weight, b in links]
-    return steps
+    return (PathStep(walk.ids[start]),) + tuple(
+        PathStep(walk.ids[b], walk.ids[a], kind, weight) for a, kind, weight, b in links)
+
+
+def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked) -> SearchResult:
+    u = r.candidate.unit
+    explanation = None
+    if request.explain:
+        explanation = Explanation(
+            channels=entries.channels.get(r.seq, ("activation",)), hops=walk.reached[r.seq].hops,
+            path=_path(walk, r.seq), factors=r.scored.factors, preset=request.settings.name,
+            time_window=entries.window)
+    return SearchResult(
+        id=u.id, text=u.text, weight=r.scored.score, memory_type=u.memory_type, event_date=u.event_date,
+        context=u.context, document_id=u.document_id, importance=u.importance, speaker=u.speaker,
+        tags=u.tags, metadata=u.metadata, explanation=explanation,
+    )
 
 
 class Recaller:
-    def __init__(self, db: Database, embedder: Embedder, config: Config) -> None:
+    def __init__(self, db: Database, embedder: Embedder, config: Config,
+                 importance: RankImportance = _stored_importance) -> None:
         self.db = db
         self.embedder = embedder
         self.config = config
+        self.importance = importance
         self._embedding_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fm-query-embed")
 
     def close(self) -> None:
         self._embedding_pool.shutdown(wait=True)
 
     def search(self, request: SearchRequest) -> list[SearchResult]:
-        cfg: RecallSettings = request.settings
-        # The query embedding (the one model call) runs beside the first statements, which do
-        # not need it: term statistics and name resolution.
+        # The query embedding (the one model call) runs beside the first statements.
         embedding = self._embedding_pool.submit(self.embedder.embed, [request.query])
-        window = time_window(request.query, request.now) if cfg.time_entry_k else None
         flt = unit_filter(request, self.config)
-        agent = request.agent_id
-        with self.db.transaction() as conn:
-            # Every statement below is a handful of index lookups; starting parallel workers for
-            # one (several ms on a small machine) costs more than it could save.
-            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            words = content_words(request.query) if cfg.fuse or cfg.fulltext_entry_k else []
-            terms = recall_sql.term_stats(conn, agent, words, common_units=cfg.common_term_units,
-                                          common_share=cfg.common_term_share, common_min=cfg.common_term_min)
-            entity_ids: list[UUID] = []
-            if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
-                normalized, surfaces = _names(request.query)
-                entity_ids = [eid for eid, _, _ in recall_sql.resolve_names(conn, agent, normalized, surfaces)]
-            query_vector = embedding.result()[0]
-            feats = recall_sql.Features(query_vector, terms, tuple(entity_ids))
-
-            # Units are keyed by their write order (``seq``) inside the walk: ints hash and compare
-            # far cheaper than UUIDs (the walk does it thousands of times per search), and ties
-            # then break the same way for the same input, whatever the random unit ids.
-            pool: dict[int, recall_sql.Candidate] = {}
-            channels: dict[int, list[str]] = {}
-            ids: dict[int, UUID] = {}
-            limits = recall_sql.EntryLimits(
-                vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
-                time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
-                exact=terms.units < recall_sql.EXACT_ENTRIES_BELOW)
-            for cand, found_by in recall_sql.entries(conn, agent, feats, flt, limits):
-                pool[cand.seq] = cand
-                channels[cand.seq] = found_by
-                ids[cand.seq] = cand.unit.id
-            if not pool:
+        with self.db.transaction() as conn:  # parallel plans off, like every transaction (store.database)
+            entries = _entries(conn, request, flt, embedding)
+            if entries is None:
                 return []
-
-            def signals(c: recall_sql.Candidate, activation: float) -> Signals:
-                in_window = window is not None and window.start <= c.unit.event_date < window.end
-                u = c.unit
-                return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date,
-                               u.last_accessed, u.access_count, u.importance)
-
-            stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()],
-                               sim_floor=cfg.similarity_std_floor, text_floor=cfg.text_std_floor)
-            direct = {key: direct_score(signals(c, 0.0), stats, cfg) for key, c in pool.items()}
-            best = max(direct.values())
-            entries = {key: entry_activation(d, best) for key, d in direct.items()}
-
-            hub = min(max(cfg.entity_hub_min, int(cfg.entity_hub_share * terms.units)), cfg.entity_hub_max)
-            stored_kinds = [k.value for k in (LinkKind.TEMPORAL, LinkKind.SEMANTIC) if cfg.link_weight(k.value) > 0]
-            fanout = cfg.entity_fanout if cfg.entity_weight > 0 else 0
-
-            def load(frontier: Sequence[int]) -> list[Edge[int]]:
-                keys = {ids[k]: k for k in frontier}
-                rows = recall_sql.adjacency(conn, agent, list(keys), flt,
-                                            stored_kinds=stored_kinds, entity_fanout=fanout, max_mentions=hub)
-                edges = []
-                for a, b, b_seq, kind, w in rows:
-                    ids[b_seq] = b
-                    edges.append(Edge(keys[a], b_seq, kind, w))
-                return edges
-
-            reached: dict[int, Reached[int]] = spread(
-                entries, load, budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
-                kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier,
-            )
-            missing = [ids[key] for key in reached if key not in pool]
-            for row in recall_sql.candidates(conn, agent, missing, feats, flt):
-                pool[row.seq] = row
-                channels.setdefault(row.seq, []).append("activation")
-
-            scored = []
-            for key, node in reached.items():
-                cand = pool.get(key)
-                if cand is None:
-                    continue
-                result = score(signals(cand, node.activation), stats, cfg, request.now)
-                scored.append((result.score, cand.similarity, key, result))
-            scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
-            top = scored[: request.top_k]
+            walk = _walk(conn, request, flt, entries)
+            ranked = _score(request, entries, walk, self.importance)
             if request.reinforce:
-                unit_sql.reinforce(conn, agent, [pool[item[2]].unit.id for item in top], request.now)
-
-        results = []
-        for value, _, key, result in top:
-            u = pool[key].unit
-            explanation = None
-            if request.explain:
-                node = reached[key]
-                explanation = {
-                    "channels": list(channels.get(key, [])),
-                    "hops": node.hops,
-                    "path": _path(reached, key, ids),
-                    "factors": result.factors,
-                    "preset": cfg.name,
-                    "time_window": None if window is None else
-                    {"phrase": window.phrase, "start": window.start.isoformat(), "end": window.end.isoformat()},
-                }
-            results.append(SearchResult(
-                id=u.id, text=u.text, weight=value, memory_type=u.memory_type, event_date=u.event_date,
-                context=u.context, document_id=u.document_id, importance=u.importance, speaker=u.speaker,
-                tags=u.tags, metadata=u.metadata, explanation=explanation,
-            ))
-        return results
+                unit_sql.reinforce(conn, request.agent_id, [r.candidate.unit.id for r in ranked], request.now)
+        return [_result(request, entries, walk, r) for r in ranked]

@@ -20,15 +20,9 @@ from __future__ import annotations
 import re
 from calendar import monthrange
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from ..model import TimeWindow
 
-__all__ = ["TimeWindow", "time_window"]
-
-
-class TimeWindow(NamedTuple):
-    start: datetime
-    end: datetime
-    phrase: str
+__all__ = ["time_window"]
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -74,17 +68,28 @@ def _add_months(when: datetime, months: int) -> datetime:
     return when.replace(year=year, month=month + 1, day=day)
 
 
+Found = list[tuple[int, TimeWindow]]  # (position in the query, window)
+
+
 def time_window(query: str, now: datetime) -> TimeWindow | None:
     """The window of the first time expression in ``query`` (see the module docstring)."""
     text = query.lower()
     tz = now.tzinfo
-    today = _day(now)
+    today = _day(now).replace(tzinfo=None)
 
     def win(start: datetime, end: datetime, phrase: str) -> TimeWindow:
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), phrase)
 
-    found: list[tuple[int, TimeWindow]] = []
+    found = _dates(text, today, win)
+    found += _days(text, today, win) + _periods(text, today, win) + _ago(text, now.replace(tzinfo=None), today, win)
+    if not found:
+        return None
+    return min(found, key=lambda item: item[0])[1]
 
+
+def _dates(text: str, today: datetime, win) -> Found:
+    """Calendar dates: a day (ISO, "7 May 2023", "May 7, 2023"), else a month or a year."""
+    found: Found = []
     if m := _ISO_DAY.search(text):
         try:
             start = datetime(int(m[1]), int(m[2]), int(m[3]))
@@ -99,67 +104,76 @@ def time_window(query: str, now: datetime) -> TimeWindow | None:
                 found.append((m.start(), win(start, start + timedelta(days=1), m[0])))
             except ValueError:
                 pass
-    if not found:
-        if m := _MONTH_YEAR.search(text):
-            start, end = _month_window(int(m[2]), _MONTHS[m[1]])
-            found.append((m.start(), win(start, end, m[0])))
-        elif m := _IN_MONTH.search(text):
-            month = _MONTHS[m[1]]
-            year = today.year if month <= today.month else today.year - 1
-            start, end = _month_window(year, month)
-            found.append((m.start(), win(start, end, m[0])))
-        if m := _IN_YEAR.search(text):
-            year = int(m[1])
-            found.append((m.start(), win(datetime(year, 1, 1), datetime(year + 1, 1, 1), m[0])))
+    if found:
+        return found
+    if m := _MONTH_YEAR.search(text):
+        start, end = _month_window(int(m[2]), _MONTHS[m[1]])
+        found.append((m.start(), win(start, end, m[0])))
+    elif m := _IN_MONTH.search(text):
+        month = _MONTHS[m[1]]
+        start, end = _month_window(today.year if month <= today.month else today.year - 1, month)
+        found.append((m.start(), win(start, end, m[0])))
+    if m := _IN_YEAR.search(text):
+        year = int(m[1])
+        found.append((m.start(), win(datetime(year, 1, 1), datetime(year + 1, 1, 1), m[0])))
+    return found
 
-    naive_today = today.replace(tzinfo=None)
+
+def _days(text: str, today: datetime, win) -> Found:
+    """today / yesterday / last night and friends; "last Monday"."""
+    found: Found = []
     if m := _DAY_WORDS.search(text):
-        start = naive_today - timedelta(days=1) if m[1] in ("yesterday", "last night") else naive_today
+        start = today - timedelta(days=1) if m[1] in ("yesterday", "last night") else today
         found.append((m.start(), win(start, start + timedelta(days=1), m[0])))
     if m := _LAST_WEEKDAY.search(text):
-        back = (naive_today.weekday() - _DAYS.index(m[1])) % 7 or 7
-        start = naive_today - timedelta(days=back)
+        back = (today.weekday() - _DAYS.index(m[1])) % 7 or 7
+        start = today - timedelta(days=back)
         found.append((m.start(), win(start, start + timedelta(days=1), m[0])))
-    if m := _THIS_LAST.search(text):
-        which, unit = m[1], m[2]
-        last = which != "this"
-        if unit == "week":
-            start = naive_today - timedelta(days=naive_today.weekday())
-            start = start - timedelta(days=7) if last else start
-            end = start + timedelta(days=7)
-        elif unit == "weekend":
-            saturday = naive_today - timedelta(days=(naive_today.weekday() - 5) % 7)
-            if last and saturday >= naive_today - timedelta(days=1):
-                saturday -= timedelta(days=7)
-            start, end = saturday, saturday + timedelta(days=2)
-        elif unit == "month":
-            first = naive_today.replace(day=1)
-            start = _add_months(first, -1) if last else first
-            end = _add_months(start, 1)
-        else:
-            year = naive_today.year - (1 if last else 0)
-            start, end = datetime(year, 1, 1), datetime(year + 1, 1, 1)
-        found.append((m.start(), win(start, end, m[0])))
-    if m := _AGO.search(text):
-        count = int(m[1]) if m[1].isdigit() else _NUMBERS[m[1]]
-        unit = m[2]
-        naive_now = now.replace(tzinfo=None)
-        if unit == "day":
-            start = naive_today - timedelta(days=count)
-            end = start + timedelta(days=1)
-        elif unit == "week":
-            centre = naive_now - timedelta(weeks=count)
-            start, end = centre - timedelta(days=3.5), centre + timedelta(days=3.5)
-        elif unit == "month":
-            centre = _add_months(naive_now, -count)
-            start, end = centre - timedelta(days=15), centre + timedelta(days=15)
-        else:
-            centre = naive_now.replace(year=naive_now.year - count) if not (
-                naive_now.month == 2 and naive_now.day == 29) else naive_now.replace(
-                year=naive_now.year - count, day=28)
-            start, end = centre - timedelta(days=183), centre + timedelta(days=183)
-        found.append((m.start(), win(start, end, m[0])))
+    return found
 
-    if not found:
-        return None
-    return min(found, key=lambda item: item[0])[1]
+
+def _periods(text: str, today: datetime, win) -> Found:
+    """this / last week, weekend, month, year: the calendar period."""
+    m = _THIS_LAST.search(text)
+    if not m:
+        return []
+    unit, last = m[2], m[1] != "this"
+    if unit == "week":
+        start = today - timedelta(days=today.weekday()) - timedelta(days=7 if last else 0)
+        end = start + timedelta(days=7)
+    elif unit == "weekend":
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        if last and saturday >= today - timedelta(days=1):
+            saturday -= timedelta(days=7)
+        start, end = saturday, saturday + timedelta(days=2)
+    elif unit == "month":
+        first = today.replace(day=1)
+        start = _add_months(first, -1) if last else first
+        end = _add_months(start, 1)
+    else:
+        year = today.year - (1 if last else 0)
+        start, end = datetime(year, 1, 1), datetime(year + 1, 1, 1)
+    return [(m.start(), win(start, end, m[0]))]
+
+
+def _ago(text: str, now: datetime, today: datetime, win) -> Found:
+    """N days / weeks / months / years ago: a window one unit wide around that time."""
+    m = _AGO.search(text)
+    if not m:
+        return []
+    count = int(m[1]) if m[1].isdigit() else _NUMBERS[m[1]]
+    unit = m[2]
+    if unit == "day":
+        start = today - timedelta(days=count)
+        end = start + timedelta(days=1)
+    elif unit == "week":
+        centre = now - timedelta(weeks=count)
+        start, end = centre - timedelta(days=3.5), centre + timedelta(days=3.5)
+    elif unit == "month":
+        centre = _add_months(now, -count)
+        start, end = centre - timedelta(days=15), centre + timedelta(days=15)
+    else:
+        leap_day = now.month == 2 and now.day == 29
+        centre = now.replace(year=now.year - count, day=28 if leap_day else now.day)
+        start, end = centre - timedelta(days=183), centre + timedelta(days=183)
+    return [(m.start(), win(start, end, m[0]))]

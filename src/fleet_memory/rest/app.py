@@ -26,6 +26,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 
 from .. import __version__
 from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
+from ..providers import heap
 from . import schemas as s
 from .deps import Agent, Memory
 from .agents import agents_router
@@ -50,6 +51,7 @@ def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
 
 
 def memories_router() -> APIRouter:
+    """Writing, reading and deleting one agent's memories."""
     r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["memories"])
 
     @r.post("/memories", status_code=201, response_model=s.PutOut)
@@ -86,6 +88,13 @@ def memories_router() -> APIRouter:
     @r.get("/stats", response_model=s.StatsOut)
     def stats(agent: Agent, memory: Memory) -> Any:
         return memory.stats(agent)
+
+    return r
+
+
+def recall_router() -> APIRouter:
+    """Search, context building and the lifecycle jobs of one agent."""
+    r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["memories"])
 
     @r.post("/search", response_model=s.SearchOut)
     def search(agent: Agent, memory: Memory, body: s.SearchIn) -> Any:
@@ -161,11 +170,13 @@ def pictures_router() -> APIRouter:
 
 
 def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[], FleetMemory] | None = None,
-               auth: bool = True, max_body_bytes: int = 16 * 2**20, warm_up: bool = False) -> FastAPI:
+               auth: bool = True, max_body_bytes: int = 16 * 2**20, own_process: bool = False) -> FastAPI:
     """The app over ``memory`` (kept open) or one made by ``memory_factory`` at start-up (closed at
-    shutdown). ``auth=False`` disables API keys (local use only). Start-up opens the database and
-    (for a memory the app makes, or with ``warm_up``) loads the models before any request is
-    accepted: ``/health`` says the process is live, ``/health/ready`` that it can serve."""
+    shutdown). ``auth=False`` disables API keys (local use only). ``own_process=True`` (the
+    ``serve`` command) loads the models before the first request and keeps the garbage collector
+    off them (``providers.heap``), which only a process of our own may do. Start-up (database open,
+    models loaded) ends before any request is accepted: ``/health`` says the process is live,
+    ``/health/ready`` that it can serve."""
     from ..mcp_server import build_server
 
     mcp = build_server(lambda: app.state.memory, authorize=None if not auth else
@@ -174,10 +185,13 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        from ..memory import FleetMemory
+
         owned = memory is None
-        app.state.memory = memory if memory is not None else await run_in_threadpool(memory_factory or _default_factory)
-        if owned or warm_up:  # the server answers its first request at full speed
+        app.state.memory = memory if memory is not None else await run_in_threadpool(memory_factory or FleetMemory)
+        if own_process:  # the server answers its first request at full speed
             await run_in_threadpool(app.state.memory.warm_up)
+            heap.settle()
         app.state.ready = True
         try:
             async with mcp.session_manager.run():
@@ -191,7 +205,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.state.auth, app.state.ready = auth, False
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), entities_router(), pictures_router(), agents_router()):
+    for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)
     mount_docs(app)
     app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
@@ -211,9 +225,3 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
 
     return app
 
-
-def _default_factory() -> FleetMemory:
-    from ..config import Config
-    from ..memory import FleetMemory
-
-    return FleetMemory(Config.from_env())

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import psycopg
+
+from .rows import fetch, fetch_one
 
 __all__ = ["ApiKey", "insert_key", "list_keys", "find_by_hash", "revoke", "touch"]
 
@@ -31,8 +34,9 @@ class ApiKey:
         return self.revoked_at is None and (self.admin or agent_id in self.agent_ids)
 
 
-def _row(row: Sequence) -> ApiKey:
-    return ApiKey(row[0], row[1], row[2], tuple(row[3] or ()), bool(row[4]), row[5], row[6], row[7])
+def _key(c: Mapping[str, Any]) -> ApiKey:
+    return ApiKey(c["id"], c["name"], c["prefix"], tuple(c["agent_ids"] or ()), bool(c["admin"]), c["created_at"],
+                  c["revoked_at"], c["last_used_at"])
 
 
 def insert_key(conn: psycopg.Connection, key: ApiKey, key_hash: str) -> None:
@@ -44,15 +48,12 @@ def insert_key(conn: psycopg.Connection, key: ApiKey, key_hash: str) -> None:
 
 
 def list_keys(conn: psycopg.Connection, *, include_revoked: bool = False) -> list[ApiKey]:
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM api_keys WHERE %s OR revoked_at IS NULL ORDER BY created_at, id", (include_revoked,)
-    ).fetchall()
-    return [_row(r) for r in rows]
+    return fetch(conn, f"SELECT {_COLUMNS} FROM api_keys WHERE %s OR revoked_at IS NULL ORDER BY created_at, id",
+                 (include_revoked,), _key)
 
 
 def find_by_hash(conn: psycopg.Connection, key_hash: str) -> ApiKey | None:
-    row = conn.execute(f"SELECT {_COLUMNS} FROM api_keys WHERE key_hash = %s", (key_hash,)).fetchone()
-    return _row(row) if row else None
+    return fetch_one(conn, f"SELECT {_COLUMNS} FROM api_keys WHERE key_hash = %s", (key_hash,), _key)
 
 
 def revoke(conn: psycopg.Connection, key_id_or_prefix: str, now: datetime) -> int:

@@ -1,5 +1,15 @@
-"""The connection pool. Every connection gets pgvector's types registered and the HNSW iterative
-scan turned on (so filtered vector queries still return enough rows)."""
+"""The connection pool. Every connection gets pgvector's types registered; every transaction turns
+the HNSW iterative scan on (so filtered vector queries still return enough rows).
+
+No session state outlives a transaction, so the pool works through PgBouncer in transaction
+pooling mode, where consecutive transactions of one client may run on different server
+connections: settings are transaction-local (``SET LOCAL``; the pool's are set at the start of
+each transaction, one statement), advisory locks are transaction-level (``pg_advisory_xact_lock``), server cursors live inside
+their transaction, and nothing uses LISTEN or temporary tables. Prepared statements are the one
+exception PgBouncer before 1.21 cannot carry: ``prepared_statements=False`` makes psycopg send
+every statement unnamed (``prepare_threshold=None``). ``tests/integration/fleet/test_pooling.py``
+checks all of this against real server sessions, and through a real PgBouncer where installed.
+"""
 
 from __future__ import annotations
 
@@ -20,23 +30,32 @@ __all__ = ["Database"]
 _log = logging.getLogger(__name__)
 
 
+TRANSACTION_SETTINGS = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                        " set_config('hnsw.ef_search', '100', true),"
+                        " set_config('max_parallel_workers_per_gather', '0', true)")
+"""Run at the start of every transaction (one statement, the same as ``SET LOCAL``): settings that
+end with the transaction, never session state. Parallel plans are off: the statements here are a
+handful of index lookups each, and starting parallel workers for one (several ms on a small
+machine) costs more than it could save."""
+
+
 def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
-    conn.execute("SET hnsw.iterative_scan = relaxed_order")
-    conn.execute("SET hnsw.ef_search = 100")
     conn.commit()
 
 
 class Database:
     """A pool over one database, migrated to the latest schema when opened."""
 
-    def __init__(self, url: str, *, embedded: bool, min_size: int = 1, max_size: int = 8) -> None:
+    def __init__(self, url: str, *, embedded: bool, min_size: int = 1, max_size: int = 8,
+                 prepared_statements: bool = True) -> None:
         self.url = url
         self.embedded = embedded
-        self._pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, configure=_configure, open=False,
-            kwargs={"autocommit": False},
-        )
+        kwargs: dict = {"autocommit": False}
+        if not prepared_statements:
+            kwargs["prepare_threshold"] = None
+        self._pool = ConnectionPool(url, min_size=min_size, max_size=max_size, configure=_configure, open=False,
+                                    kwargs=kwargs)
 
     @classmethod
     def open(
@@ -48,8 +67,10 @@ class Database:
         min_size: int = 1,
         max_size: int = 8,
         shared_buffers_mb: int | None = None,
+        prepared_statements: bool = True,
     ) -> Database:
-        """``shared_buffers_mb`` applies to the embedded server only (None: sized to the machine)."""
+        """``shared_buffers_mb`` applies to the embedded server only (None: sized to the machine);
+        ``prepared_statements=False`` for a pooler that cannot carry them (PgBouncer < 1.21)."""
         embedded = url is None
         if embedded:
             url = embedded_url(home, shared_buffers_mb=shared_buffers_mb)
@@ -59,7 +80,8 @@ class Database:
             applied = migrations.migrate(conn, embedding_dim)
         if applied:
             _log.info("applied migrations %s to %s", applied, mask_url(url))
-        db = cls(url, embedded=embedded, min_size=min_size, max_size=max_size)
+        db = cls(url, embedded=embedded, min_size=min_size, max_size=max_size,
+                 prepared_statements=prepared_statements)
         db._pool.open(wait=True, timeout=30)
         return db
 
@@ -71,6 +93,7 @@ class Database:
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A connection inside one transaction: committed on success, rolled back on any error."""
         with self._pool.connection() as conn:
+            conn.execute(TRANSACTION_SETTINGS)
             yield conn
 
     def close(self) -> None:

@@ -3,56 +3,43 @@ without duplicates, mention bookkeeping, and the entity operations (list, get, r
 delete).
 
 No duplicates under concurrency: entity resolution for one agent runs under a transaction-level
-advisory lock (``lock_agent``), and creation is ``INSERT … ON CONFLICT (agent_id,
+advisory lock (``lock_entities``), and creation is ``INSERT … ON CONFLICT (agent_id,
 normalized_name) DO UPDATE … RETURNING id`` on the unique index, so two puts that both see no
 entity named "Alice" end with one entity and both mentions on it.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import psycopg
 
 from ..model import Entity
+from ..naming import lookup_forms, normalize_name
+from .rows import fetch, fetch_one
 
 __all__ = [
     "NewEntity",
     "Mention",
-    "normalize_name",
-    "lock_agent",
+    "lock_entities",
     "candidates",
     "cooccurring_names",
     "create_entities",
     "record_mentions",
     "list_entities",
     "get_entity",
-    "find_entity",
+    "find_entities",
     "entity_unit_ids",
-    "unit_entity_names",
     "rename_entity",
     "merge_entities",
     "delete_entity",
 ]
 
 _ENTITY_COLUMNS = "id, agent_id, name, label, aliases, first_seen, last_seen, mention_count"
-_SPACE = re.compile(r"\s+")
-
-
-def normalize_name(name: str) -> str:
-    """The key of the unique index: case-folded, whitespace collapsed, a leading "the " and a
-    trailing possessive removed."""
-    text = _SPACE.sub(" ", name.replace("’", "'")).strip().casefold()
-    if text.startswith("the ") and len(text) > 4:
-        text = text[4:]
-    for suffix in ("'s", "'"):
-        if text.endswith(suffix) and len(text) > len(suffix):
-            text = text[: -len(suffix)]
-    return text.strip(" .,;:!?\"'()[]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +60,12 @@ class Mention:
     event_date: datetime
 
 
-def _row(row) -> Entity:
-    return Entity(row[0], row[1], row[2], row[3], tuple(row[4] or ()), row[5], row[6], int(row[7]))
+def _entity(c: Mapping[str, Any]) -> Entity:
+    return Entity(c["id"], c["agent_id"], c["name"], c["label"], tuple(c["aliases"] or ()), c["first_seen"],
+                  c["last_seen"], int(c["mention_count"]))
 
 
-def lock_agent(conn: psycopg.Connection, agent_id: str) -> None:
+def lock_entities(conn: psycopg.Connection, agent_id: str) -> None:
     """Serialise entity resolution per agent until the transaction ends."""
     conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('fm-entities:' || %s, 0))", (agent_id,))
 
@@ -87,13 +75,14 @@ def candidates(conn: psycopg.Connection, agent_id: str, names: Sequence[str], to
     a word with ``tokens`` (for fuzzy scoring in Python). One query."""
     if not names:
         return []
-    rows = conn.execute(
+    return fetch(
+        conn,
         f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s AND ("
         " normalized_name = ANY(%(n)s) OR aliases && %(n)s"
         " OR string_to_array(normalized_name, ' ') && %(t)s)",
         {"a": agent_id, "n": list(names), "t": list(tokens)},
-    ).fetchall()
-    return [_row(r) for r in rows]
+        _entity,
+    )
 
 
 def cooccurring_names(conn: psycopg.Connection, agent_id: str, entity_ids: Sequence[UUID],
@@ -179,67 +168,67 @@ def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[
 def list_entities(conn: psycopg.Connection, agent_id: str, *, limit: int, offset: int = 0,
                   label: str | None = None) -> list[Entity]:
     """Entities by mention count (most mentioned first), then name."""
-    rows = conn.execute(
+    return fetch(
+        conn,
         f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %s AND (%s::text IS NULL OR label = %s)"
         " ORDER BY mention_count DESC, name, id LIMIT %s OFFSET %s",
         (agent_id, label, label, limit, offset),
-    ).fetchall()
-    return [_row(r) for r in rows]
+        _entity,
+    )
 
 
 def get_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID) -> Entity | None:
-    row = conn.execute(
-        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %s AND id = %s", (agent_id, entity_id)
-    ).fetchone()
-    return _row(row) if row else None
+    return fetch_one(
+        conn,
+        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %s AND id = %s", (agent_id, entity_id), _entity,
+    )
 
 
-def find_entity(conn: psycopg.Connection, agent_id: str, name: str) -> Entity | None:
-    """By normalised name, else by alias (the most mentioned if several)."""
-    norm = normalize_name(name)
-    row = conn.execute(
-        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s AND normalized_name = %(n)s"
-        f" UNION ALL (SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s"
-        "  AND EXISTS (SELECT 1 FROM unnest(aliases) x WHERE lower(x) = %(n)s) ORDER BY mention_count DESC LIMIT 1)"
-        " LIMIT 1",
-        {"a": agent_id, "n": norm},
-    ).fetchone()
-    return _row(row) if row else None
+def find_entities(conn: psycopg.Connection, agent_id: str, keys: Sequence[str]) -> list[Entity]:
+    """The one lookup rule for names typed by someone: entities whose id is one of ``keys``, whose
+    normalised name is a key's normalised form, or that have an alias among a key's surface forms
+    (``naming.lookup_forms``) — most mentioned first. One statement, on the primary key, the unique
+    name index and the GIN alias index."""
+    ids = []
+    for key in keys:
+        try:
+            ids.append(UUID(key))
+        except ValueError:
+            pass
+    normalized, surfaces = lookup_forms(keys)
+    if not ids and not normalized:
+        return []
+    return fetch(
+        conn,
+        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s"
+        " AND (id = ANY(%(i)s::uuid[]) OR normalized_name = ANY(%(n)s) OR aliases && %(s)s)"
+        " ORDER BY mention_count DESC, name, id",
+        {"a": agent_id, "i": ids, "n": normalized, "s": surfaces},
+        _entity,
+    )
 
 
 def entity_unit_ids(conn: psycopg.Connection, agent_id: str, entity_id: UUID, *, limit: int) -> list[UUID]:
     """Units mentioning the entity, most recent first."""
     rows = conn.execute(
         "SELECT u.id FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-        " WHERE ue.agent_id = %s AND ue.entity_id = %s ORDER BY u.event_date DESC, u.id LIMIT %s",
+        " WHERE ue.agent_id = %s AND ue.entity_id = %s ORDER BY u.event_date DESC, u.seq DESC LIMIT %s",
         (agent_id, entity_id, limit),
     ).fetchall()
     return [r[0] for r in rows]
 
 
-def unit_entity_names(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID]) -> dict[UUID, list[str]]:
-    """The entity names each unit mentions. One query."""
-    rows = conn.execute(
-        "SELECT ue.unit_id, e.name FROM unit_entities ue JOIN entities e ON e.agent_id = ue.agent_id"
-        " AND e.id = ue.entity_id WHERE ue.agent_id = %s AND ue.unit_id = ANY(%s) ORDER BY e.name",
-        (agent_id, list(unit_ids)),
-    ).fetchall()
-    out: dict[UUID, list[str]] = {}
-    for uid, name in rows:
-        out.setdefault(uid, []).append(name)
-    return out
-
-
 def rename_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID, new_name: str) -> Entity | None:
     """Give the entity a new canonical name; the old one becomes an alias. ``None`` if the entity
     does not exist; raises ``psycopg.errors.UniqueViolation`` if another entity has the name."""
-    row = conn.execute(
+    return fetch_one(
+        conn,
         "UPDATE entities SET name = %(n)s, normalized_name = %(nn)s,"
         " aliases = array_remove(ARRAY(SELECT DISTINCT a FROM unnest(aliases || name) a ORDER BY a), %(n)s)"
         f" WHERE agent_id = %(a)s AND id = %(i)s RETURNING {_ENTITY_COLUMNS}",
         {"n": new_name, "nn": normalize_name(new_name), "a": agent_id, "i": entity_id},
-    ).fetchone()
-    return _row(row) if row else None
+        _entity,
+    )
 
 
 def merge_entities(conn: psycopg.Connection, agent_id: str, keep_id: UUID, drop_id: UUID) -> Entity | None:

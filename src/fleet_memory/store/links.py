@@ -1,30 +1,33 @@
-"""SQL for the memory graph's edges: writing temporal and semantic links, finding link candidates
-for new units in batches, and reading adjacency (``neighbours``) in one query per hop.
+"""The memory graph's edges, in one place: writing temporal and semantic links for new units, and
+reading every kind of edge — stored and derived — for recall's walk and for pictures.
 
 Storage. ``links`` holds temporal and semantic edges, one row per unordered pair, stored with
 ``from_id < to_id`` (so a pair is never written twice); readers look in both directions.
-Entity links are never stored: two units are entity-linked (weight 1.0) when they mention the same
-entity, which ``neighbours`` derives from ``unit_entities`` at read time. A hub entity with N
-mentions would otherwise be N² rows.
+Entity links are never stored (a hub entity with N mentions would be N² rows): they are derived
+from ``unit_entities`` when read, by the one rule in ``neighbours``.
 
-Bounds.
+Writing (``link_units``, per batch of new units; one query per kind for the whole batch):
 - Temporal: each new unit is linked to at most K (default 20) units nearest in time within the
-  window (default 24 h); weight = max(0.3, 1 − Δt / window). After a batch, every touched unit keeps
-  at most K temporal links (its K strongest), so the degree bound holds for old units too.
+  window (default 24 h); weight = max(0.3, 1 − Δt / window). Among units at the same time (the
+  turns of one session) those written nearest (``seq``) come first. After a batch, every touched
+  unit keeps at most K temporal links (its K strongest), so the degree bound holds for old units.
 - Semantic: each new unit is linked to its top k (default 5) units with cosine ≥ 0.7 (weight =
   cosine), found in ONE query for the whole batch (a LATERAL join over ``unnest`` of the new
   embeddings) — through the HNSW index for agents of ``EXACT_BELOW`` (20,000) units or more, by an
   exact scan of the agent's rows below that; touched units keep at most k semantic links.
-- Entity (derived): per source unit and entity, at most ``entity_fanout`` (default 50) other
-  mentions are returned — the most recent by ``event_date`` — so a read stays bounded by
-  ``len(unit_ids) × entities per unit × entity_fanout`` rows however big the hub. The most recent
-  mentions are picked once per distinct entity of the call (one sort of that entity's mentions),
-  not once per source unit.
+
+Reading (``neighbours``, one statement per call): the stored links of the given units in both
+directions, and derived entity links (weight 1.0): for each entity a unit mentions, unless it is a
+hub (mentioned by more than ``hub_threshold`` units — it says little about any one of them, and its
+fan-out would flood a walk with arbitrary units), the ``fanout`` other mentioning units nearest in
+time to the unit (then those written nearest to it). Bounded by units × (stored degree + entities
+per unit × fanout) rows. Recall's walk and graph pictures both read edges through it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 from uuid import UUID
@@ -33,30 +36,42 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
+from ..config import IngestConfig
 from ..model import LinkKind
 from .filters import UnitFilter, where_clause
+from .rows import as_vector
 
 __all__ = [
-    "ENTITY_FANOUT",
+    "EntityRule",
     "Neighbour",
     "neighbours",
+    "link_units",
+    "temporal_weight",
     "insert_links",
     "temporal_candidates",
     "semantic_candidates",
     "SEMANTIC_SQL",
     "SEMANTIC_EXACT_SQL",
-    "STORED_SQL",
     "prune_links",
-    "count_links",
     "degree_stats",
 ]
 
-ENTITY_FANOUT = 50
-"""Default cap on derived entity links per (source unit, entity): the most recent mentions."""
 
-_ALL_KINDS = (LinkKind.TEMPORAL, LinkKind.SEMANTIC, LinkKind.ENTITY)
+@dataclass(frozen=True, slots=True)
+class EntityRule:
+    """How entity links are derived: per (unit, entity), the ``fanout`` mentions nearest in time;
+    an entity mentioned by more than ``hub_threshold(units)`` units is a hub and links nothing."""
 
-STORED_SQL = (
+    fanout: int = 10
+    hub_min: int = 20
+    hub_share: float = 0.05
+    hub_max: int = 200
+
+    def hub_threshold(self, units: int) -> int:
+        """max(hub_min, hub_share × the agent's units), at most hub_max."""
+        return min(max(self.hub_min, int(self.hub_share * units)), self.hub_max)
+
+_STORED = (
     "SELECT l.from_id AS src, l.to_id AS dst, l.kind, l.weight::float8 AS weight FROM links l"
     " WHERE l.agent_id = %(a)s AND l.from_id = ANY(%(ids)s) AND l.kind = ANY(%(kinds)s)"
     " UNION ALL"
@@ -66,73 +81,82 @@ STORED_SQL = (
 """Stored links of the units ``%(ids)s`` in both directions, as ``(src, dst, kind, weight)`` with
 ``src`` among the ids; parameters ``a`` (agent), ``ids`` and ``kinds``."""
 
+_DERIVED = (
+    "SELECT DISTINCT s.unit_id, m.id, m.seq, 'entity', 1.0::float8 FROM unit_entities s"
+    " JOIN entities e ON e.agent_id = s.agent_id AND e.id = s.entity_id AND e.mention_count <= %(hub)s"
+    " JOIN memory_units su ON su.agent_id = s.agent_id AND su.id = s.unit_id"
+    " CROSS JOIN LATERAL (SELECT u.id, u.seq FROM unit_entities ue"
+    "   JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+    "   WHERE ue.agent_id = s.agent_id AND ue.entity_id = s.entity_id AND ue.unit_id <> s.unit_id AND {cond}"
+    "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), abs(u.seq - su.seq), u.seq"
+    "   LIMIT %(fan)s) m"
+    " WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
+)
+"""Derived entity links of the units ``%(ids)s`` (see the module docstring) towards units that pass
+``{cond}``, as ``(src, dst, dst seq, 'entity', 1.0)``."""
+
 
 class Neighbour(NamedTuple):
-    """One directed adjacency: ``from_id`` is one of the units asked about, ``to_id`` its neighbour."""
+    """One directed edge leaving a unit asked about (a tuple: hundreds are built per hop)."""
 
-    from_id: UUID
-    to_id: UUID
-    kind: LinkKind
+    src: UUID
+    dst: UUID
+    dst_seq: int  # the neighbour's write order
+    kind: str
     weight: float
 
 
-def neighbours(
-    conn: psycopg.Connection,
-    agent_id: str,
-    unit_ids: Sequence[UUID],
-    kinds: Iterable[LinkKind | str] = _ALL_KINDS,
-    *,
-    entity_fanout: int = ENTITY_FANOUT,
-    flt: UnitFilter | None = None,
-) -> list[Neighbour]:
-    """All neighbours of ``unit_ids`` over the given link kinds, in ONE query.
-
-    Returns ``Neighbour(from_id, to_id, kind, weight)`` tuples where ``from_id`` is in ``unit_ids``
-    and ``to_id`` is a neighbour (which may also be in ``unit_ids``). Stored links are read in both
-    directions. Entity links (weight 1.0) are derived from ``unit_entities``: for each entity a
-    source unit mentions, the ``entity_fanout`` most recent other units mentioning that entity;
-    a pair sharing several entities appears once. Archived units are not filtered here (the caller
-    decides, or passes ``flt``: then only neighbours that pass that filter come back, checked in
-    the same statement); rows are in no particular order.
-    """
-    ids = list(dict.fromkeys(unit_ids))
-    wanted = {LinkKind(k).value for k in kinds}
-    if not ids or not wanted:
+def neighbours(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter | None = None, *,
+               stored_kinds: Sequence[str] = (LinkKind.TEMPORAL.value, LinkKind.SEMANTIC.value),
+               entity: EntityRule | None = EntityRule(), units: int = 0,
+               within: Sequence[UUID] | None = None) -> list[Neighbour]:
+    """Every edge leaving ``ids`` towards a unit that passes ``flt`` (and is one of ``within``, when
+    given), in ONE statement: stored links of ``stored_kinds`` in both directions, and, unless
+    ``entity`` is None, entity links derived by that rule (``units``: the agent's unit count, for
+    the hub threshold). Rows in no given order."""
+    if not ids:
         return []
-    stored = sorted(wanted & {LinkKind.TEMPORAL.value, LinkKind.SEMANTIC.value})
-    parts: list[str] = []
-    if stored:
-        parts.append(STORED_SQL)
-    if LinkKind.ENTITY.value in wanted:
-        # Per DISTINCT entity of the sources (not per source), its fan-out + 1 most recent mentions;
-        # then, per (source, entity), the first fan-out of those that are not the source itself.
-        parts.append(
-            "SELECT DISTINCT src, dst, 'entity', 1.0::float8 FROM ("
-            "  SELECT s.unit_id AS src, t.unit_id AS dst, row_number() OVER ("
-            "    PARTITION BY s.unit_id, s.entity_id ORDER BY t.r) AS k"
-            "  FROM unit_entities s"
-            "  JOIN (SELECT e.entity_id, m.unit_id, m.r FROM"
-            "    (SELECT DISTINCT entity_id FROM unit_entities WHERE agent_id = %(a)s AND unit_id = ANY(%(ids)s)) e"
-            "    CROSS JOIN LATERAL ("
-            "      SELECT ue.unit_id, row_number() OVER (ORDER BY mu.event_date DESC, mu.seq DESC) AS r"
-            "      FROM unit_entities ue JOIN memory_units mu ON mu.agent_id = ue.agent_id AND mu.id = ue.unit_id"
-            "      WHERE ue.agent_id = %(a)s AND ue.entity_id = e.entity_id"
-            "      ORDER BY mu.event_date DESC, mu.seq DESC LIMIT %(fan)s + 1) m"
-            "  ) t ON t.entity_id = s.entity_id AND t.unit_id <> s.unit_id"
-            "  WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
-            ") x WHERE k <= %(fan)s"
-        )
-    params: dict = {"a": agent_id, "ids": ids, "kinds": stored, "fan": entity_fanout}
-    query: sql.Composable = sql.SQL(" UNION ALL ".join(parts))
-    if flt is not None:
-        cond, filter_params = where_clause(agent_id, flt)
-        query = sql.SQL(
-            "SELECT n.src, n.dst, n.kind, n.weight FROM ({q}) AS n(src, dst, kind, weight)"
+    cond, params = where_clause(agent_id, flt)
+    if within is not None:
+        cond = sql.SQL("{cond} AND u.id = ANY(%(within)s)").format(cond=cond)
+        params["within"] = list(within)
+    params.update(a=agent_id, ids=list(ids), kinds=list(stored_kinds))
+    parts: list[sql.Composable] = []
+    if stored_kinds:
+        parts.append(sql.SQL(
+            "SELECT n.src, n.dst, u.seq, n.kind, n.weight FROM (" + _STORED + ") n"
             " JOIN memory_units u ON u.agent_id = %(a)s AND u.id = n.dst WHERE {cond}"
-        ).format(q=query, cond=cond)
-        params.update(filter_params)
-    rows = conn.execute(query, params).fetchall()
-    return [Neighbour(src, dst, LinkKind(kind), float(weight)) for src, dst, kind, weight in rows]
+        ).format(cond=cond))
+    if entity is not None and entity.fanout > 0:
+        parts.append(sql.SQL(_DERIVED).format(cond=cond))
+        params.update(fan=entity.fanout, hub=entity.hub_threshold(units))
+    if not parts:
+        return []
+    rows = conn.execute(sql.SQL(" UNION ALL ").join(parts), params).fetchall()
+    return [Neighbour(a, b, int(seq), kind, float(w)) for a, b, seq, kind, w in rows]
+
+
+def temporal_weight(seconds_apart: float, window_hours: float) -> float:
+    return max(0.3, 1.0 - seconds_apart / (window_hours * 3600.0))
+
+
+def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, datetime, np.ndarray]],
+               config: IngestConfig) -> dict[str, int]:
+    """Create the links of newly written ``(unit_id, event_date, embedding)`` units (see the module
+    docstring): one query per kind for the batch, one write, one prune per kind. Returns counts."""
+    if not units:
+        return {"temporal": 0, "semantic": 0}
+    temporal = temporal_candidates(conn, agent_id, [(u[0], u[1]) for u in units],
+                                   window_hours=config.temporal_window_hours, limit=config.temporal_max_links)
+    semantic = semantic_candidates(conn, agent_id, [(u[0], u[2]) for u in units],
+                                   top_k=config.semantic_top_k, min_similarity=config.semantic_min_similarity)
+    rows = [(a, b, "temporal", temporal_weight(dt, config.temporal_window_hours)) for a, b, dt in temporal]
+    rows += [(a, b, "semantic", sim) for a, b, sim in semantic]
+    insert_links(conn, agent_id, rows)
+    prune_links(conn, agent_id, list({x for a, b, _ in temporal for x in (a, b)}), "temporal",
+                config.temporal_max_links)
+    prune_links(conn, agent_id, list({x for a, b, _ in semantic for x in (a, b)}), "semantic", config.semantic_top_k)
+    return {"temporal": len(temporal), "semantic": len(semantic)}
 
 
 def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[UUID, UUID, str, float]]) -> int:
@@ -220,12 +244,6 @@ read of the agent's embeddings (binary) and one matrix product, instead of batch
 computations in SQL."""
 
 
-def _as_array(value: object) -> np.ndarray:
-    """A binary-format pgvector value (``Vector``) or an array, as float32."""
-    to_numpy = getattr(value, "to_numpy", None)
-    return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
-
-
 def _exact_in_memory(
     conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *, top_k: int,
     min_similarity: float,
@@ -235,8 +253,8 @@ def _exact_in_memory(
                            (agent_id,)).fetchall()
     if not rows:
         return []
-    ids = [r[0] for r in rows]
-    matrix = np.stack([_as_array(r[1]) for r in rows])
+    ids = [uid for uid, _ in rows]
+    matrix = np.stack([as_vector(vec) for _, vec in rows])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     queries = np.stack([np.asarray(u[1], dtype=np.float32) for u in units])
     queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
@@ -339,12 +357,6 @@ def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID
         ([p[0] for p in pairs], [p[1] for p in pairs], agent_id, kind_value),
     )
     return cur.rowcount
-
-
-def count_links(conn: psycopg.Connection, agent_id: str) -> dict[str, int]:
-    """Stored link rows by kind for one agent."""
-    rows = conn.execute("SELECT kind, count(*) FROM links WHERE agent_id = %s GROUP BY kind", (agent_id,)).fetchall()
-    return {kind: int(n) for kind, n in rows}
 
 
 def degree_stats(conn: psycopg.Connection, agent_id: str) -> dict[str, dict[str, float]]:

@@ -9,27 +9,29 @@ archived by exactly one of them, and the end state is the one a single run leave
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import numpy as np
 import psycopg
 
 from ..model import MemoryUnit
-from .units import UNIT_COLUMNS, row_to_unit
+from .rows import as_vector, fetch, fetch_one
+from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = [
     "CurveRow",
-    "Candidate",
+    "ClusterCandidate",
     "lock_batch",
     "archive",
     "restore",
     "consolidation_candidates",
     "consolidation_agents",
     "halve_importance",
-    "lock_agent",
+    "lock_job",
     "lock_live",
 ]
 
@@ -49,7 +51,7 @@ class CurveRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
+class ClusterCandidate:
     """An episodic unit that consolidation may cluster."""
 
     id: UUID
@@ -86,7 +88,8 @@ def lock_batch(
             " ORDER BY agent_id, id LIMIT %s FOR UPDATE SKIP LOCKED",
             (after[0], after[1], limit),
         ).fetchall()
-    return [CurveRow(r[0], r[1], r[2], float(r[3]), r[4], r[5]) for r in rows]
+    return [CurveRow(agent, uid, mtype, float(importance), created, accessed)
+            for agent, uid, mtype, importance, created, accessed in rows]
 
 
 def archive(conn: psycopg.Connection, keys: Sequence[tuple[str, UUID]], now: datetime) -> int:
@@ -103,12 +106,13 @@ def archive(conn: psycopg.Connection, keys: Sequence[tuple[str, UUID]], now: dat
 
 def restore(conn: psycopg.Connection, agent_id: str, unit_id: UUID, now: datetime) -> MemoryUnit | None:
     """Un-archive one unit and start a fresh forgetting curve (``last_accessed = now``)."""
-    row = conn.execute(
+    return fetch_one(
+        conn,
         f"UPDATE memory_units SET archived_at = NULL, last_accessed = %s WHERE agent_id = %s AND id = %s"
         f" RETURNING {UNIT_COLUMNS}",
         (now, agent_id, unit_id),
-    ).fetchone()
-    return row_to_unit(row) if row is not None else None
+        unit_from_row,
+    )
 
 
 _CANDIDATE_WHERE = (
@@ -120,23 +124,21 @@ _CANDIDATE_WHERE = (
 
 def consolidation_candidates(
     conn: psycopg.Connection, agent_id: str, *, min_importance: float, limit: int
-) -> list[Candidate]:
+) -> list[ClusterCandidate]:
     """Live episodic units above ``min_importance`` that no semantic unit was made from yet,
     the most recent ``limit`` of them."""
-    rows = conn.execute(
+    return fetch(
+        conn,
         "SELECT u.id, u.text, u.tags, u.event_date, u.importance, u.embedding FROM memory_units u"
         f" WHERE {_CANDIDATE_WHERE} ORDER BY u.event_date DESC, u.id LIMIT %(limit)s",
         {"agent": agent_id, "min_importance": min_importance, "limit": limit},
-    ).fetchall()
-    return [
-        Candidate(r[0], r[1], tuple(r[2] or ()), r[3], float(r[4]), _vector(r[5]))
-        for r in rows
-    ]
+        _cluster_candidate,
+    )
 
 
-def _vector(value: object) -> np.ndarray:
-    to_numpy = getattr(value, "to_numpy", None)
-    return np.asarray(to_numpy() if to_numpy is not None else value, dtype=np.float32)
+def _cluster_candidate(c: Mapping[str, Any]) -> ClusterCandidate:
+    return ClusterCandidate(c["id"], c["text"], tuple(c["tags"] or ()), c["event_date"], float(c["importance"]),
+                            as_vector(c["embedding"]))
 
 
 def consolidation_agents(conn: psycopg.Connection, *, min_importance: float, min_count: int) -> list[str]:
@@ -175,6 +177,6 @@ def lock_live(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> s
     return {r[0] for r in rows}
 
 
-def lock_agent(conn: psycopg.Connection, job: str, agent_id: str) -> None:
+def lock_job(conn: psycopg.Connection, job: str, agent_id: str) -> None:
     """A transaction-scoped advisory lock on (job, agent): a second process waits for the first."""
     conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"fleet_memory:{job}:{agent_id}",))

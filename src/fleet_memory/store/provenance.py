@@ -10,9 +10,10 @@ from uuid import UUID
 import psycopg
 
 from ..model import MemoryUnit
-from .units import UNIT_COLUMNS, row_to_unit
+from .rows import fetch
+from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["add_sources", "already_sources", "sources_of", "derived_from", "shared_entities", "add_mentions"]
+__all__ = ["add_sources", "already_sources", "sources_of", "shared_entities", "add_mentions"]
 
 
 def add_sources(conn: psycopg.Connection, agent_id: str, unit_id: UUID, source_ids: Sequence[UUID],
@@ -39,21 +40,13 @@ def already_sources(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]
 def sources_of(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> list[MemoryUnit]:
     """The units ``unit_id`` was consolidated from, oldest event first (archived ones included)."""
     cols = ", ".join(f"u.{c.strip()}" for c in UNIT_COLUMNS.split(","))
-    rows = conn.execute(
+    return fetch(
+        conn,
         f"SELECT {cols} FROM unit_sources s JOIN memory_units u ON u.agent_id = s.agent_id AND u.id = s.source_id"
         " WHERE s.agent_id = %s AND s.unit_id = %s ORDER BY u.event_date, u.id",
         (agent_id, unit_id),
-    ).fetchall()
-    return [row_to_unit(r) for r in rows]
-
-
-def derived_from(conn: psycopg.Connection, agent_id: str, source_id: UUID) -> list[UUID]:
-    """The consolidated units made from ``source_id``."""
-    rows = conn.execute(
-        "SELECT unit_id FROM unit_sources WHERE agent_id = %s AND source_id = %s ORDER BY created_at, unit_id",
-        (agent_id, source_id),
-    ).fetchall()
-    return [r[0] for r in rows]
+        unit_from_row,
+    )
 
 
 def shared_entities(
@@ -70,7 +63,7 @@ def shared_entities(
         " ORDER BY n DESC, e.name LIMIT %s",
         (agent_id, list(unit_ids), min_units, limit),
     ).fetchall()
-    return [(r[0], r[1], int(r[2])) for r in rows]
+    return [(entity_id, name, int(n)) for entity_id, name, n in rows]
 
 
 def add_mentions(conn: psycopg.Connection, agent_id: str, unit_id: UUID, entity_ids: Sequence[UUID]) -> None:

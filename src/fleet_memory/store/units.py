@@ -1,8 +1,9 @@
-"""SQL for ``memory_units``: insert, read, list, delete, vector top-k, stats."""
+"""SQL for ``memory_units``: insert (with the term statistics), read, list, delete, reinforce, stats.
+Rows are mapped by column name (``unit_from_row``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from psycopg.types.json import Jsonb
 
 from ..model import AgentStats, MemoryType, MemoryUnit
 from .filters import UnitFilter, where_clause
+from .rows import fetch
 
 __all__ = [
     "NewUnit",
@@ -23,9 +25,8 @@ __all__ = [
     "get_units",
     "delete_unit",
     "list_units",
-    "vector_search",
     "stats",
-    "row_to_unit",
+    "unit_from_row",
     "reinforce",
     "count_terms",
 ]
@@ -62,15 +63,15 @@ class NewUnit:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def row_to_unit(row: Sequence[Any]) -> MemoryUnit:
-    (uid, agent_id, text, mtype, event_date, created_at, importance, access_count, last_accessed, context,
-     document_id, tags, user_id, session_id, source, speaker, archived_at, importance_set_at, metadata) = row[:19]
+def unit_from_row(c: Mapping[str, Any]) -> MemoryUnit:
+    """A ``MemoryUnit`` from a row's named columns (``UNIT_COLUMNS``; other columns are ignored)."""
     return MemoryUnit(
-        id=uid, agent_id=agent_id, text=text, memory_type=MemoryType(mtype), event_date=event_date,
-        created_at=created_at, importance=float(importance), access_count=access_count,
-        last_accessed=last_accessed, context=context, document_id=document_id, tags=tuple(tags or ()),
-        user_id=user_id, session_id=session_id, source=source, speaker=speaker, archived_at=archived_at,
-        importance_set_at=importance_set_at, metadata=metadata or {},
+        id=c["id"], agent_id=c["agent_id"], text=c["text"], memory_type=MemoryType(c["memory_type"]),
+        event_date=c["event_date"], created_at=c["created_at"], importance=float(c["importance"]),
+        access_count=c["access_count"], last_accessed=c["last_accessed"], context=c["context"],
+        document_id=c["document_id"], tags=tuple(c["tags"] or ()), user_id=c["user_id"],
+        session_id=c["session_id"], source=c["source"], speaker=c["speaker"], archived_at=c["archived_at"],
+        importance_set_at=c["importance_set_at"], metadata=c["metadata"] or {},
     )
 
 
@@ -118,18 +119,10 @@ def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> l
     """Units by id, in the order asked; missing ids are left out."""
     if not ids:
         return []
-    rows = conn.execute(
-        f"SELECT {UNIT_COLUMNS} FROM memory_units WHERE agent_id = %s AND id = ANY(%s)", (agent_id, list(ids))
-    ).fetchall()
-    by_id = {row[0]: row_to_unit(row) for row in rows}
+    units = fetch(conn, f"SELECT {UNIT_COLUMNS} FROM memory_units WHERE agent_id = %s AND id = ANY(%s)",
+                  (agent_id, list(ids)), unit_from_row)
+    by_id = {u.id: u for u in units}
     return [by_id[i] for i in ids if i in by_id]
-
-
-def get_embeddings(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> dict[UUID, np.ndarray]:
-    rows = conn.execute(
-        "SELECT id, embedding FROM memory_units WHERE agent_id = %s AND id = ANY(%s)", (agent_id, list(ids))
-    ).fetchall()
-    return {uid: np.asarray(emb, dtype=np.float32) for uid, emb in rows}
 
 
 def delete_unit(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> bool:
@@ -143,23 +136,9 @@ def list_units(
     cond, params = where_clause(agent_id, flt)
     query = sql.SQL(
         "SELECT " + _prefixed("u") + " FROM memory_units u WHERE {cond}"
-        " ORDER BY u.event_date, u.created_at, u.id LIMIT %(limit)s OFFSET %(offset)s"
+        " ORDER BY u.event_date, u.created_at, u.seq LIMIT %(limit)s OFFSET %(offset)s"
     ).format(cond=cond)
-    rows = conn.execute(query, {**params, "limit": limit, "offset": offset}).fetchall()
-    return [row_to_unit(r) for r in rows]
-
-
-def vector_search(
-    conn: psycopg.Connection, agent_id: str, embedding: np.ndarray, *, limit: int, flt: UnitFilter | None = None
-) -> list[tuple[MemoryUnit, float]]:
-    """Top ``limit`` units by cosine similarity, through the HNSW index (iterative scan)."""
-    cond, params = where_clause(agent_id, flt)
-    query = sql.SQL(
-        "SELECT " + _prefixed("u") + ", 1 - (u.embedding <=> %(q)s) AS similarity FROM memory_units u"
-        " WHERE {cond} ORDER BY u.embedding <=> %(q)s LIMIT %(limit)s"
-    ).format(cond=cond)
-    rows = conn.execute(query, {**params, "q": np.asarray(embedding, dtype=np.float32), "limit": limit}).fetchall()
-    return [(row_to_unit(r), float(r[19])) for r in rows]
+    return fetch(conn, query, {**params, "limit": limit, "offset": offset}, unit_from_row)
 
 
 def reinforce(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], now: datetime) -> None:
@@ -173,7 +152,7 @@ def reinforce(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], now:
 
 
 def stats(conn: psycopg.Connection, agent_id: str) -> AgentStats:
-    row = conn.execute(
+    documents, units, archived, entities, links = conn.execute(
         "SELECT (SELECT count(*) FROM documents WHERE agent_id = %(a)s),"
         " (SELECT count(*) FROM memory_units WHERE agent_id = %(a)s),"
         " (SELECT count(*) FROM memory_units WHERE agent_id = %(a)s AND archived_at IS NOT NULL),"
@@ -186,4 +165,5 @@ def stats(conn: psycopg.Connection, agent_id: str) -> AgentStats:
             "SELECT memory_type, count(*) FROM memory_units WHERE agent_id = %s GROUP BY memory_type", (agent_id,)
         ).fetchall()
     )
-    return AgentStats(agent_id, row[0], row[1], row[2], row[3], row[4], by_type)
+    return AgentStats(agent_id, documents, units, archived, entities, links, by_type)
+

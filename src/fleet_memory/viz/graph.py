@@ -6,33 +6,34 @@ A picture shows a bounded neighbourhood, so that large agents stay drawable:
 - ``seed_ids`` (the results of one search): those units plus their strongest stored neighbours;
 - otherwise the newest units in ``since``..``until``;
 
-always at most ``limit`` nodes. Edges are the stored temporal and semantic links among the chosen
-units plus entity links *derived* from the mentions (units sharing an entity). Entity links are
-never stored; to keep a hub entity from drawing a clique, an entity with at most
-``ENTITY_CLIQUE_MAX`` units in the picture connects every pair (weight 1.0, as the seed says) and a
-larger one connects its units in time order (a chain), which keeps them visibly one group with
-O(n) edges.
+always at most ``limit`` nodes. Edges are what recall's walk would follow among the chosen units,
+read by the same function (``store.links.neighbours``): the stored temporal and semantic links, and
+entity links derived by the one rule (for each unit and entity it mentions, the units nearest in
+time that mention it too, at most ``EntityRule.fanout``; a hub entity links nothing), so a picture
+never draws a clique and shows the graph recall really walks. An entity edge is labelled with the
+name of an entity both ends mention.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import combinations
 from typing import Any
 from uuid import UUID
 
+import psycopg
+
 from ..errors import NotFoundError
-from ..model import MemoryUnit
-from ..store import Database
+from ..model import MemoryUnit, SearchResult
+from ..store import Database, planner
+from ..store import entities as entity_sql
 from ..store import graph as sql
+from ..store import links as link_sql
+from ..store import units as unit_sql
 
-__all__ = ["GraphNode", "GraphEdge", "GraphData", "TraceStep", "build_graph", "derive_entity_edges",
-           "ENTITY_CLIQUE_MAX", "trace_from_results"]
-
-ENTITY_CLIQUE_MAX = 12
+__all__ = ["GraphNode", "GraphEdge", "GraphData", "TraceStep", "build_graph", "trace_from_results"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,28 +87,54 @@ class GraphData:
         }
 
 
-def derive_entity_edges(mentions: Iterable[tuple[str, str, str]], dates: Mapping[str, str],
-                        clique_max: int = ENTITY_CLIQUE_MAX) -> list[GraphEdge]:
-    """Entity edges from (unit id, entity id, entity name) mentions; one edge per unit pair."""
-    by_entity: dict[str, list[str]] = defaultdict(list)
-    names: dict[str, str] = {}
-    for unit, entity, name in mentions:
-        by_entity[entity].append(unit)
-        names[entity] = name
-    seen: dict[tuple[str, str], GraphEdge] = {}
-    for entity, units in sorted(by_entity.items(), key=lambda kv: names[kv[0]]):
-        units = sorted(set(units), key=lambda u: (dates.get(u, ""), u))
-        pairs = combinations(units, 2) if len(units) <= clique_max else zip(units, units[1:])
-        for a, b in pairs:
-            key = (a, b) if a < b else (b, a)
-            if key not in seen:
-                seen[key] = GraphEdge(key[0], key[1], "entity", 1.0, names[entity])
-    return list(seen.values())
-
-
 def _node(unit: MemoryUnit, entities: Sequence[str]) -> GraphNode:
     return GraphNode(str(unit.id), unit.text, unit.memory_type.value, round(float(unit.importance), 4),
                      unit.event_date.isoformat(), unit.access_count, tuple(entities))
+
+
+def _neighbours(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID],
+                within: Sequence[UUID] | None = None) -> list[link_sql.Neighbour]:
+    units = planner.unit_counts(conn, [agent_id]).get(agent_id, 0)
+    return link_sql.neighbours(conn, agent_id, ids, units=units, within=within)
+
+
+def _strongest(edges: Sequence[link_sql.Neighbour], exclude: Sequence[UUID], limit: int) -> list[UUID]:
+    """The ``limit`` units the edges reach (outside ``exclude``), strongest link first."""
+    best: dict[UUID, float] = {}
+    for e in edges:
+        best[e.dst] = max(best.get(e.dst, 0.0), e.weight)
+    for unit_id in exclude:
+        best.pop(unit_id, None)
+    return sorted(best, key=lambda u: (-best[u], str(u)))[: max(0, limit)]
+
+
+def _select(conn: psycopg.Connection, agent_id: str, *, limit: int, entity: str | None,
+            seed_ids: Sequence[UUID], since: datetime | None, until: datetime | None) -> list[MemoryUnit]:
+    """Up to ``limit + 1`` units of the neighbourhood (one more tells that it was cut)."""
+    if entity is not None:
+        found = entity_sql.find_entities(conn, agent_id, [entity])
+        if not found:
+            raise NotFoundError("entity", entity, agent_id)
+        return sql.units_of_entity(conn, agent_id, [e.id for e in found], limit + 1)
+    if seed_ids:
+        seeds = list(dict.fromkeys(seed_ids))[:limit]
+        extra = _strongest(_neighbours(conn, agent_id, seeds), seeds, limit + 1 - len(seeds))
+        return unit_sql.get_units(conn, agent_id, seeds + extra)
+    return sql.select_units(conn, agent_id, since=since, until=until, limit=limit + 1)
+
+
+def _edges(edges: Sequence[link_sql.Neighbour], mentions: Sequence[tuple[UUID, UUID, str, str]]) -> list[GraphEdge]:
+    """One edge per (pair, kind); an entity edge names an entity both ends mention."""
+    names: dict[UUID, set[str]] = defaultdict(set)
+    for unit_id, _, name, _ in mentions:
+        names[unit_id].add(name)
+    out: dict[tuple[str, str, str], GraphEdge] = {}
+    for e in edges:
+        a, b = sorted((str(e.src), str(e.dst)))
+        if (a, b, e.kind) not in out:
+            shared = sorted(names[e.src] & names[e.dst]) if e.kind == "entity" else []
+            out[(a, b, e.kind)] = GraphEdge(a, b, e.kind, round(e.weight, 4), shared[0] if shared else None)
+    return sorted(out.values(), key=lambda g: (g.source, g.target, g.kind))
 
 
 def build_graph(db: Database, agent_id: str, *, limit: int, entity: str | None = None,
@@ -115,43 +142,23 @@ def build_graph(db: Database, agent_id: str, *, limit: int, entity: str | None =
                 query: str | None = None, trace: Sequence[TraceStep] = ()) -> GraphData:
     """Select the neighbourhood (see the module docstring) and read its edges; ``limit`` bounds nodes."""
     with db.transaction() as conn:
-        if entity is not None:
-            entity_ids = sql.find_entity_ids(conn, agent_id, entity)
-            if not entity_ids:
-                raise NotFoundError("entity", entity, agent_id)
-            units = sql.units_of_entity(conn, agent_id, entity_ids, limit + 1)
-        elif seed_ids:
-            seeds = list(dict.fromkeys(seed_ids))[:limit]
-            extra = sql.neighbour_ids(conn, agent_id, seeds, limit + 1 - len(seeds))
-            units = sql.units_by_ids(conn, agent_id, seeds + extra)
-        else:
-            units = sql.select_units(conn, agent_id, since=since, until=until, limit=limit + 1)
+        units = _select(conn, agent_id, limit=limit, entity=entity, seed_ids=seed_ids, since=since, until=until)
         truncated = len(units) > limit
         units = units[:limit]
         ids = [u.id for u in units]
-        links = sql.links_among(conn, agent_id, ids)
+        edges = _neighbours(conn, agent_id, ids, within=ids)
         mentions = sql.mentions_among(conn, agent_id, ids)
     entity_names: dict[str, list[str]] = defaultdict(list)
     for unit_id, _, name, _ in mentions:
         entity_names[str(unit_id)].append(name)
     nodes = tuple(_node(u, entity_names.get(str(u.id), ())) for u in units)
-    edges = [GraphEdge(str(a), str(b), kind, round(w, 4)) for a, b, kind, w in links]
-    dates = {n.id: n.date for n in nodes}
-    edges += derive_entity_edges(((str(u), str(e), name) for u, e, name, _ in mentions), dates)
-    return GraphData(agent_id, nodes, tuple(edges), query=query, trace=tuple(trace), truncated=truncated,
-                     meta={"limit": limit, "entity": entity})
+    return GraphData(agent_id, nodes, tuple(_edges(edges, mentions)), query=query, trace=tuple(trace),
+                     truncated=truncated, meta={"limit": limit, "entity": entity})
 
 
-def trace_from_results(results: Sequence[Any]) -> list[TraceStep]:
-    """A trace from search results; uses the explanation's path of unit ids when recall gives one."""
-    steps = []
-    for rank, result in enumerate(results, 1):
-        explanation = getattr(result, "explanation", None) or {}
-        path = explanation.get("path") if isinstance(explanation, Mapping) else None
-        ids: list[str] = []
-        for hop in path or ():
-            hop_id = hop.get("unit_id", hop.get("id")) if isinstance(hop, Mapping) else hop
-            if hop_id is not None:
-                ids.append(str(hop_id))
-        steps.append(TraceStep(str(result.id), rank, round(float(result.weight), 6), tuple(ids)))
-    return steps
+def trace_from_results(results: Sequence[SearchResult]) -> list[TraceStep]:
+    """A trace from search results: each result's rank, weight and the path of unit ids that
+    reached it (from its explanation; empty without one)."""
+    return [TraceStep(str(r.id), rank, round(float(r.weight), 6),
+                      tuple(str(step.unit_id) for step in r.explanation.path) if r.explanation else ())
+            for rank, r in enumerate(results, 1)]

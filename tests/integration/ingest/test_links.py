@@ -9,7 +9,9 @@ import psycopg
 import pytest
 
 from fleet_memory.model import LinkKind
+from fleet_memory.store import UnitFilter
 from fleet_memory.store import links as link_sql
+from fleet_memory.store.links import EntityRule
 
 
 def _degrees(conn, kind):
@@ -41,12 +43,12 @@ def test_units_outside_the_window_are_not_temporally_linked(memory, clock, db_ur
     b = memory.put("a1", "The garden fence was painted green.", event_date=now - timedelta(hours=6))
     c = memory.put("a1", "The car tyres were replaced at the garage.", event_date=now)
     with psycopg.connect(db_url) as conn:
-        got = link_sql.neighbours(conn, "a1", [c.unit_ids[0]], [LinkKind.TEMPORAL])
-    assert [(n.to_id, round(n.weight, 3)) for n in got] == [(b.unit_ids[0], 0.75)]
-    assert a.unit_ids[0] not in {n.to_id for n in got}
+        got = link_sql.neighbours(conn, "a1", [c.unit_ids[0]], stored_kinds=["temporal"], entity=None)
+    assert [(n.dst, n.kind, round(n.weight, 3)) for n in got] == [(b.unit_ids[0], "temporal", 0.75)]
+    assert a.unit_ids[0] not in {n.dst for n in got}
 
 
-def test_neighbours_reads_both_directions_filters_kinds_and_caps_entity_fanout(memory, clock, db_url):
+def test_neighbours_reads_both_directions_filters_kinds_and_derives_entity_links_by_one_rule(memory, clock, db_url):
     now = clock.now()
     results = memory.put_many([
         {"content": f"Alice visited the museum in Paris on day {i}.", "event_date": now - timedelta(days=3 * i)}
@@ -54,23 +56,33 @@ def test_neighbours_reads_both_directions_filters_kinds_and_caps_entity_fanout(m
     ], agent_id="a1")
     ids = [r.unit_ids[0] for r in results]
     with psycopg.connect(db_url) as conn:
-        everything = link_sql.neighbours(conn, "a1", ids[:1])
-        capped = link_sql.neighbours(conn, "a1", ids[:1], [LinkKind.ENTITY], entity_fanout=3)
-        none = link_sql.neighbours(conn, "a1", ids[:1], [])
-        other_agent = link_sql.neighbours(conn, "a2", ids[:1])
+        everything = link_sql.neighbours(conn, "a1", ids[:1], units=8)
+        capped = link_sql.neighbours(conn, "a1", ids[:1], stored_kinds=[], entity=EntityRule(fanout=3), units=8)
+        middle = link_sql.neighbours(conn, "a1", ids[4:5], stored_kinds=[], entity=EntityRule(fanout=2), units=8)
+        hub = link_sql.neighbours(conn, "a1", ids[:1], stored_kinds=[],
+                                  entity=EntityRule(hub_min=5, hub_share=0.0, hub_max=5), units=8)
+        shares = link_sql.neighbours(conn, "a1", ids[:1], stored_kinds=[],
+                                     entity=EntityRule(hub_min=1, hub_share=1.0, hub_max=200), units=8)
+        none = link_sql.neighbours(conn, "a1", ids[:1], stored_kinds=[], entity=None)
+        other_agent = link_sql.neighbours(conn, "a2", ids[:1], units=8)
+        recent = link_sql.neighbours(conn, "a1", ids[:1], stored_kinds=[], units=8,
+                                       flt=UnitFilter(since=now - timedelta(days=7)))
         stored = conn.execute("SELECT from_id, to_id FROM links WHERE kind = 'semantic'").fetchall()
-    entity_targets = {n.to_id for n in everything if n.kind is LinkKind.ENTITY}
-    assert entity_targets == set(ids[1:])  # Alice and Paris, one row per pair
-    assert len([n for n in everything if n.kind is LinkKind.ENTITY]) == 7
-    assert all(n.from_id == ids[0] for n in everything)
-    # fan-out: the 3 most recent other mentions (smaller i = more recent)
-    assert {n.to_id for n in capped} == set(ids[1:4])
+    entity = [n for n in everything if n.kind == "entity"]
+    assert {n.dst for n in entity} == set(ids[1:]) and len(entity) == 7  # Alice and Paris: one row per pair
+    assert all(n.src == ids[0] for n in everything) and all(n.weight == 1.0 for n in entity)
+    # fan-out: the mentions nearest in time to the unit itself (not the most recent of the agent)
+    assert {n.dst for n in capped} == set(ids[1:4])
+    assert {n.dst for n in middle} == {ids[3], ids[5]}
+    # a hub (more mentions than the threshold) links nothing; the threshold grows with the agent
+    assert hub == [] and {n.dst for n in shares} == set(ids[1:])
     assert none == [] and other_agent == []
+    assert {n.dst for n in recent} == set(ids[1:3])  # the filter applies to the neighbour
     # stored links come back from either end
     a, b = stored[0]
     with psycopg.connect(db_url) as conn:
-        from_b = link_sql.neighbours(conn, "a1", [b], [LinkKind.SEMANTIC])
-    assert a in {n.to_id for n in from_b}
+        from_b = link_sql.neighbours(conn, "a1", [b], stored_kinds=["semantic"], entity=None)
+    assert a in {n.dst for n in from_b}
     assert {e.name for e in memory.list_entities("a1")} == {"Alice", "Paris"}
 
 

@@ -58,16 +58,16 @@ def test_links_temporal_entity_and_semantic(seed_units, db_url):
     memory, results = seed_units
     ids = [r.unit_ids[0] for r in results]
     with psycopg.connect(db_url) as conn:
-        got = link_sql.neighbours(conn, "agent_1", ids)
+        got = link_sql.neighbours(conn, "agent_1", ids, units=len(ids))
         stored = conn.execute("SELECT from_id, to_id, kind, weight FROM links WHERE agent_id = 'agent_1'").fetchall()
         emb = {r[0]: np.asarray(r[1].to_list() if hasattr(r[1], "to_list") else r[1], dtype=float)
                for r in conn.execute("SELECT id, embedding::real[] FROM memory_units").fetchall()}
-    temporal = {frozenset((a, b)): w for a, b, k, w in got if k is LinkKind.TEMPORAL}
+    temporal = {frozenset((n.src, n.dst)): n.weight for n in got if n.kind == LinkKind.TEMPORAL}
     # Same-day pairs only (the two days are four days apart, outside the 24 h window); Δt = 0 → weight 1.0.
     assert temporal == {frozenset(ids[:2]): pytest.approx(1.0), frozenset(ids[2:]): pytest.approx(1.0)}
-    entity = {(a, b) for a, b, k, _ in got if k is LinkKind.ENTITY}
+    entity = {(n.src, n.dst) for n in got if n.kind == LinkKind.ENTITY}
     assert {(a, b) for a in ids for b in ids if a != b} <= entity  # all four Alice units connected
-    assert all(w == 1.0 for _, _, k, w in got if k is LinkKind.ENTITY)
+    assert all(n.weight == 1.0 for n in got if n.kind == LinkKind.ENTITY)
     assert not any(k == "entity" for *_, k, _ in stored)  # entity links are never stored
     for a, b, kind, weight in stored:
         if kind == "semantic":

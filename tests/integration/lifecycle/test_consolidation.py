@@ -89,9 +89,9 @@ def test_two_topics_become_two_semantic_units_once(db_url, clock):
 
         with memory.db.transaction() as conn:
             for sources, unit in texts.items():
-                found = link_sql.neighbours(conn, "a1", [unit.id], ["semantic", "temporal"])
-                assert {n.to_id for n in found if n.kind.value == "semantic"} & set(sources)
-                assert any(n.kind.value == "temporal" for n in found)
+                found = link_sql.neighbours(conn, "a1", [unit.id], entity=None)
+                assert {n.dst for n in found if n.kind == "semantic"} & set(sources)
+                assert any(n.kind == "temporal" for n in found)
 
         again = memory.consolidate("a1")
         assert again.created == () and again.candidates == 1

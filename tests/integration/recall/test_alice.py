@@ -50,16 +50,18 @@ def test_what_does_alice_do_returns_all_four(alice) -> None:
     assert alice_by_vector[-1] == hiking
     # ... and recall still returns it among the top four, reached by more than one channel or link
     entry = next(r for r in results if r.id == hiking).explanation
-    assert len(entry["channels"]) > 1 or len(entry["path"]) > 1
+    assert len(entry.channels) > 1 or len(entry.path) > 1
+
 
 def test_explanations_name_channels_path_and_factors(alice) -> None:
     results = alice.search(AGENT, "What does Alice do?", top_k=4, reinforce=False, explain=True)
     for r in results:
         e = r.explanation
-        assert e["channels"]
-        assert e["path"][-1]["unit_id"] == str(r.id)
-        for hop in e["path"][1:]:
-            assert hop["kind"] in ("temporal", "semantic", "entity") and 0 < hop["weight"] <= 1
-        assert set(e["factors"]) >= {"similarity", "text", "activation", "recency", "frequency", "importance", "score"}
-        assert e["factors"]["score"] == pytest.approx(r.weight)
-    assert any("entity" in r.explanation["channels"] for r in results)
+        assert e.channels
+        assert e.path[-1].unit_id == r.id and e.path[0].from_id is None
+        for hop in e.path[1:]:
+            assert hop.kind in ("temporal", "semantic", "entity") and 0 < hop.weight <= 1
+        assert set(e.factors) >= {"similarity", "text", "activation", "recency", "frequency", "importance", "score"}
+        assert e.factors["score"] == pytest.approx(r.weight)
+        assert r.to_dict()["explanation"]["path"][-1]["unit_id"] == str(r.id)
+    assert any("entity" in r.explanation.channels for r in results)

@@ -107,7 +107,7 @@ def test_filters_apply_to_units_reached_by_activation(memory, clock) -> None:
     unfiltered = memory.search(AGENT, "quarterly budget review", top_k=10, reinforce=False, explain=True,
                                preset=ONE_ENTRY)
     reached = {r.id: r for r in unfiltered}
-    assert other in reached and "activation" in reached[other].explanation["channels"]
+    assert other in reached and "activation" in reached[other].explanation.channels
     assert other not in found_with(memory, "quarterly budget review", tags=["work"])
     assert entry not in found_with(memory, "quarterly budget review", max_age_days=100)
 

@@ -26,10 +26,32 @@ class CountingConnection:
         return self._conn.execute(query, params, **kwargs)
 
     def cursor(self, *args, **kwargs):
-        raise AssertionError("recall sends every statement through execute")
+        return CountingCursor(self._conn.cursor(*args, **kwargs), self._counter)
 
     def __getattr__(self, name):
         return getattr(self._conn, name)
+
+
+class CountingCursor:
+    """A real cursor that counts the statements it executes."""
+
+    def __init__(self, cursor, counter: list[str]) -> None:
+        self._cursor = cursor
+        self._counter = counter
+
+    def execute(self, query, params=None, **kwargs):
+        self._counter.append(str(query)[:60])
+        self._cursor.execute(query, params, **kwargs)
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._cursor.close()
+
+    def __getattr__(self, name):
+        return getattr(self._cursor, name)
 
 
 class CountingDatabase:

@@ -7,12 +7,12 @@ import pytest
 from fleet_memory.clock import FixedClock
 from fleet_memory.config import IngestConfig
 from fleet_memory.errors import ConfigurationError
-from fleet_memory.ingest.linking import temporal_weight
+from fleet_memory.store.links import temporal_weight
 from fleet_memory.ingest.llm_extract import chunk_text, estimate_tokens, plan_chunks
 from fleet_memory.ingest.pipeline import STAGES, Pipeline, Stage
 from fleet_memory.ingest.records import Episode
 from fleet_memory.ingest.resolve import _threshold, entity_score, label_family, name_similarity
-from fleet_memory.store.entities import normalize_name
+from fleet_memory.naming import normalize_name
 
 NOW = FixedClock().now()
 

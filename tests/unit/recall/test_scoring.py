@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fleet_memory.recall.presets import BALANCED, VECTOR
-from fleet_memory.recall.scoring import Signals, pool_stats, score
+from fleet_memory.recall.scoring import Signals, pool_stats, prior_span, score
 
 NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
@@ -47,5 +47,28 @@ def test_vector_preset_scores_by_similarity_alone() -> None:
 def test_every_factor_is_reported() -> None:
     factors = score(signals(), STATS, BALANCED, NOW).factors
     for name in ("similarity", "text", "named", "in_window", "activation", "recency", "frequency", "importance",
-                 "relevance", "score"):
+                 "relevance", "recency_term", "frequency_term", "importance_term", "prior", "score"):
         assert name in factors
+
+
+def test_priors_never_overturn_a_clear_relevance_margin() -> None:
+    """The most favourable priors (fresh, often read, important) against the least favourable
+    (years old, never read, unimportant) move a score by at most prior_span."""
+    best = dict(event_date=NOW, access_count=10**6, importance=1.0)
+    worst = dict(event_date=NOW - timedelta(days=3650), access_count=0, importance=0.0)
+    span = prior_span(BALANCED)
+    assert 0 < span < 0.5
+    strong = score(signals(similarity=0.8, **worst), STATS, BALANCED, NOW)
+    weak = score(signals(similarity=0.8 - (span + 0.01) * STATS.sim_std, **best), STATS, BALANCED, NOW)
+    assert strong.factors["relevance"] - weak.factors["relevance"] > span
+    assert strong.score > weak.score
+    # a near-tie is theirs to break
+    tied = score(signals(similarity=0.8 - 0.01 * STATS.sim_std, **best), STATS, BALANCED, NOW)
+    assert tied.score > strong.score
+
+
+def test_no_saturation_strong_matches_stay_apart() -> None:
+    a = score(signals(similarity=0.95, text=6.0, activation=1.0), STATS, BALANCED, NOW)
+    b = score(signals(similarity=0.80, text=6.0, activation=1.0), STATS, BALANCED, NOW)
+    assert a.score - b.score == pytest.approx(a.factors["relevance"] - b.factors["relevance"])
+    assert a.score - b.score > 0.5

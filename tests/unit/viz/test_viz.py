@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from datetime import datetime, timezone
 from uuid import uuid4
 
 import numpy as np
 
-from fleet_memory.viz import GraphData, GraphEdge, GraphNode, TraceStep, derive_entity_edges, render_html, render_png
-from fleet_memory.viz.graph import ENTITY_CLIQUE_MAX, trace_from_results
+from fleet_memory.model import Explanation, MemoryType, PathStep, SearchResult
+from fleet_memory.viz import GraphData, GraphEdge, GraphNode, TraceStep, render_html, render_png
+from fleet_memory.viz.graph import trace_from_results
 from fleet_memory.viz.png import spring_layout
 
 
@@ -20,28 +21,6 @@ def _graph(n: int = 6) -> GraphData:
     edges = (GraphEdge("n0", "n1", "temporal", 0.8), GraphEdge("n1", "n2", "semantic", 0.9),
              GraphEdge("n2", "n3", "entity", 1.0, "Alice"))
     return GraphData("agent", nodes, edges, query="q", trace=(TraceStep("n3", 1, 0.9, ("n1", "n2")),))
-
-
-def test_entity_edges_connect_every_pair_of_a_small_group():
-    mentions = [(f"u{i}", "alice", "Alice") for i in range(4)]
-    edges = derive_entity_edges(mentions, {f"u{i}": f"2025-01-0{i + 1}" for i in range(4)})
-    assert len(edges) == 6
-    assert {e.kind for e in edges} == {"entity"} and {e.weight for e in edges} == {1.0}
-    assert {e.label for e in edges} == {"Alice"}
-
-
-def test_entity_edges_of_a_hub_are_a_chain_in_time_order_not_a_clique():
-    n = ENTITY_CLIQUE_MAX + 20
-    dates = {f"u{i:03d}": f"2025-01-01T00:{i:02d}" for i in range(n)}
-    edges = derive_entity_edges([(u, "hub", "Google") for u in reversed(list(dates))], dates)
-    assert len(edges) == n - 1
-    ordered = sorted(dates)
-    assert {(e.source, e.target) for e in edges} == set(zip(ordered, ordered[1:]))
-
-
-def test_units_sharing_two_entities_get_one_edge():
-    mentions = [("a", "e1", "Alice"), ("b", "e1", "Alice"), ("a", "e2", "Google"), ("b", "e2", "Google")]
-    assert len(derive_entity_edges(mentions, {})) == 1
 
 
 def test_html_is_self_contained_and_escapes_the_data():
@@ -79,17 +58,15 @@ def test_spring_layout_is_deterministic_and_pulls_linked_nodes_together():
     assert linked < unlinked
 
 
-@dataclass
-class _Hit:
-    id: object
-    weight: float
-    explanation: dict | None
+def _hit(unit_id, weight: float, path: tuple = ()) -> SearchResult:
+    explanation = Explanation(("vector",), len(path) - 1, path, {}, "balanced") if path else None
+    return SearchResult(unit_id, "text", weight, MemoryType.EPISODIC, datetime(2025, 1, 1, tzinfo=timezone.utc),
+                        explanation=explanation)
 
 
 def test_trace_takes_the_path_from_recall_explanations():
     a, b = uuid4(), uuid4()
-    hits = [_Hit(a, 0.9, {"path": [{"unit_id": str(a), "kind": None}]}),
-            _Hit(b, 0.5, {"path": [{"unit_id": str(a)}, {"unit_id": str(b), "kind": "entity"}]}), _Hit(a, 0.1, None)]
+    hits = [_hit(a, 0.9, (PathStep(a),)), _hit(b, 0.5, (PathStep(a), PathStep(b, a, "entity", 1.0))), _hit(a, 0.1)]
     steps = trace_from_results(hits)
     assert [s.rank for s in steps] == [1, 2, 3]
     assert steps[1].path == (str(a), str(b)) and steps[2].path == ()

@@ -1,6 +1,6 @@
-"""SQL for recall: term statistics, name resolution, the four entry-point channels (one statement),
-adjacency for the walk (one statement per hop), filtered admission of units reached by activation,
-and the features every candidate is scored on.
+"""Candidate units for ranking, with the features every candidate is scored on: the four
+entry-point channels (one statement), the features of units reached another way (one statement),
+and the term statistics the full-text feature needs.
 
 Every query that returns candidates applies the request's ``UnitFilter`` inside its WHERE clause,
 so filters act before ranking. Each returns rows with the same features, computed in SQL:
@@ -9,21 +9,15 @@ so filters act before ranking. Each returns rows with the same features, compute
 - ``text_score``  BM25-like full-text score: the sum of the IDF of the query terms the unit's
   ``tsv`` matches (terms and IDFs come from ``term_stats``; no term frequency, units are sentences)
 - ``named``       the unit mentions an entity the query names (its speaker included)
-
-Adjacency for the walk comes from ``adjacency``, one statement per hop: the stored temporal and
-semantic links (``links.STORED_SQL``) of the frontier towards units passing the request's filter,
-and entity links derived from ``unit_entities`` like ``links.neighbours`` does, except that hub
-entities are skipped (an entity mentioned by more than ``max_mentions`` units says little about any
-one of them, and its fan-out would flood the thinking budget with arbitrary units) and the
-mentions nearest in time to the source unit are preferred (then those written nearest to it).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import numpy as np
@@ -32,19 +26,17 @@ from psycopg import sql
 
 from ..model import MemoryUnit
 from .filters import UnitFilter, where_clause
-from .links import STORED_SQL
-from .units import UNIT_COLUMNS, row_to_unit
+from .rows import fetch
+from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = [
     "Candidate",
     "Features",
     "TermStats",
     "term_stats",
-    "resolve_names",
     "EXACT_ENTRIES_BELOW",
     "EntryLimits",
     "entries",
-    "adjacency",
     "candidates",
 ]
 
@@ -100,12 +92,13 @@ _FEATURES = (
 )
 
 
-def _candidate(row: Sequence) -> Candidate:
-    return Candidate(row_to_unit(row), float(row[19]), float(row[20]), bool(row[21]), int(row[22]))
+def _candidate(c: Mapping[str, Any]) -> Candidate:
+    return Candidate(unit_from_row(c), float(c["similarity"]), float(c["text_score"]), bool(c["named"]),
+                     int(c["seq"]))
 
 
-def _rows(conn: psycopg.Connection, query: sql.Composable, params: dict) -> list[Candidate]:
-    return [_candidate(r) for r in conn.execute(query, params).fetchall()]
+def _entry(c: Mapping[str, Any]) -> tuple[Candidate, list[int]]:
+    return _candidate(c), list(c["channels"])
 
 
 def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *, common_units: int,
@@ -133,22 +126,6 @@ def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *,
         idf=tuple(math.log(1.0 + (total - df + 0.5) / (df + 0.5)) for _, df in found),
         common=tuple(df >= threshold for _, df in found),
     )
-
-
-def resolve_names(
-    conn: psycopg.Connection, agent_id: str, normalized: Sequence[str], surfaces: Sequence[str]
-) -> list[tuple[UUID, str, int]]:
-    """Entities ``(id, name, mention_count)`` whose normalised name is in ``normalized`` or that
-    have an alias in ``surfaces`` (speakers are entities too: ingestion records each unit's speaker
-    as a PERSON mention). One statement, on the unique name index and the GIN alias index."""
-    if not normalized:
-        return []
-    rows = conn.execute(
-        "SELECT e.id, e.name, e.mention_count FROM entities e WHERE e.agent_id = %(a)s"
-        " AND (e.normalized_name = ANY(%(n)s) OR e.aliases && %(s)s)",
-        {"a": agent_id, "n": list(normalized), "s": list(surfaces)},
-    ).fetchall()
-    return [(eid, name, int(count)) for eid, name, count in rows]
 
 
 def _select(cond: sql.Composable, extra: str, order: str) -> sql.Composable:
@@ -228,45 +205,8 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
         " (SELECT b.id, array_agg(b.channel ORDER BY b.channel) AS channels FROM ({branches}) b GROUP BY b.id) e"
         " JOIN memory_units u ON u.agent_id = %(agent_id)s AND u.id = e.id"
     ).format(branches=sql.SQL(" UNION ALL ").join(parts))
-    rows = conn.execute(query, params).fetchall()
     names = [b[0] for b in branches]
-    return [(_candidate(r), [names[i] for i in r[23]]) for r in rows]
-
-
-def adjacency(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt: UnitFilter, *,
-              stored_kinds: Sequence[str], entity_fanout: int,
-              max_mentions: int) -> list[tuple[UUID, UUID, int, str, float]]:
-    """Every edge ``(from, to, to's seq, kind, weight)`` leaving ``ids`` towards a unit that passes the filter,
-    in ONE statement: stored links of ``stored_kinds`` in both directions (``links.STORED_SQL``), and
-    derived entity links (weight 1.0): for each entity a unit mentions that at most ``max_mentions``
-    units mention, the ``entity_fanout`` other mentioning units nearest in time. Bounded by
-    ``len(ids)`` × (stored degree + entities per unit × ``entity_fanout``) rows."""
-    if not ids:
-        return []
-    cond, params = where_clause(agent_id, flt)
-    params.update(a=agent_id, ids=list(ids), kinds=list(stored_kinds), rq_fan=entity_fanout, rq_maxm=max_mentions)
-    parts: list[sql.Composable] = []
-    if stored_kinds:
-        parts.append(sql.SQL(
-            "SELECT n.src, n.dst, u.seq, n.kind, n.weight FROM (" + STORED_SQL + ") n"
-            " JOIN memory_units u ON u.agent_id = %(a)s AND u.id = n.dst WHERE {cond}"
-        ).format(cond=cond))
-    if entity_fanout > 0:
-        parts.append(sql.SQL(
-            "SELECT DISTINCT s.unit_id, m.id, m.seq, 'entity', 1.0::float8 FROM unit_entities s"
-            " JOIN entities e ON e.agent_id = s.agent_id AND e.id = s.entity_id AND e.mention_count <= %(rq_maxm)s"
-            " JOIN memory_units su ON su.agent_id = s.agent_id AND su.id = s.unit_id"
-            " CROSS JOIN LATERAL (SELECT u.id, u.seq FROM unit_entities ue"
-            "   JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-            "   WHERE ue.agent_id = s.agent_id AND ue.entity_id = s.entity_id AND ue.unit_id <> s.unit_id AND {cond}"
-            "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), abs(u.seq - su.seq), u.seq"
-            "   LIMIT %(rq_fan)s) m"
-            " WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
-        ).format(cond=cond))
-    if not parts:
-        return []
-    rows = conn.execute(sql.SQL(" UNION ALL ").join(parts), params).fetchall()
-    return [(a, b, int(seq), kind, float(w)) for a, b, seq, kind, w in rows]
+    return [(cand, [names[i] for i in found]) for cand, found in fetch(conn, query, params, _entry)]
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,
@@ -276,4 +216,4 @@ def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], fea
         return []
     cond, params = where_clause(agent_id, flt)
     query = _select(cond, " AND u.id = ANY(%(rq_ids)s)", "u.id")
-    return _rows(conn, query, {**params, **feats.params(), "rq_ids": list(ids), "rq_lim": len(ids)})
+    return fetch(conn, query, {**params, **feats.params(), "rq_ids": list(ids), "rq_lim": len(ids)}, _candidate)

@@ -1,0 +1,251 @@
+"""A fleet of agents in one store: recall and plain vector top-k per agent size, against the same
+agents alone in an empty store, with put latency while searches run.
+
+    nice -n 10 python bench/fleet.py [--agents 1000] [--units 100-5000] [--large 50000,100000]
+                                     [--pool 5000] [--queries 60] [--json OUT] [--home DIR]
+
+How the fleet is built (a faithful bulk path, not the pipeline for every unit): a pool of
+generated conversations (``bench/latency.py``'s generator: two speakers per session, names,
+places, organisations, dates) goes through the FULL ingestion pipeline once, into the agent
+``fleet-pool`` (``--pool`` units). Then every fleet agent is a copy of part of that pool made in
+SQL by ``fleet_memory.store.replicate.clone_units``: the same rows the pipeline stored (documents,
+units, entities and aliases, mentions, temporal and semantic links, term statistics) under new
+ids, starting at a random offset in the pool so agents differ, each embedding with small noise
+(±0.01 per dimension); an agent larger than the pool repeats it in blocks shifted later in time.
+Agent sizes are log-uniform over ``--units`` (``--agents`` of them) plus the ``--large`` ones.
+The HNSW and GIN indexes are dropped during the copy and built once after, then everything is
+vacuumed and analysed (the steady state of a running service).
+
+Caveat, stated in the output: every agent derives from one pool, so the shared vector index
+holds near-copies of the same vectors from many agents — harder for a shared index than real
+fleets whose agents hear different things, never easier.
+
+What is timed: ``memory.search`` wall clock (query embedding included, ``reinforce=False``) with
+the ``balanced`` preset (recall) and the ``vector`` preset (plain vector top-k), ``--queries``
+generated questions per size class spread over ``--per-class`` agents of that class (small:
+under 1,000 units; medium: 1,000 to ``max(--units)``; large: the ``--large`` agents), after one
+untimed pass. Meanwhile a thread puts a generated conversation turn into a random small agent
+every 0.2 s through the full pipeline: its latency is the "put while searching" line. Then, per
+class, the same agents are built alone in a fresh database of the same server (the pool is
+imported there, the agents cloned the same way, the pool deleted) and the same queries timed.
+Builds are kept in ``--home``: a later run with the same arguments reuses them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import random
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from latency import QUERY_TEMPLATES, _fill, build, conversation_turns, percentiles, settle  # noqa: E402
+
+POOL = "fleet-pool"
+PREFIX = "fleet-"
+
+
+def plan_fleet(args, rng: random.Random) -> list[tuple[str, int, int]]:
+    """(agent, units, pool offset) for every fleet agent, deterministic for the seed."""
+    low, high = (int(x) for x in args.units.split("-"))
+    plan = []
+    for i in range(args.agents):
+        size = int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))
+        plan.append((f"{PREFIX}{i:05d}", size, rng.randrange(args.pool)))
+    for j, size in enumerate(int(x) for x in args.large.split(",") if x):
+        plan.append((f"{PREFIX}large-{j}", size, rng.randrange(args.pool)))
+    return plan
+
+
+def clone_all(url: str, plan: list[tuple[str, int, int]], *, label: str) -> float:
+    """Clone every planned agent that is not there yet; returns seconds spent."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    from fleet_memory.store import replicate
+
+    started = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        register_vector(conn)
+        have = replicate.unit_counts(conn, PREFIX)
+        todo = [p for p in plan if p[0] not in have and p[0] != POOL]
+        if not todo:
+            return 0.0
+        with replicate.deferred_indexes(conn):
+            for n, (agent, size, offset) in enumerate(todo, 1):
+                with conn.transaction():
+                    replicate.clone_units(conn, POOL, agent, size, offset=offset, skip_fk_checks=True)
+                if n % 50 == 0 or n == len(todo):
+                    print(f"  {label}: cloned {n}/{len(todo)} agents ({time.perf_counter() - started:.0f} s)",
+                          file=sys.stderr)
+            print(f"  {label}: building the vector and full-text indexes", file=sys.stderr)
+    return time.perf_counter() - started
+
+
+def classes(plan: list[tuple[str, int, int]], args, rng: random.Random) -> dict[str, list[tuple[str, int, int]]]:
+    high = int(args.units.split("-")[1])
+    groups = {"small": [p for p in plan if p[1] < 1000 and "large" not in p[0]],
+              "medium": [p for p in plan if 1000 <= p[1] <= high and "large" not in p[0]],
+              "large": [p for p in plan if "large" in p[0]]}
+    return {name: rng.sample(group, min(args.per_class, len(group))) for name, group in groups.items() if group}
+
+
+def time_searches(mem, agents: list[str], queries: list[str], nows: dict) -> dict:
+    pairs = [(agents[i % len(agents)], q) for i, q in enumerate(queries)]
+    for agent, q in pairs:  # untimed pass
+        mem.search(agent, q, reinforce=False, now=nows[agent])
+        mem.search(agent, q, reinforce=False, preset="vector", now=nows[agent])
+    times: dict[str, list[float]] = {"recall": [], "vector": []}
+    for agent, q in pairs:
+        for name, preset in (("recall", "balanced"), ("vector", "vector")):
+            started = time.perf_counter()
+            mem.search(agent, q, top_k=10, reinforce=False, preset=preset, now=nows[agent])
+            times[name].append(time.perf_counter() - started)
+    return {name: percentiles(t) for name, t in times.items()}
+
+
+class Putter(threading.Thread):
+    """Puts a generated turn into a random small agent every 0.2 s until stopped."""
+
+    def __init__(self, mem, agents: list[str], seed: int) -> None:
+        super().__init__(daemon=True)
+        self.mem, self.agents, self.rng = mem, agents, random.Random(seed)
+        self.stop = threading.Event()
+        self.times: list[float] = []
+
+    def run(self) -> None:
+        turns = conversation_turns(self.rng, datetime(2026, 1, 1, tzinfo=timezone.utc), sessions=10**9)
+        while not self.stop.wait(0.2):
+            started = time.perf_counter()
+            self.mem.put_many([next(turns)], agent_id=self.rng.choice(self.agents))
+            self.times.append(time.perf_counter() - started)
+
+
+def nows_for(mem, agents: list[str]) -> dict:
+    from fleet_memory.store import replicate
+
+    with mem.db.transaction() as conn:
+        return {a: replicate.latest_event(conn, a) + timedelta(days=1) for a in agents}
+
+
+def alone_url(fleet_url: str, name: str) -> str:
+    import psycopg
+
+    base = fleet_url.replace("/fleet_memory?", "/postgres?")
+    with psycopg.connect(base, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f"CREATE DATABASE {name}")
+    return fleet_url.replace("/fleet_memory?", f"/{name}?")
+
+
+def measure_alone(mem, cls: str, chosen: list[tuple[str, int, int]], queries: list[str]) -> dict:
+    """The class's agents alone in a fresh database of the same server."""
+    from fleet_memory import Config, FleetMemory
+
+    url = alone_url(mem.db.url, f"fm_alone_{cls}")
+    with FleetMemory(Config(database_url=url), embedder=mem.embedder) as alone:
+        have = {a for a, _, _ in chosen if alone.stats(a).units}
+        if len(have) < len(chosen):
+            if not alone.stats(POOL).units:
+                out = io.StringIO()
+                mem.export_agent(POOL, out)
+                alone.import_agent(POOL, out.getvalue().splitlines())
+            clone_all(url, chosen, label=f"alone/{cls}")
+        alone.delete_agent(POOL)
+        settle(alone)
+        agents = [a for a, _, _ in chosen]
+        return time_searches(alone, agents, queries, nows_for(alone, agents))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--agents", type=int, default=1000)
+    parser.add_argument("--units", default="100-5000", help="size range of the fleet's agents, log-uniform")
+    parser.add_argument("--large", default="50000,100000", help="sizes of the few large agents ('' for none)")
+    parser.add_argument("--pool", type=int, default=5000, help="units ingested through the full pipeline")
+    parser.add_argument("--per-class", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=60, help="timed queries per size class")
+    parser.add_argument("--home", default=str(Path(tempfile.gettempdir()) / "fm-bench-fleet"))
+    parser.add_argument("--json", help="write the report here")
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args(argv)
+
+    import psycopg
+
+    from fleet_memory import Config, FleetMemory
+    from fleet_memory.store import replicate
+
+    rng = random.Random(args.seed)
+    report: dict = {"method": "pool ingested through the full pipeline, agents cloned in SQL"
+                              " (store.replicate.clone_units); one pool: near-duplicate vectors across agents",
+                    "args": vars(args), "build": {}, "classes": {}}
+    with FleetMemory(Config(home=Path(args.home))) as mem:
+        report["build"]["pool"] = build(mem, POOL, args.pool, random.Random(args.seed))
+        plan = plan_fleet(args, rng)
+        report["build"]["clone_seconds"] = round(clone_all(mem.db.url, plan, label="fleet"), 1)
+        started = time.perf_counter()
+        settle(mem)
+        report["build"]["vacuum_analyze_seconds"] = round(time.perf_counter() - started, 1)
+        with psycopg.connect(mem.db.url, autocommit=True) as conn:
+            report["fleet"] = {"agents": len(plan) + 1, "units": sum(p[1] for p in plan) + args.pool,
+                               "database_bytes": replicate.database_bytes(conn)}
+        chosen = classes(plan, args, rng)
+        qrng = random.Random(args.seed + 1)
+        queries = {cls: [_fill(qrng.choice(QUERY_TEMPLATES), qrng) for _ in range(args.queries)] for cls in chosen}
+        small = [a for a, size, _ in plan if size < 1000 and all(a != c[0] for g in chosen.values() for c in g)]
+        putter = Putter(mem, small[:50] or [POOL], args.seed)
+        putter.start()
+        for cls, group in chosen.items():
+            agents = [a for a, _, _ in group]
+            report["classes"][cls] = {"agents": {a: s for a, s, _ in group},
+                                      "fleet": time_searches(mem, agents, queries[cls], nows_for(mem, agents))}
+            print(f"  fleet/{cls}: {report['classes'][cls]['fleet']}", file=sys.stderr)
+        putter.stop.set()
+        putter.join()
+        report["put_while_searching"] = percentiles(putter.times) if putter.times else None
+        for cls, group in chosen.items():
+            report["classes"][cls]["alone"] = measure_alone(mem, cls, group, queries[cls])
+            print(f"  alone/{cls}: {report['classes'][cls]['alone']}", file=sys.stderr)
+            if args.json:
+                Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+    print_report(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+    return 0
+
+
+def print_report(report: dict) -> None:
+    fleet, build_ = report["fleet"], report["build"]
+    print(f"fleet: {fleet['agents']:,} agents, {fleet['units']:,} units,"
+          f" database {fleet['database_bytes'] / 2**30:.2f} GiB;"
+          f" pool through the pipeline {build_['pool']['build_seconds']} s, clone + index {build_['clone_seconds']} s,"
+          f" vacuum/analyse {build_['vacuum_analyze_seconds']} s")
+    print(f"method: {report['method']}")
+    print("| class | agents (units) | recall p50 / p95 / p99 | vector p50 / p95 / p99 | recall p95 alone"
+          " | vector p95 alone | recall p95 fleet/alone | recall/vector p95 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for cls, r in report["classes"].items():
+        f, a = r["fleet"], r.get("alone", {})
+        sizes = ", ".join(f"{s:,}" for s in r["agents"].values())
+        ratio = f"{f['recall']['p95'] / a['recall']['p95']:.2f}×" if a else "-"
+        print(f"| {cls} | {len(r['agents'])} ({sizes})"
+              f" | {f['recall']['p50']} / {f['recall']['p95']} / {f['recall']['p99']} ms"
+              f" | {f['vector']['p50']} / {f['vector']['p95']} / {f['vector']['p99']} ms"
+              f" | {a.get('recall', {}).get('p95', '-')} ms | {a.get('vector', {}).get('p95', '-')} ms | {ratio}"
+              f" | {f['recall']['p95'] / f['vector']['p95']:.2f}× |")
+    put = report.get("put_while_searching")
+    if put:
+        print(f"put while searching (one turn, full pipeline): p50 {put['p50']} / p95 {put['p95']}"
+              f" / p99 {put['p99']} ms (n={put['n']})")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""Is the schema distributable by agent? The rule Citus imposes, read from the catalogue.
+
+Citus shards a distributed table by one column and keeps rows with the same value on the same
+node; a primary key, unique constraint or exclusion constraint can only be enforced there when it
+contains that column, and a foreign key between distributed tables only when both sides are
+co-located and the key pairs the two distribution columns. Small shared tables become reference
+tables (a full copy on every node); a distributed table may point at one, not the other way.
+
+So, for fleet-memory, distributed by ``agent_id``:
+
+- every table of the schema except ``REFERENCE_TABLES`` is agent data and has an ``agent_id``
+  column;
+- every primary key, unique constraint, unique index and exclusion constraint of agent data
+  contains ``agent_id``;
+- every foreign key of agent data either points at a reference table or pairs ``agent_id`` with
+  the referenced table's ``agent_id``;
+- reference tables have no foreign key to agent data.
+
+``violations`` returns one line per breach (empty: distributable); ``citus_statements`` the SQL
+that distributes the schema as it is (reference tables first, then agent tables in foreign-key
+order, each co-located with the first). Partitions are checked through their parent, and tables
+owned by an extension are not ours to check. Three catalogue queries, however many tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import psycopg
+
+__all__ = ["DISTRIBUTION_COLUMN", "REFERENCE_TABLES", "violations", "citus_statements"]
+
+DISTRIBUTION_COLUMN = "agent_id"
+REFERENCE_TABLES = ("api_keys", "fm_settings", "schema_migrations")
+
+_TABLES = (
+    "SELECT c.oid, c.relname FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace"
+    " AND c.relkind IN ('r', 'p') AND NOT c.relispartition"
+    " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid"
+    "  AND d.deptype = 'e') ORDER BY c.relname"
+)
+# Constraints and unique indexes as (table, name, kind, key columns, referenced table, referenced
+# columns); a unique index that backs a constraint is reported once, as the constraint.
+_KEYS = (
+    "SELECT con.conrelid, con.conname, con.contype::text,"
+    " ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(n, i)"
+    "   JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i),"
+    " con.confrelid, ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY k(n, i)"
+    "   JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i)"
+    " FROM pg_constraint con WHERE con.contype IN ('p', 'u', 'f', 'x') AND con.conrelid = ANY(%(t)s)"
+    " UNION ALL"
+    " SELECT i.indrelid, ic.relname, 'i', ARRAY(SELECT coalesce(a.attname::text, '<expression>')"
+    "   FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(n, o)"
+    "   LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n ORDER BY k.o),"
+    " 0::oid, ARRAY[]::text[]"
+    " FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid"
+    " WHERE i.indisunique AND i.indrelid = ANY(%(t)s)"
+    "  AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid)"
+)
+_KIND = {"p": "primary key", "u": "unique constraint", "x": "exclusion constraint", "i": "unique index",
+         "f": "foreign key"}
+
+
+def _tables(conn: psycopg.Connection) -> dict[int, str]:
+    return {oid: name for oid, name in conn.execute(_TABLES).fetchall()}
+
+
+def _has_column(conn: psycopg.Connection, oids: Sequence[int]) -> set[int]:
+    rows = conn.execute(
+        "SELECT attrelid FROM pg_attribute WHERE attrelid = ANY(%s) AND attname = %s AND NOT attisdropped",
+        (list(oids), DISTRIBUTION_COLUMN),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def _foreign_key_breach(cols: list[str], target: str | None, target_cols: list[str],
+                        from_reference: bool) -> str | None:
+    if target is None:
+        return None  # points outside our schema's tables (an extension's): nothing to co-locate
+    if from_reference:
+        return None if target in REFERENCE_TABLES else f"points from a reference table to agent data ({target})"
+    if target in REFERENCE_TABLES:
+        return None
+    if (DISTRIBUTION_COLUMN, DISTRIBUTION_COLUMN) not in zip(cols, target_cols):
+        return f"does not pair {DISTRIBUTION_COLUMN} with {target}.{DISTRIBUTION_COLUMN}"
+    return None
+
+
+def violations(conn: psycopg.Connection) -> list[str]:
+    """One line per table or constraint that keeps the schema from being distributed by
+    ``agent_id``, as ``"table: what"``; an empty list when it can be."""
+    tables = _tables(conn)
+    with_column = _has_column(conn, list(tables))
+    found: list[str] = []
+    for oid, name in tables.items():
+        if name not in REFERENCE_TABLES and oid not in with_column:
+            found.append(f"{name}: agent data without an {DISTRIBUTION_COLUMN} column"
+                         f" (or add it to REFERENCE_TABLES if it is a small shared table)")
+    rows = conn.execute(_KEYS, {"t": list(tables)}).fetchall()
+    for table_oid, cname, kind, cols, target_oid, target_cols in rows:
+        table = tables[table_oid]
+        reference = table in REFERENCE_TABLES
+        if kind == "f":
+            breach = _foreign_key_breach(cols, tables.get(target_oid), target_cols, reference)
+        elif reference:
+            breach = None
+        else:
+            breach = None if DISTRIBUTION_COLUMN in cols else f"does not contain {DISTRIBUTION_COLUMN}"
+        if breach:
+            found.append(f"{table}: {_KIND[kind]} {cname} ({', '.join(cols)}) {breach}")
+    return sorted(found)
+
+
+def citus_statements(conn: psycopg.Connection) -> list[str]:
+    """The SQL that distributes this schema with Citus: ``create_reference_table`` for the shared
+    tables, then ``create_distributed_table`` by ``agent_id`` for agent data, parents before
+    children (Citus wants a foreign key's target distributed first), all co-located."""
+    from .transfer import agent_tables
+
+    present = set(_tables(conn).values())
+    out = [f"SELECT create_reference_table('{t}');" for t in REFERENCE_TABLES if t in present]
+    ordered = agent_tables(conn)
+    for i, table in enumerate(ordered):
+        colocate = "" if i == 0 else f", colocate_with => '{ordered[0]}'"
+        out.append(f"SELECT create_distributed_table('{table}', '{DISTRIBUTION_COLUMN}'{colocate});")
+    return out

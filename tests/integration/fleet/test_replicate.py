@@ -1,0 +1,47 @@
+"""The fleet benchmark's bulk path copies exactly what the pipeline stored, under new ids."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+from pgvector.psycopg import register_vector
+
+from fleet_memory.store import replicate
+
+from .checks import graph_problems
+
+T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
+TEXTS = ["Alice Moreau started working at Orbital Labs.", "Bob Kitano flew to Lisbon with Alice Moreau.",
+         "Alice Moreau adopted a dog named Biscuit.", "Bob Kitano is worried about Orbital Labs."]
+
+
+def _counts(conn, agent):
+    return conn.execute(
+        "SELECT (SELECT count(*) FROM memory_units WHERE agent_id = %(a)s),"
+        " (SELECT count(*) FROM links WHERE agent_id = %(a)s),"
+        " (SELECT count(*) FROM unit_entities WHERE agent_id = %(a)s),"
+        " (SELECT count(*) FROM entities WHERE agent_id = %(a)s),"
+        " (SELECT count(*) FROM documents WHERE agent_id = %(a)s)", {"a": agent}).fetchone()
+
+
+def test_clone_copies_the_pipelines_rows(memory, db_url):
+    for i, text in enumerate(TEXTS * 2):
+        memory.put("pool", text, event_date=T0 + timedelta(hours=i))
+    with psycopg.connect(db_url) as conn:
+        register_vector(conn)
+        size = _counts(conn, "pool")[0]
+        assert replicate.clone_units(conn, "pool", "copy", size) == size
+        assert replicate.clone_units(conn, "pool", "twice", 2 * size + 1, offset=3) == 2 * size + 1
+        conn.commit()
+        pool, copy, twice = (_counts(conn, a) for a in ("pool", "copy", "twice"))
+        near = conn.execute(
+            "SELECT min(1 - (a.embedding <=> b.embedding)) FROM memory_units a JOIN memory_units b"
+            " ON b.agent_id = 'copy' AND b.text = a.text AND b.event_date = a.event_date WHERE a.agent_id = 'pool'"
+        ).fetchone()[0]
+    assert copy == pool
+    assert twice[0] == 2 * size + 1 and twice[1] >= 2 * pool[1] and twice[3] == pool[3]
+    assert 0.95 < near < 1.0  # near, not equal, vectors
+    for agent in ("pool", "copy", "twice"):
+        assert graph_problems(db_url, agent) == []
+    assert memory.search("copy", "Where did Bob fly?", top_k=3)

@@ -1,0 +1,123 @@
+"""The layout the code promises (STYLE.md), checked on the source itself:
+
+- ingest, recall and lifecycle never import each other; they meet in the store and the facade;
+- nothing below the facade imports the facade or a front door (cli, rest, mcp_server);
+- SQL lives in ``store/`` only;
+- no function is longer than 60 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__import__("fleet_memory").__file__).parent
+STAGES = {"ingest", "recall", "lifecycle"}
+FRONT_DOORS = {"cli", "rest", "mcp_server"}
+ABOVE = FRONT_DOORS | {"memory", "__init__"}  # the facade and the package's public face
+SQL = re.compile(r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX)"
+                 r"|ALTER\s+TABLE|pg_advisory)\b")
+MAX_LINES = 60
+
+
+def _modules() -> list[tuple[str, Path, ast.Module]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        out.append((".".join(parts), path, ast.parse(path.read_text(encoding="utf-8"))))
+    return out
+
+
+def _imports(name: str, tree: ast.Module) -> set[str]:
+    """Absolute module paths (inside fleet_memory, dotted from the package) this module imports."""
+    package = name.split(".")[:-1] if not name.endswith("__init__") else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif node.module and node.module.startswith("fleet_memory"):
+                target = node.module.removeprefix("fleet_memory").lstrip(".")
+            else:
+                continue
+            found.add(target)
+            found.update(f"{target}.{alias.name}".lstrip(".") for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name.removeprefix("fleet_memory.") for a in node.names if a.name.startswith("fleet_memory."))
+    return found
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0] if module else "__init__"
+
+
+def layering_violations(modules) -> list[str]:
+    bad = []
+    for name, _, tree in modules:
+        mine = _top(name)
+        for target in _imports(name, tree):
+            theirs = _top(target)
+            if mine in STAGES and theirs in STAGES and theirs != mine:
+                bad.append(f"{name} imports {target}: ingest, recall and lifecycle never import each other")
+            if mine not in ABOVE and theirs in ABOVE and target not in ("", "__init__"):
+                bad.append(f"{name} imports {target}: nothing below the facade imports it or a front door")
+    return sorted(set(bad))
+
+
+def sql_outside_store(modules) -> list[str]:
+    bad = []
+    for name, _, tree in modules:
+        if _top(name) == "store":
+            continue
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                    and SQL.search(node.value)):
+                bad.append(f"{name}:{node.lineno}: {node.value[:60]!r}")
+    return bad
+
+
+def long_functions(modules) -> list[str]:
+    return [f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+            for name, _, tree in modules for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_LINES]
+
+
+def test_ingest_recall_and_lifecycle_are_independent_and_nothing_below_the_facade_imports_upwards():
+    assert layering_violations(_modules()) == []
+
+
+def test_sql_lives_in_the_store_only():
+    assert sql_outside_store(_modules()) == []
+
+
+def test_no_function_is_longer_than_sixty_lines():
+    assert long_functions(_modules()) == []
+
+
+def _fake(source: str, name: str) -> tuple[str, Path, ast.Module]:
+    return name, Path(name), ast.parse(source)
+
+
+@pytest.mark.parametrize("name, source", [
+    ("lifecycle.consolidation", "from ..ingest.linking import link_units"),
+    ("recall.search", "from fleet_memory.lifecycle import decay"),
+    ("store.units", "from ..rest.app import create_app"),
+    ("viz.graph", "from ..memory import FleetMemory"),
+])
+def test_the_layering_check_catches_a_break(name, source):
+    assert layering_violations([_fake(source, name)])
+
+
+def test_the_checks_catch_sql_and_long_functions_outside_the_store():
+    assert sql_outside_store([_fake('q = "SELECT id FROM memory_units"', "recall.search")])
+    assert not sql_outside_store([_fake('q = "SELECT id FROM memory_units"', "store.units")])
+    body = "\n".join("    x = 1" for _ in range(MAX_LINES))
+    assert long_functions([_fake(f"def f():\n{body}\n", "recall.search")])
