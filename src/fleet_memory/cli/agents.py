@@ -34,7 +34,8 @@ def delete(ctx: typer.Context, agent: str = typer.Argument(..., help="The agent 
     console().print(f"deleted agent {agent!r}: {removed} memory unit(s)")
 
 
-def forget_user(ctx: typer.Context, user_id: str = typer.Argument(..., help="The user id the memories were stored with."),
+def forget_user(ctx: typer.Context,
+                user_id: str = typer.Argument(..., help="The user id the memories were stored with."),
                 agent: str = AGENT, as_json: bool = JSON) -> None:
     """Forget one user of an agent: their memories, what was consolidated from them, their documents."""
     with memory_from(ctx) as memory:

@@ -17,7 +17,8 @@ for name, command in (
     ("sources", memories.sources), ("stats", memories.stats), ("ingest", ingest.ingest),
     ("maintain", lifecycle.maintain), ("restore", lifecycle.restore), ("consolidate", lifecycle.consolidate),
     ("context", lifecycle.context), ("conversation", lifecycle.conversation), ("graph", graph.graph),
-    ("forget-user", agents.forget_user), ("export", transfer.export), ("import", transfer.import_), ("serve", servers.serve), ("mcp", servers.mcp),
+    ("forget-user", agents.forget_user), ("export", transfer.export), ("import", transfer.import_),
+    ("serve", servers.serve), ("mcp", servers.mcp),
 ):
     app.command(name)(guarded(command))
 

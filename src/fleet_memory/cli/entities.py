@@ -49,7 +49,8 @@ def show(ctx: typer.Context, entity: str = typer.Argument(..., help="Name, alias
 
 @app.command("rename")
 def rename(ctx: typer.Context, entity: str = typer.Argument(..., help="Name, alias or id."),
-           new_name: str = typer.Argument(..., help="The new canonical name."), agent: str = AGENT, as_json: bool = JSON) -> None:
+           new_name: str = typer.Argument(..., help="The new canonical name."), agent: str = AGENT,
+           as_json: bool = JSON) -> None:
     """Give an entity a new canonical name (the old one becomes an alias)."""
     with memory_from(ctx) as memory:
         renamed = memory.rename_entity(agent, entity, new_name)

@@ -27,7 +27,8 @@ def create(ctx: typer.Context, name: str = typer.Option(..., help="What the key 
 
 
 @app.command("list")
-def list_(ctx: typer.Context, include_revoked: bool = typer.Option(False, help="Also list revoked keys."), as_json: bool = JSON) -> None:
+def list_(ctx: typer.Context, include_revoked: bool = typer.Option(False, help="Also list revoked keys."),
+          as_json: bool = JSON) -> None:
     """List keys (never the secrets)."""
     with memory_from(ctx) as memory:
         records = memory.list_api_keys(include_revoked=include_revoked)

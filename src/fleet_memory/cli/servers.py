@@ -14,7 +14,8 @@ from ..errors import ConfigurationError
 from .common import open_memory, state
 
 
-def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
+def serve(ctx: typer.Context,
+          host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
           port: int = typer.Option(8080, help="Port to listen on."),
           no_auth: bool = typer.Option(False, "--no-auth", help="No API keys; only allowed on 127.0.0.1."),
           max_body_mb: float = typer.Option(16.0, help="Larger request bodies get 413.")) -> None:
