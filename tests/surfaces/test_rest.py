@@ -271,7 +271,7 @@ def test_mcp_over_http_is_behind_the_same_keys(client, keys):
     assert denied["isError"] is True and "may not act for agent 'a1'" in denied["content"][0]["text"]
     listed = client.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
                          headers={**accept, **keys["mine"]}).json()["result"]["tools"]
-    assert {t["name"] for t in listed} == {"remember", "recall", "build_context", "forget", "list_entities"}
+    assert {t["name"] for t in listed} == {"remember", "recall", "build_context", "forget", "forget_user", "list_entities"}
 
 
 def test_agents_list_needs_an_admin_key_and_delete_and_forget_user(client, keys, memory):

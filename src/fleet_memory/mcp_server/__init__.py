@@ -73,6 +73,17 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
         except FleetMemoryError as exc:
             raise ToolError(str(exc)) from exc
 
+    _store_tools(server, call)
+    _recall_tools(server, call)
+    return server
+
+
+Call = Callable[[Context, Optional[str], Callable[["FleetMemory", str], Any]], Any]
+
+
+def _store_tools(server: Any, call: Call) -> None:
+    """``remember``, ``forget`` and ``forget_user``."""
+
     @server.tool()
     async def remember(content: str, ctx: Context, agent_id: Optional[str] = None, context: Optional[str] = None,
                        memory_type: str = "episodic", importance: Optional[float] = None,
@@ -83,6 +94,23 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
         result = await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context, memory_type=memory_type,
                                                                importance=importance, tags=tags or ()))
         return {k: result[k] for k in ("document_id", "units", "skipped_reason") if result.get(k) is not None}
+
+    @server.tool()
+    async def forget(unit_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
+        """Delete one memory unit by its id (as returned by remember or recall)."""
+        await call(ctx, agent_id, lambda m, a: m.delete(a, unit_id))
+        return {"deleted": unit_id}
+
+    @server.tool()
+    async def forget_user(user_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
+        """Forget everything remembered about one user (every memory stored with that `user_id`, and what
+        was consolidated from them), for example when the user asks to be forgotten."""
+        removed = await call(ctx, agent_id, lambda m, a: m.forget_user(a, user_id))
+        return {"user_id": user_id, "removed": removed}
+
+
+def _recall_tools(server: Any, call: Call) -> None:
+    """``recall``, ``build_context`` and ``list_entities``."""
 
     @server.tool()
     async def recall(query: str, ctx: Context, agent_id: Optional[str] = None, top_k: int = 5,
@@ -104,22 +132,7 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
         return await call(ctx, agent_id, lambda m, a: m.build_context(a, message, limit=limit, user_id=user_id))
 
     @server.tool()
-    async def forget(unit_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
-        """Delete one memory unit by its id (as returned by remember or recall)."""
-        await call(ctx, agent_id, lambda m, a: m.delete(a, unit_id))
-        return {"deleted": unit_id}
-
-    @server.tool()
-    async def forget_user(user_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
-        """Forget everything remembered about one user (every memory stored with that `user_id`, and what
-        was consolidated from them), for example when the user asks to be forgotten."""
-        removed = await call(ctx, agent_id, lambda m, a: m.forget_user(a, user_id))
-        return {"user_id": user_id, "removed": removed}
-
-    @server.tool()
     async def list_entities(ctx: Context, agent_id: Optional[str] = None, limit: int = 50) -> dict[str, Any]:
         """The people, organisations and places remembered, with how often each is mentioned."""
         entities = await call(ctx, agent_id, lambda m, a: m.list_entities(a, limit=limit))
         return {"entities": entities}
-
-    return server
