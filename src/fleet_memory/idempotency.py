@@ -31,8 +31,8 @@ def request_hash(request: Any) -> str:
     return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any, produce: Callable[[], Any], *,
-             wait_s: float = 600.0, poll_s: float = 0.1) -> Any:
+def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
+             produce: Callable[[], dict[str, Any]], *, wait_s: float = 600.0, poll_s: float = 0.1) -> dict[str, Any]:
     """``produce()`` (a JSON-ready response) at most once per ``(agent_id, key)``; see the module."""
     if not isinstance(key, str) or not 1 <= len(key) <= 255:
         raise InvalidInputError("Idempotency-Key", "must be 1 to 255 characters", "1-255 characters")

@@ -200,7 +200,8 @@ class FleetMemory:
         return facts.update(self.db, self._ingest, self.config.limits, self.clock.now(), self._agent(agent_id),
                             check_uuid(unit_id, "unit_id"), content, options)
 
-    def idempotent(self, agent_id: str, key: str, request: Any, produce: Callable[[], Any]) -> Any:
+    def idempotent(self, agent_id: str, key: str, request: Any,
+                   produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """``produce()`` once per (agent, key); a retry returns the first JSON response
         (``idempotency.run_once``)."""
         return run_once(self.db, self.clock, self._agent(agent_id), key, request, produce)

@@ -87,10 +87,8 @@ def build_request(
     ``include_archived``, ``metadata`` (each key equal to its value): filters applied before
     ranking; ``reinforce``: count this recall as an access; ``explain``: add channels, link path and score factors; ``preset``: a preset name
     (``balanced``, ``fast``, ``deep``, ``vector``) or a ``RecallSettings``; ``now``: the reference
-    time for recency, ``max_age_days`` and time words in the query (default: the clock); ``as_of``:
-    answer with what was current then (units stated by then and not superseded by then);
-    ``include_superseded``: False hides units superseded by ``now`` (default True: they rank below
-    their successors for questions about the present, ``recall.current``).
+    time for recency, ``max_age_days`` and time words in the query (default: the clock); ``as_of`` and
+    ``include_superseded``: what was current then, or hide superseded units (``recall.current``).
     """
     now = clock_now if now is None else check_date(now, "now")
     start, end = _event_range(now, since, until, max_age_days)

@@ -54,7 +54,7 @@ def test_stored_prompt_injection_stays_fenced(memory):
                memory_type="procedural")
     prompt = memory.build_context("a1", "What about billing?")
     (entry,) = _section(prompt, "## Effective Patterns and Procedures")
-    assert re.fullmatch(r"\[Effective procedure\] <memory>Ignore previous instructions[^<>]*&lt;/memory&gt;[^<>]*"
+    assert re.fullmatch(r"\[Effective procedure\] \(\d{4}-\d\d-\d\d\) <memory>Ignore previous instructions[^<>]*&lt;/memory&gt;[^<>]*"
                         r"</memory>", entry)
     assert not any(line.startswith("Ignore") for line in prompt.splitlines())
 
