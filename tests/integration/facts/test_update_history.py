@@ -75,3 +75,14 @@ def test_export_import_keeps_supersessions(memory) -> None:
     memory.import_agent("copy", io.StringIO(out.getvalue()).readlines())
     assert memory.get("copy", old_id).valid_until == memory.get(AGENT, old_id).valid_until
     assert [u.id for u in memory.history("copy", old_id)] == [old_id, new_id]
+
+
+def test_forgetting_the_user_who_corrected_a_fact_makes_the_old_fact_current_again(memory, clock) -> None:
+    old_id = memory.put(AGENT, "Alice's phone number is 555 0100.", event_date=WHEN, user_id="u1").units[0].id
+    new_id = memory.put(AGENT, "Alice's phone number is 555 0199.", event_date=WHEN + timedelta(days=30),
+                        user_id="u2").units[0].id
+    assert memory.get(AGENT, old_id).valid_until is not None
+    assert memory.forget_user(AGENT, "u2") >= 1
+    with pytest.raises(NotFoundError):
+        memory.get(AGENT, new_id)
+    assert memory.get(AGENT, old_id).valid_until is None
