@@ -6,12 +6,13 @@ from the OpenAPI document validates the way the server does."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from ..config import Limits
+from ..model import AgentSummary as AgentSummaryOut  # noqa: F401
 from ..model import AgentStats as StatsOut  # plain records with no wire-only fields serve as they are
 from ..transfer import TransferReport as TransferOut
 
@@ -40,6 +41,16 @@ class PutIn(Request):
     source: Optional[Tag] = None
     speaker: Optional[Tag] = None
     metadata: dict[str, Any] = {}
+
+
+class UpdateIn(Request):
+    content: str = Field(..., description="The new version; it supersedes the unit.")
+    context: Optional[str] = None
+    event_date: Optional[datetime] = Field(None, description="When the change happened; default now.")
+    importance: Optional[float] = Field(None, ge=0, le=1)
+    tags: Optional[list[str]] = None
+    speaker: Optional[str] = None
+    metadata: Optional[dict[str, Any]] = None
 
 
 class PutManyIn(Request):
@@ -82,6 +93,7 @@ class UnitOut(BaseModel):
     archived_at: Optional[datetime]
     importance_set_at: Optional[datetime]
     metadata: dict[str, Any]
+    valid_until: Optional[datetime] = None
 
 
 class UnitPageOut(BaseModel):
@@ -102,8 +114,14 @@ class SearchIn(Request):
     user_id: Optional[Name] = None
     session_id: Optional[Name] = None
     include_archived: bool = False
+    metadata: Optional[dict[str, Union[StrictBool, int, float, str, None]]] = Field(
+        None, description="Only units whose metadata has each of these keys equal to its value.")
     explain: bool = False
     reinforce: bool = True
+    preset: Optional[Literal["balanced", "fast", "deep", "vector"]] = None
+    now: Optional[datetime] = Field(None, description="Reference time for recency and time words; default now.")
+    as_of: Optional[datetime] = Field(None, description="Answer with what was current then.")
+    include_superseded: bool = True
 
 
 class SearchHitOut(BaseModel):
@@ -119,6 +137,7 @@ class SearchHitOut(BaseModel):
     tags: list[str]
     metadata: dict[str, Any]
     explanation: Optional[dict[str, Any]]
+    valid_until: Optional[datetime] = None
 
 
 class SearchOut(BaseModel):
@@ -222,5 +241,9 @@ class ReportOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok", "ready", "starting"]
     version: str
+
+
+class RemovedOut(BaseModel):
+    removed: int = Field(..., description="Memory units removed.")
