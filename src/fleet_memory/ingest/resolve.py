@@ -47,6 +47,7 @@ from ..config import IngestConfig
 from ..model import Entity
 from ..naming import normalize_name
 from ..store import entities as entity_sql
+from .junk import is_common_alias
 from .records import EntityMention
 
 __all__ = ["UnitMentions", "resolve_entities", "name_similarity", "label_family", "entity_score"]
@@ -160,6 +161,8 @@ def resolve_entities(
         for cand in pool:
             if label_family(cand.label) != family:
                 continue
+            if is_common_alias(entry.surface, cand.name):
+                continue  # "SOFTWARE" is not another name for "Python Software Foundation"
             person = family == "PERSON"
             sim = max([name_similarity(entry.surface, cand.name, person=person)]
                       + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])

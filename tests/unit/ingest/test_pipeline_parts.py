@@ -30,7 +30,7 @@ def _runners(stages):
 def test_the_declared_order_is_valid_and_a_wrong_order_is_refused_at_construction():
     Pipeline(STAGES, *_runners(STAGES))
     swapped = list(STAGES)
-    swapped[1], swapped[2] = swapped[2], swapped[1]  # entities before parse
+    swapped[2], swapped[3] = swapped[3], swapped[2]  # entities before parse
     with pytest.raises(ConfigurationError, match="entities.*parsed"):
         Pipeline(swapped, *_runners(swapped))
     outside_after = list(STAGES) + [Stage("late", ("units",), ("drafts",))]
