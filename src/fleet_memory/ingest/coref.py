@@ -5,8 +5,9 @@ year" — for a whole batch in one left-to-right pass (O(tokens)).
 Rules, over the facts of one put in order (the discourse; it restarts for another agent or after
 a gap longer than ``reset_after``):
 
-- he/him/his/himself, she/her/hers/herself → the most recently mentioned PERSON whose gender is
-  compatible (known from a small first-name list or learnt from earlier pronouns); not replaced
+- he/him/his/himself, she/her/hers/herself → the most recently mentioned PERSON of that gender
+  (known from a small first-name list or learnt from earlier pronouns), else the most recent one
+  of unknown gender; not replaced
   when a compatible PERSON already appears earlier in the same sentence (it already stands alone).
   In a conversation turn the speakers are not candidates (they are "I" and "you").
 - it/its, they/them/their → the one ORG / PRODUCT / WORK_OF_ART / EVENT / FAC (for "they": ORG)
@@ -101,13 +102,18 @@ class _Discourse:
         self.when: datetime | None = None
 
     def person_for(self, gender: str, exclude: frozenset[str] = frozenset()) -> str | None:
+        """The latest person of that gender, else the latest of unknown gender ("She …" after
+        "Ines moved to Porto" is Ines even when the model took Porto for a person)."""
+        unknown = None
         for name in reversed(self.persons):
             if name in exclude:
                 continue
             known = _gender_of(name, self.learnt)
-            if known is None or known == gender:
+            if known == gender:
                 return name
-        return None
+            if known is None and unknown is None:
+                unknown = name
+        return unknown
 
     def mention(self, name: str) -> None:
         if name in self.persons:
@@ -149,6 +155,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             continue
         used.add(ref.surface)
         replacements[i] = _possessive(ref.surface) if possessive else ref.surface
+        if not possessive:
+            _expand_contraction(tokens, i, replacements)
         referents.append(ref)
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
@@ -210,6 +218,18 @@ def _glued(tokens: Sequence[Token], i: int) -> bool:
     before = i > 0 and not tokens[i - 1].ws and tokens[i - 1].text in ("-", "/")
     after = i + 1 < len(tokens) and not tokens[i].ws and tokens[i + 1].text in ("-", "/")
     return before or after
+
+
+def _expand_contraction(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:
+    """"He's a climber" → "Kwame is a climber", not "Kwame's a climber" (which reads as a possessive)."""
+    if i + 1 >= len(tokens) or tokens[i].ws:
+        return
+    low = tokens[i + 1].text.lower().replace("’", "'")
+    if low == "'s":
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        replacements[i + 1] = " has" if after is not None and after.tag == "VBN" else " is"
+    elif low in ("'ll", "'d"):
+        replacements[i + 1] = " " + _AGREE[low]
 
 
 def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:

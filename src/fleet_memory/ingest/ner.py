@@ -19,7 +19,8 @@ the agent already knows is recognised with its stored label even when the model 
 capitalised token, whatever its tag: "Ines" tagged a plural noun) or labels it otherwise ("Carol"
 as ORG once it is known as PERSON); a known first name is a PERSON whatever either says. Junk is
 refused before anything else (``junk.is_junk_name``: code identifiers, URL and Markdown fragments,
-shouted legal words). O(tokens).
+shouted legal words). A PERSON right after "in" that nobody knows as a person is a place ("in
+Ancoats"). O(tokens).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def clean_name(text: str) -> str:
     return name.strip(" .,;:!?\"'()[]-")
 
 
-def _kept(span: Span, sentence: str, gazetteer: Mapping[str, str]) -> Span | None:
+def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping[str, str]) -> Span | None:
     if span.label not in KEPT_LABELS:
         return None
     name = clean_name(span.text)
@@ -58,6 +59,9 @@ def _kept(span: Span, sentence: str, gazetteer: Mapping[str, str]) -> Span | Non
     label = _known_label(name, gazetteer)
     if label is not None and label != span.label:
         return Span(name, label, span.start, span.end)
+    if label is None and span.label == "PERSON" and span.start > 0 and \
+            tokens[span.start - 1].text.lower() == "in":
+        return Span(name, "GPE", span.start, span.end)  # "in Ancoats": a place the small model took for a person
     if "," in name and span.label not in ("GPE", "LOC", "FAC"):
         return None  # "ya, Melanie" (ORG): a vocative swallowed into a span
     return Span(name, span.label, span.start, span.end)
@@ -91,7 +95,7 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
     for item in parsed:
         spans, openers = [], []
         gazetteer = context.gazetteer(episodes[item.fact.episode_index].agent_id)
-        for s in (_kept(e, item.fact.text, gazetteer) for e in item.parse.ents):
+        for s in (_kept(e, item.parse.tokens, item.fact.text, gazetteer) for e in item.parse.ents):
             if s is None:
                 continue
             if s.end - s.start == 1 and _opens_sentence(item.parse.tokens, s.start):
