@@ -1,14 +1,15 @@
 """The event time a unit's text names: "She moved to Berlin in March 2024." happened in March 2024,
-whatever day it was put. The shared parser (``language.find_dates``, with days without a year)
-reads the text relative to the put's time; the first expression that names a day or a month
-(a calendar date, "in May", "yesterday", "last Friday", "3 days ago", "on 3 May") and does not
-contain the put's time ("today", "this morning" change nothing) sets the unit's event date to the start of its window
+whatever day it was put. The shared parser (``language.find_dates``, with days without a year) reads
+the text relative to the put's time; the first expression that names a day or a month (a calendar
+date, "in May", "yesterday", "last Friday", "3 days ago", "on 3 May") and does not contain the put's
+time ("today", "this morning" change nothing) sets the unit's event date to the start of its window
 — a day keeps the put's time of day — provided it is not after the put (a future date is an
-appointment, not an event: it stays in the text). A month without a year is the nearer of the
-last and the next such month ("leaving in January" said in December is next January: not dated);
-a day without a year counts only after "on" ("on 3 May", not "her birthday is 9 August"). Weeks, years and "N months ago" are too wide to
-date an event and are left alone. The unit's text keeps its words; the put's time goes to
-metadata (``put_at``) with the words matched (``date_phrase``). Pure; linear in the text.
+appointment, not an event: it stays in the text). A month without a year is the nearer of the last
+and the next such month ("leaving in January" said in December is next January: not dated); a day
+without a year counts only after "on" ("on 3 May", not "her birthday is 9 August"). Weeks, years and
+"N months ago" are too wide to date an event and are left alone. The unit's text keeps its words;
+the put's time goes to metadata (``put_at``) with the words matched (``date_phrase``). Pure; linear
+in the text.
 """
 
 from __future__ import annotations

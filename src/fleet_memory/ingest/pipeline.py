@@ -237,7 +237,8 @@ class Ingestor:
         self.nlp = nlp if nlp is not None else SpacyNLP()
         self.llm = llm
         self.pipeline = Pipeline(STAGES, {
-            "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities, "coref": self._coref,
+            "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
+            "coref": self._coref,
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
         }, {"write": self._write, "resolve": self._resolve, "link": self._link})
 

@@ -1,14 +1,14 @@
-"""What an agent already knows that helps read a new put: the people of its recent units and the
-stored entities a put names (the gazetteer). One statement per (agent, user, session) group of a
-put, whatever the number of pronouns or names in it.
+"""What an agent already knows that helps read a new put: the people of its recent units and the stored
+entities a put names (the gazetteer). One statement per (agent, user, session) group of a put,
+whatever the number of pronouns or names in it.
 
-``recent_people``: the units of the agent and the same user (``IS NOT DISTINCT FROM``: never
-another user's) whose event date lies in ``[since, until]``, units of the same session first, then
-the most recent — at most ``units`` of them — with, per unit, its speaker and the entities it mentions
-(with their labels). ``known_names``: the agent's entities whose normalised name or an alias is one of
-``names`` (``naming.lookup_forms``; with their stored label). Archived units are left out. Bounded by ``units`` and by the
-number of names asked; uses the (agent_id, event_date) index, the unique name index and the GIN
-alias index.
+``recent_people``: the units of the agent and the same user (``IS NOT DISTINCT FROM``: never another
+user's) whose event date lies in ``[since, until]``, units of the same session first, then the most
+recent — at most ``units`` of them — with, per unit, its speaker and the entities it mentions (with
+their labels). ``known_names``: the agent's entities whose normalised name or an alias is one of
+``names`` (``naming.lookup_forms``; with their stored label). Archived units are left out. Bounded
+by ``units`` and by the number of names asked; uses the (agent_id, event_date) index, the unique
+name index and the GIN alias index.
 """
 
 from __future__ import annotations
