@@ -1,10 +1,10 @@
 """Names that are never entities, whatever the NER model says: code identifiers, URL and Markdown
 fragments, shouted legal words, and aliases that are one common word.
 
-- code: a word with "_" (snake_case), a word with an inner capital after a lower-case letter
-  ("StopIteration", "getValue"; "McDonald" and "iPhone" are allowed: one capital after the first
-  letter and a lower-case run on both sides is a name, two humps in a row are not), dots between
-  words ("os.path"), parentheses or "=";
+- code: a word with "_" (snake_case), dots inside a word ("os.path"), parentheses or "="; in a
+  sentence that reads as code (backticks, "()", "=", raise, import, exception, function, method,
+  class, argument …) also a CamelCase word ("StopIteration", "getValue"; "McDonald" never, and
+  "YouTube" or "PayPal" only there);
 - markup: "](", "://", "www.", "[", "]", "`", "#", "*", "<", ">", "{", "}", "|", "/" or "\\";
 - shouting: a name in capitals only, in a sentence mostly in capitals ("WHATSOEVER" in a licence's
   disclaimer; "NASA" or "CNRI" in an ordinary sentence is kept).
@@ -23,6 +23,8 @@ __all__ = ["is_junk_name", "is_common_alias", "mostly_capitals"]
 _MARKUP = ("](", "://", "www.", "[", "]", "`", "#", "*", "<", ">", "{", "}", "|", "/", "\\", "(", ")", "=", "_")
 _HUMPS = re.compile(r"[a-z][A-Z][a-z]+[A-Z]|[a-z]{2,}[A-Z]")
 _DOTTED = re.compile(r"\w\.\w")
+_CODE = re.compile(r"`|\(\)|=|\b(?:raise[sd]?|import|return|exceptions?|errors?|functions?|methods?|class(?:es)?"
+                   r"|modules?|attributes?|arguments?|parameters?|iterators?|calls?|objects?)\b", re.IGNORECASE)
 
 
 def mostly_capitals(text: str) -> bool:
@@ -35,8 +37,9 @@ def is_junk_name(name: str, sentence: str = "") -> bool:
     """True for a name that is code, markup or shouting (see the module docstring)."""
     if any(mark in name for mark in _MARKUP):
         return True
+    code = _CODE.search(sentence) is not None
     for word in name.split():
-        if _HUMPS.search(word) or (_DOTTED.search(word) and not word.replace(".", "").isupper()):
+        if (code and _HUMPS.search(word)) or (_DOTTED.search(word) and not word.replace(".", "").isupper()):
             return True
     letters = [c for c in name if c.isalpha()]
     return bool(letters) and all(c.isupper() for c in letters) and mostly_capitals(sentence)

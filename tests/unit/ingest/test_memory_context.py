@@ -100,8 +100,11 @@ def test_the_implied_subject():
 
 
 def test_junk_names():
-    for name in ("StopIteration", "snake_case", "Rich blog](https://img.shields.io/badge", "os.path", "getValue"):
+    for name in ("snake_case", "Rich blog](https://img.shields.io/badge", "os.path"):
         assert is_junk_name(name), name
+    for name in ("StopIteration", "getValue"):
+        assert is_junk_name(name, f"Raise {name} when the iterator is exhausted."), name
+    assert not is_junk_name("YouTube", "I watched it on YouTube last night.")
     assert is_junk_name("WHATSOEVER", "THE SOFTWARE IS PROVIDED AS IS WITHOUT WARRANTY WHATSOEVER")
     for name in ("NASA", "McDonald", "iPhone", "Guido van Rossum", "St. James"):
         assert not is_junk_name(name, "NASA hired Guido van Rossum."), name
