@@ -27,6 +27,7 @@ __all__ = [
     "TimeWindow",
     "StoredUnit",
     "AgentStats",
+    "AgentSummary",
     "UnitPage",
     "MaintenanceReport",
     "ConsolidatedUnit",
@@ -358,3 +359,13 @@ class ConversationReport:
         data = _fields(self)
         data["unit_ids"] = [str(u) for u in self.unit_ids]
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    """One agent in the store: how many units it has (archived included) and when it last wrote."""
+
+    agent_id: str
+    units: int
+    documents: int
+    last_write: datetime | None = None

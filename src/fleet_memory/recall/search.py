@@ -63,6 +63,7 @@ def unit_filter(request: SearchRequest, config: Config) -> UnitFilter:
         user_id=request.user_id,
         session_id=request.session_id,
         include_archived=request.include_archived,
+        metadata=request.metadata,
         now=request.now,
         decay_rate=config.lifecycle.decay_rate,
         procedural_decay_rate=config.lifecycle.procedural_decay_rate,

@@ -16,7 +16,11 @@ from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Optional
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from ..extras import require
+
+require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
+
+from fastapi import APIRouter, FastAPI, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
@@ -25,6 +29,8 @@ from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputErr
 from ..providers import heap
 from . import schemas as s
 from .deps import Agent, Memory
+from .agents import agents_router
+from .docs import mount_docs
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
 
@@ -168,7 +174,9 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     """The app over ``memory`` (kept open) or one made by ``memory_factory`` at start-up (closed at
     shutdown). ``auth=False`` disables API keys (local use only). ``own_process=True`` (the
     ``serve`` command) loads the models before the first request and keeps the garbage collector
-    off them (``providers.heap``), which only a process of our own may do."""
+    off them (``providers.heap``), which only a process of our own may do. Start-up (database open,
+    models loaded) ends before any request is accepted: ``/health`` says the process is live,
+    ``/health/ready`` that it can serve."""
     from ..mcp_server import build_server
 
     mcp = build_server(lambda: app.state.memory, authorize=None if not auth else
@@ -180,10 +188,11 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
         from ..memory import FleetMemory
 
         owned = memory is None
-        app.state.memory = memory if memory is not None else (memory_factory or FleetMemory)()
-        if own_process:
-            app.state.memory.warm_up()
+        app.state.memory = memory if memory is not None else await run_in_threadpool(memory_factory or FleetMemory)
+        if own_process:  # the server answers its first request at full speed
+            await run_in_threadpool(app.state.memory.warm_up)
             heap.settle()
+        app.state.ready = True
         try:
             async with mcp.session_manager.run():
                 yield
@@ -191,18 +200,28 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
             if owned:
                 app.state.memory.close()
 
-    app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
-    app.state.auth = auth
+    app.state.auth, app.state.ready = auth, False
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), recall_router(), entities_router(), pictures_router()):
+    for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)
+    mount_docs(app)
     app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
     @app.get("/health", response_model=s.HealthOut, tags=["health"])
     def health() -> Any:
+        """Liveness: the process answers."""
         return {"status": "ok", "version": __version__}
+
+    @app.get("/health/ready", response_model=s.HealthOut, tags=["health"],
+             responses={503: {"description": "still starting: database or models not loaded yet"}})
+    def ready() -> Any:
+        """Readiness: the database is open and the models are loaded."""
+        if not getattr(app.state, "ready", False):
+            return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
+        return {"status": "ready", "version": __version__}
 
     return app
 

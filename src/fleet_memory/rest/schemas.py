@@ -4,11 +4,12 @@ unknown fields; the facade checks bounds and names the field when it refuses (â†
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from ..model import AgentSummary as AgentSummaryOut  # noqa: F401
 from ..model import AgentStats as StatsOut  # plain records with no wire-only fields serve as they are
 from ..transfer import TransferReport as TransferOut
 
@@ -93,8 +94,12 @@ class SearchIn(Request):
     user_id: Optional[str] = None
     session_id: Optional[str] = None
     include_archived: bool = False
+    metadata: Optional[dict[str, Union[StrictBool, int, float, str, None]]] = Field(
+        None, description="Only units whose metadata has each of these keys equal to its value.")
     explain: bool = False
     reinforce: bool = True
+    preset: Optional[Literal["balanced", "fast", "deep", "vector"]] = None
+    now: Optional[datetime] = Field(None, description="Reference time for recency and time words; default now.")
 
 
 class SearchHitOut(BaseModel):
@@ -213,5 +218,9 @@ class ReportOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok", "ready", "starting"]
     version: str
+
+
+class RemovedOut(BaseModel):
+    removed: int = Field(..., description="Memory units removed.")

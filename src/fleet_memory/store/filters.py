@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 __all__ = ["UnitFilter", "where_clause", "effective_importance_sql"]
 
@@ -25,6 +27,7 @@ class UnitFilter:
     user_id: str | None = None
     session_id: str | None = None
     include_archived: bool = False
+    metadata: tuple[tuple[str, Any], ...] | None = None  # each key equal to its value
     now: datetime | None = None
     decay_rate: float = 0.02
     procedural_decay_rate: float = 0.005
@@ -65,6 +68,9 @@ def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tup
     if flt.session_id is not None:
         parts.append(sql.SQL("{a}.session_id = %(session_id)s").format(a=a))
         params["session_id"] = flt.session_id
+    if flt.metadata:
+        parts.append(sql.SQL("{a}.metadata @> %(metadata)s").format(a=a))
+        params["metadata"] = Jsonb(dict(flt.metadata))
     if flt.min_importance is not None:
         parts.append(sql.SQL("{eff} >= %(min_importance)s").format(eff=effective_importance_sql(alias)))
         params.update(

@@ -136,7 +136,7 @@ def list_units(
     cond, params = where_clause(agent_id, flt)
     query = sql.SQL(
         "SELECT " + _prefixed("u") + " FROM memory_units u WHERE {cond}"
-        " ORDER BY u.event_date, u.created_at, u.id LIMIT %(limit)s OFFSET %(offset)s"
+        " ORDER BY u.event_date, u.created_at, u.seq LIMIT %(limit)s OFFSET %(offset)s"
     ).format(cond=cond)
     return fetch(conn, query, {**params, "limit": limit, "offset": offset}, unit_from_row)
 
