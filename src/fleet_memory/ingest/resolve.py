@@ -117,11 +117,9 @@ class _Name:
     context: set[str]
 
 
-def resolve_entities(
-    conn: psycopg.Connection, agent_id: str, units: Sequence[UnitMentions], config: IngestConfig
-) -> list[entity_sql.Mention]:
-    """Resolve (creating where needed) every mentioned name; return the mention rows to record.
-    Takes the agent's advisory lock."""
+def _names_of(units: Sequence[UnitMentions]) -> dict[str, _Name]:
+    """Every distinct normalised name of the batch (first appearance order), with its period and
+    the names mentioned alongside it."""
     names: dict[str, _Name] = {}
     for unit in units:
         norms = {normalize_name(m.surface) for m in unit.mentions}
@@ -135,6 +133,39 @@ def resolve_entities(
             entry.first = min(entry.first, unit.event_date)
             entry.last = max(entry.last, unit.event_date)
             entry.context |= norms - {norm}
+    return names
+
+
+def _best_candidate(entry: _Name, pool: Sequence[Entity], cooc: dict[UUID, set[str]],
+                    config: IngestConfig) -> tuple[float, Entity] | None:
+    """The best-scoring candidate of a compatible label for a name with no exact match, or ``None``."""
+    best: tuple[float, Entity] | None = None
+    family = label_family(entry.label)
+    for cand in pool:
+        if label_family(cand.label) != family:
+            continue
+        if is_common_alias(entry.surface, cand.name):
+            continue  # "SOFTWARE" is not another name for "Python Software Foundation"
+        person = family == "PERSON"
+        sim = max([name_similarity(entry.surface, cand.name, person=person)]
+                  + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])
+        if sim < 0.5:
+            continue
+        others = cooc.get(cand.id, set())
+        union = entry.context | others
+        overlap = len(entry.context & others) / len(union) if union else 0.0
+        score = entity_score(sim, overlap, _proximity(config, entry.first, cand.first_seen, cand.last_seen))
+        if best is None or score > best[0]:
+            best = (score, cand)
+    return best
+
+
+def resolve_entities(
+    conn: psycopg.Connection, agent_id: str, units: Sequence[UnitMentions], config: IngestConfig
+) -> list[entity_sql.Mention]:
+    """Resolve (creating where needed) every mentioned name; return the mention rows to record.
+    Takes the agent's advisory lock."""
+    names = _names_of(units)
     if not names:
         return []
     entity_sql.lock_entities(conn, agent_id)
@@ -156,24 +187,7 @@ def resolve_entities(
         if hit is not None:
             resolved[norm] = hit.id
             continue
-        best: tuple[float, Entity] | None = None
-        family = label_family(entry.label)
-        for cand in pool:
-            if label_family(cand.label) != family:
-                continue
-            if is_common_alias(entry.surface, cand.name):
-                continue  # "SOFTWARE" is not another name for "Python Software Foundation"
-            person = family == "PERSON"
-            sim = max([name_similarity(entry.surface, cand.name, person=person)]
-                      + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])
-            if sim < 0.5:
-                continue
-            others = cooc.get(cand.id, set())
-            union = entry.context | others
-            overlap = len(entry.context & others) / len(union) if union else 0.0
-            score = entity_score(sim, overlap, _proximity(config, entry.first, cand.first_seen, cand.last_seen))
-            if best is None or score > best[0]:
-                best = (score, cand)
+        best = _best_candidate(entry, pool, cooc, config)
         if best is not None and best[0] >= _threshold(config, entry.label, False):
             resolved[norm] = best[1].id
             continue
