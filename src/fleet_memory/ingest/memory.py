@@ -1,6 +1,6 @@
-"""The agent's memory as context for a put (stage ``memory``, before extraction): one query per
-(agent, user, session) group of the put's episodes (``store.context.agent_context``), never more
-however many pronouns or names the put holds.
+"""The agent's memory as context for a put (stage ``memory``, before extraction): one query for
+the whole put, covering each (agent, user, session) group of its episodes
+(``store.context.agent_context``), however many pronouns or names the put holds.
 
 - People of the recent units: the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` before the group's latest
@@ -12,7 +12,7 @@ however many pronouns or names the put holds.
 - The gazetteer: stored entities whose name or alias is one of the capitalised word runs (1-3
   words, at most ``MAX_NAMES`` per group) of the group's texts, with their stored labels.
 
-Pure apart from the one query the caller runs per group (``GroupQuery``).
+Pure apart from the one query the caller runs for all groups (``GroupQuery``).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..naming import normalize_name
-from ..store.context import KnownName, RecentPerson
+from ..store.context import ContextQuery, KnownName, RecentPerson
 from .names import is_first_name
 from .records import AgentContext, Episode
 
-__all__ = ["Group", "MAX_NAMES", "candidate_names", "build_context", "groups_of"]
+__all__ = ["Group", "GroupQuery", "MAX_NAMES", "candidate_names", "build_context", "groups_of"]
 
 MAX_NAMES = 200
 _CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
@@ -36,18 +36,13 @@ _RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """Episodes of one (agent, user, session) and the window of event dates to look back over."""
+    """Episodes of one (agent, user, session): their indexes and what to ask the store."""
 
-    agent_id: str
-    user_id: str | None
-    session_id: str | None
-    since: datetime
-    until: datetime
     indexes: tuple[int, ...]
-    names: tuple[str, ...]
+    query: ContextQuery
 
 
-GroupQuery = Callable[[Group], tuple[list[RecentPerson], list[KnownName]]]
+GroupQuery = Callable[[Sequence[ContextQuery]], list[tuple[list[RecentPerson], list[KnownName]]]]
 
 
 def candidate_names(texts: Sequence[str], limit: int = MAX_NAMES) -> list[str]:
@@ -75,17 +70,19 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
     for (agent, user, session), indexes in members.items():
         dates = [episodes[i].event_date for i in indexes]
         names = candidate_names([episodes[i].content for i in indexes])
-        groups.append(Group(agent, user, session, min(dates) - window, max(dates), tuple(indexes), tuple(names)))
+        groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, min(dates) - window, max(dates),
+                                                         tuple(names))))
     return groups
 
 
 def build_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuery) -> AgentContext:
-    """The put's ``AgentContext``: ``query`` runs once per group."""
+    """The put's ``AgentContext``: ``query`` runs once, for all groups."""
     people: dict[int, tuple[str, ...]] = {}
     speakers: dict[int, frozenset[str]] = {}
     known: dict[str, dict[str, str]] = {}
-    for group in groups_of(episodes, window):
-        recent, names = query(group)
+    groups = groups_of(episodes, window)
+    answers = query([g.query for g in groups]) if groups else []
+    for group, (recent, names) in zip(groups, answers):
         recent = [p for p in recent if p.label == "PERSON" or is_first_name(p.name.split()[0])]
         ordered = sorted(recent, key=lambda p: (-p.rank, p.position))
         names_in_order: list[str] = []
@@ -97,7 +94,7 @@ def build_context(episodes: Sequence[Episode], window: timedelta, query: GroupQu
         for index in group.indexes:
             people[index] = tuple(names_in_order)
             speakers[index] = talkers
-        gazetteer = known.setdefault(group.agent_id, {})
+        gazetteer = known.setdefault(group.query.agent_id, {})
         for entry in names:
             label = "PERSON" if is_first_name(entry.name.split()[0]) else entry.label
             gazetteer.setdefault(entry.normalized_name, label)

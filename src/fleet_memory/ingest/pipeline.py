@@ -9,7 +9,7 @@ checks once, at construction, that every field a stage reads is the input or add
 stage, and that the stages which need the transaction's connection come last; when it runs, it
 checks that a stage changed only the fields it declared. The order lives in ``STAGES``:
 
-    memory    episodes             → context    AgentContext   the agent's recent people + gazetteer (1 query/group)
+    memory    episodes             → context    AgentContext   the agent's recent people + gazetteer (1 query)
     extract   episodes, context    → facts      ExtractedFact  offline rules, or the LLM when configured
     parse     facts                → parsed     ParsedFact     ONE spaCy pass (nlp.pipe) for the batch
     entities  episodes, parsed, context → named NamedFact      NER from that parse + the gazetteer
@@ -277,9 +277,7 @@ class Ingestor:
     def _memory(self, s: PutState) -> PutState:
         window = timedelta(hours=self.config.ingest.temporal_window_hours)
         with self.db.transaction() as conn:
-            context = build_context(s.episodes, window, lambda g: agent_context(
-                conn, g.agent_id, user_id=g.user_id, session_id=g.session_id, since=g.since, until=g.until,
-                names=g.names))
+            context = build_context(s.episodes, window, lambda queries: agent_context(conn, queries))
         return replace(s, context=context)
 
     def _extract(self, s: PutState) -> PutState:

@@ -115,3 +115,28 @@ def test_junk_is_never_an_entity(real_memory, clock):
     names = {e.name for e in real_memory.list_entities("docs")}
     assert not names & {"StopIteration", "WHATSOEVER", "SOFTWARE", "WARRANTY"}
     assert not any("](" in n or "://" in n for n in names)
+
+
+def test_one_statement_answers_every_group_of_a_put(real_memory, clock, db_url):
+    import psycopg
+
+    from fleet_memory.store.context import ContextQuery, agent_context
+
+    now = clock.now()
+    _put(real_memory, "Alice works at Google.", now - timedelta(hours=2), session_id="s1", user_id="u1")
+    _put(real_memory, "Bob works at Acme.", now - timedelta(hours=1), session_id="s2", user_id="u1")
+    _put(real_memory, "Carol works at Initech.", now, user_id="u2")
+    day = timedelta(hours=24)
+    queries = [ContextQuery("agent_1", "u1", "s1", now - day, now, ("google", "bob")),
+               ContextQuery("agent_1", "u1", "s2", now - day, now, ()),
+               ContextQuery("agent_1", "u2", None, now - day, now, ("alice",)),
+               ContextQuery("agent_2", "u1", "s1", now - day, now, ("alice",))]
+    with psycopg.connect(db_url) as conn:
+        answers = agent_context(conn, queries)
+    people = [sorted((p.rank, p.name) for p in recent if p.label == "PERSON") for recent, _ in answers]
+    assert people[0] == [(0, "Alice"), (1, "Bob")]  # same session first
+    assert people[1] == [(0, "Bob"), (1, "Alice")]
+    assert people[2] == [(0, "Carol")]  # never another user's
+    assert answers[3] == ([], [])  # never another agent's
+    assert {(k.name, k.label) for k in answers[0][1]} == {("Google", "ORG"), ("Bob", "PERSON")}
+    assert {k.name for k in answers[2][1]} == {"Alice"}  # the gazetteer is the agent's, whatever the user

@@ -35,21 +35,22 @@ def test_groups_and_the_names_asked():
                 Episode("b", "Hi", NOW, session_id="s1"), Episode("a", "Bob too.", NOW + timedelta(hours=1),
                                                                   session_id="s1")]
     groups = groups_of(episodes, timedelta(hours=24))
-    assert [(g.agent_id, g.session_id, g.indexes) for g in groups] == [("a", "s1", (0, 3)), ("a", "s2", (1,)),
-                                                                       ("b", "s1", (2,))]
-    assert groups[0].since == NOW - timedelta(hours=24) and groups[0].until == NOW + timedelta(hours=1)
-    assert {"carol", "smith", "carol smith", "met carol smith", "bob"} <= set(groups[0].names)
+    assert [(g.query.agent_id, g.query.session_id, g.indexes) for g in groups] == [
+        ("a", "s1", (0, 3)), ("a", "s2", (1,)), ("b", "s1", (2,))]
+    first = groups[0].query
+    assert first.since == NOW - timedelta(hours=24) and first.until == NOW + timedelta(hours=1)
+    assert {"carol", "smith", "carol smith", "met carol smith", "bob"} <= set(first.names)
     assert len(candidate_names(["A B C D E F G"] * 3, limit=5)) == 5
 
 
 def test_context_orders_people_least_relevant_first_and_keeps_first_names_of_other_labels():
     calls = []
 
-    def query(group):
-        calls.append(group)
-        return ([RecentPerson("Bob", 1, 0), RecentPerson("Zed", 0, 10), RecentPerson("Alice", 0, 0),
+    def query(queries):
+        calls.append(queries)
+        return [([RecentPerson("Bob", 1, 0), RecentPerson("Zed", 0, 10), RecentPerson("Alice", 0, 0),
                  RecentPerson("Acme", 0, 3, "ORG"), RecentPerson("Carol", 1, 5, "ORG"), RecentPerson("Sam", 0, -1)],
-                [KnownName("Carol", "carol", "ORG", ("Caz",)), KnownName("Porto", "porto", "GPE", ())])
+                [KnownName("Carol", "carol", "ORG", ("Caz",)), KnownName("Porto", "porto", "GPE", ())])]
 
     context = build_context([Episode("a", "She left.", NOW)], timedelta(hours=24), query)
     assert len(calls) == 1
