@@ -21,7 +21,7 @@ floored at 0.05 for cosine and 1.0 for IDF sums), which puts cosine similarities
 one scale — z-score fusion beat reciprocal-rank fusion in the prototype (DESIGN §5).
 
 Why additive and bounded: the prior can move a score by at most ``prior_span`` = w_rec +
-w_freq + 2·w_imp (0.3 with the balanced weights) — a fraction of one standard deviation of
+w_freq + 2·w_imp (0.4 with the balanced weights) — a fraction of one standard deviation of
 similarity. Two results whose relevance differs by more than that keep their order, whatever their
 age, use or importance; closer ones may swap. An earlier form, σ(relevance) × recency ×
 frequency × importance factors, saturated: every strong match had σ ≈ 1, so the factors — and the

@@ -50,27 +50,18 @@ def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tup
     flt = flt or UnitFilter()
     if not flt.include_archived:
         parts.append(sql.SQL("{a}.archived_at IS NULL").format(a=a))
-    if flt.types:
-        parts.append(sql.SQL("{a}.memory_type = ANY(%(types)s)").format(a=a))
-        params["types"] = list(flt.types)
-    if flt.since is not None:
-        parts.append(sql.SQL("{a}.event_date >= %(since)s").format(a=a))
-        params["since"] = flt.since
-    if flt.until is not None:
-        parts.append(sql.SQL("{a}.event_date <= %(until)s").format(a=a))
-        params["until"] = flt.until
-    if flt.tags:
-        parts.append(sql.SQL("{a}.tags @> %(tags)s").format(a=a))
-        params["tags"] = list(flt.tags)
-    if flt.user_id is not None:
-        parts.append(sql.SQL("{a}.user_id = %(user_id)s").format(a=a))
-        params["user_id"] = flt.user_id
-    if flt.session_id is not None:
-        parts.append(sql.SQL("{a}.session_id = %(session_id)s").format(a=a))
-        params["session_id"] = flt.session_id
-    if flt.metadata:
-        parts.append(sql.SQL("{a}.metadata @> %(metadata)s").format(a=a))
-        params["metadata"] = Jsonb(dict(flt.metadata))
+    for name, condition, value in (
+        ("types", "{a}.memory_type = ANY(%(types)s)", list(flt.types) if flt.types else None),
+        ("since", "{a}.event_date >= %(since)s", flt.since),
+        ("until", "{a}.event_date <= %(until)s", flt.until),
+        ("tags", "{a}.tags @> %(tags)s", list(flt.tags) if flt.tags else None),
+        ("user_id", "{a}.user_id = %(user_id)s", flt.user_id),
+        ("session_id", "{a}.session_id = %(session_id)s", flt.session_id),
+        ("metadata", "{a}.metadata @> %(metadata)s", Jsonb(dict(flt.metadata)) if flt.metadata else None),
+    ):
+        if value is not None:
+            parts.append(sql.SQL(condition).format(a=a))
+            params[name] = value
     if flt.min_importance is not None:
         parts.append(sql.SQL("{eff} >= %(min_importance)s").format(eff=effective_importance_sql(alias)))
         params.update(
