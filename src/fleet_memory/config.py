@@ -73,6 +73,12 @@ class IngestConfig:
     llm_extraction: bool = False  # extract facts with the configured LLM instead of the offline rules
     chunk_chars: int = 120_000
     chunk_max_tokens: int = 30_000
+    # facts that change (ingest.supersede): candidates per new unit that states a slot, their
+    # minimum cosine, and whether a configured LLM judges the candidate pairs (one call per put)
+    supersede: bool = True
+    supersede_min_similarity: float = 0.3
+    supersede_candidates: int = 20
+    llm_supersession: bool = True
 
 
 @dataclass(frozen=True, slots=True)

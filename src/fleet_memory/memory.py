@@ -16,6 +16,8 @@ from .config import Config, LLMConfig
 from .errors import NotFoundError
 from .ingest import Ingestor
 from . import entities as entity_ops
+from . import facts
+from .idempotency import run_once
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
 from .lifecycle.importance import ranking_importance
@@ -177,7 +179,8 @@ class FleetMemory:
         ``max_age_days``, ``since``, ``until``, ``tags``, ``user_id``, ``session_id``,
         ``include_archived``, ``metadata`` (equality on metadata keys: ``{"project": "billing"}``)
         (filters, applied before ranking), ``reinforce`` (default True),
-        ``explain``, ``preset`` (name or ``RecallSettings``) and ``now`` (reference time)."""
+        ``explain``, ``preset`` (name or ``RecallSettings``), ``now`` (reference time), ``as_of``
+        (what was current then) and ``include_superseded`` (``recall.current``)."""
         request = build_request(self.config.limits, self.clock.now(), agent_id, query, top_k=top_k,
                                 thinking_budget=thinking_budget, **options)
         return self._recall.search(request)
@@ -190,6 +193,22 @@ class FleetMemory:
         if not found:
             raise NotFoundError("memory unit", uid, agent)
         return found[0]
+
+    def update(self, agent_id: str, unit_id: UUID | str, content: str, **options: Any) -> PutResult:
+        """Store ``content`` as a new version of the unit, superseding it (``facts.update``); options
+        are ``put``'s (context, event_date, tags, …), inherited from the old unit when not given."""
+        return facts.update(self.db, self._ingest, self.config.limits, self.clock.now(), self._agent(agent_id),
+                            check_uuid(unit_id, "unit_id"), content, options)
+
+    def idempotent(self, agent_id: str, key: str, request: Any,
+                   produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``produce()`` once per (agent, key); a retry returns the first JSON response
+        (``idempotency.run_once``)."""
+        return run_once(self.db, self.clock, self._agent(agent_id), key, request, produce)
+
+    def history(self, agent_id: str, unit_id: UUID | str) -> list[MemoryUnit]:
+        """Every version of the fact the unit belongs to, oldest first (``facts.history``)."""
+        return facts.history(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"))
 
     def delete(self, agent_id: str, unit_id: UUID | str) -> None:
         agent, uid = self._agent(agent_id), check_uuid(unit_id, "unit_id")

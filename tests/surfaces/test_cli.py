@@ -404,3 +404,14 @@ def test_agents_list_delete_and_forget_user(cli, memory):
     assert cli("agents", "delete", "b1", input="n\n").exit_code != 0 and memory.list_units("b1").units
     assert out_json(cli("agents", "delete", "b1", "--yes", "--json"))["removed"] == 1
     assert [a["agent_id"] for a in out_json(cli("agents", "list", "--json"))] == ["a1"]
+
+
+def test_update_and_history(cli):
+    stored = out_json(cli("put", "Dana lives in Leeds.", "-a", "a1", "--date", "2024-05-01", "--json"))
+    old_id = stored["units"][0]["id"]
+    new = out_json(cli("update", old_id, "Dana lives in Manchester now.", "-a", "a1", "--date", "2025-01-01", "--json"))
+    chain = out_json(cli("history", old_id, "-a", "a1", "--json"))
+    assert [u["id"] for u in chain] == [old_id, new["units"][0]["id"]]
+    text = cli("history", old_id, "-a", "a1")
+    assert text.exit_code == 0 and "2025-01-01" in text.stdout and "(current)" in text.stdout
+

@@ -42,6 +42,8 @@ ROUTES = [  # every agent route with a valid request: (method, path template, JS
     ("GET", "/v1/agents/{agent_id}/memories/{unit_id}", None),
     ("POST", "/v1/agents/{agent_id}/memories/{unit_id}/restore", None),
     ("GET", "/v1/agents/{agent_id}/memories/{unit_id}/sources", None),
+    ("POST", "/v1/agents/{agent_id}/memories/{unit_id}/versions", {"content": "Alice works at Meta now."}),
+    ("GET", "/v1/agents/{agent_id}/memories/{unit_id}/history", None),
     ("GET", "/v1/agents/{agent_id}/stats", None),
     ("DELETE", "/v1/agents/{agent_id}/memories/{unit_id}", None),
     ("POST", "/v1/agents/{agent_id}/search", {"query": "What does Alice do?"}),
@@ -312,3 +314,23 @@ def test_docs_pages_load_their_assets_from_this_server(client):
             assert client.get(url).status_code == 200, url
     assert client.get("/docs-assets/swagger-ui-bundle.js").headers["content-type"].startswith(
         ("application/javascript", "text/javascript"))
+
+
+def test_update_history_and_as_of_over_rest(client, keys):
+    base = "/v1/agents/a1"
+    old = client.post(f"{base}/memories", json={"content": "Alice's manager is Bob.",
+                                                 "event_date": "2024-06-01T00:00:00Z"}, headers=keys["mine"]).json()
+    old_id = old["units"][0]["id"]
+    new = client.post(f"{base}/memories/{old_id}/versions", json={"content": "Alice's manager is Carol.",
+                                                                  "event_date": "2025-01-01T00:00:00Z"},
+                      headers=keys["mine"])
+    assert new.status_code == 201, new.text
+    chain = client.get(f"{base}/memories/{old_id}/history", headers=keys["mine"]).json()
+    assert [u["text"] for u in chain] == ["Alice's manager is Bob.", "Alice's manager is Carol."]
+    assert chain[0]["valid_until"].startswith("2025-01-01")
+    then = client.post(f"{base}/search", json={"query": "Who is Alice's manager?", "as_of": "2024-07-01T00:00:00Z"},
+                       headers=keys["mine"]).json()["results"]
+    assert [h["text"] for h in then] == ["Alice's manager is Bob."]
+    bad = client.post(f"{base}/search", json={"query": "x", "include_superseded": "maybe"}, headers=keys["mine"])
+    assert bad.status_code == 422
+

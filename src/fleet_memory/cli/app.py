@@ -14,7 +14,7 @@ app = typer.Typer(help="fleet-memory: long-term memory for AI agents.", no_args_
 for name, command in (
     ("demo", demo.demo), ("put", memories.put), ("search", memories.search), ("get", memories.get),
     ("list", memories.list_units), ("delete", memories.delete),
-    ("sources", memories.sources), ("stats", memories.stats), ("ingest", ingest.ingest),
+    ("sources", memories.sources), ("update", memories.update), ("history", memories.history), ("stats", memories.stats), ("ingest", ingest.ingest),
     ("maintain", lifecycle.maintain), ("restore", lifecycle.restore), ("consolidate", lifecycle.consolidate),
     ("context", lifecycle.context), ("conversation", lifecycle.conversation), ("graph", graph.graph),
     ("forget-user", agents.forget_user), ("export", transfer.export), ("import", transfer.import_),

@@ -1,4 +1,4 @@
-"""``put``, ``search``, ``get``, ``list``, ``delete``: one facade call each."""
+"""``put``, ``search``, ``get``, ``list``, ``update``, ``history``, ``delete``: one facade call each."""
 
 from __future__ import annotations
 
@@ -125,6 +125,33 @@ def list_units(ctx: typer.Context, agent: str = AGENT, limit: int = typer.Option
         console().print(f"{unit.id}  {unit.event_date.date()}  {unit.memory_type.value:<10} {unit.text}")
     if page.next_offset is not None:
         console().print(f"… more with --offset {page.next_offset}")
+
+
+def update(ctx: typer.Context, unit_id: str, content: str = typer.Argument(..., help="The new version ('-': stdin)."),
+           agent: str = AGENT, date: Optional[str] = typer.Option(None, "--date", help="When it changed (default now)."),
+           as_json: bool = JSON) -> None:
+    """Store a new version of a memory; it supersedes the old one (kept in its history)."""
+    text = sys.stdin.read() if content == "-" else content
+    options = {"event_date": date} if date else {}
+    with memory_from(ctx) as memory:
+        result = memory.update(agent, unit_id, text, **options)
+    if as_json:
+        return print_json(result)
+    out = console()
+    for unit in result.units:
+        out.print(f"  {unit.id}  {unit.text}")
+    out.print(f"supersedes {unit_id}" if result.units else f"note: {result.skipped_reason}")
+
+
+def history(ctx: typer.Context, unit_id: str, agent: str = AGENT, as_json: bool = JSON) -> None:
+    """Every version of a memory, oldest first, with the date each stopped being current."""
+    with memory_from(ctx) as memory:
+        units = memory.history(agent, unit_id)
+    if as_json:
+        return print_json(units)
+    for unit in units:
+        until = f" → {unit.valid_until.date()}" if unit.valid_until else " (current)"
+        console().print(f"{unit.id}  {unit.event_date.date()}{until}  {unit.text}")
 
 
 def delete(ctx: typer.Context, unit_id: str = UNIT_ID, agent: str = AGENT) -> None:

@@ -62,6 +62,7 @@ class Episode:
     source: str | None = None
     speaker: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    corrects: UUID | None = None  # the unit this episode's first unit supersedes (``update``)
 
 
 @dataclass(frozen=True, slots=True)

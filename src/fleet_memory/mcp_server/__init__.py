@@ -87,12 +87,19 @@ def _store_tools(server: Any, call: Call) -> None:
     @server.tool()
     async def remember(content: str, ctx: Context, agent_id: Optional[str] = None, context: Optional[str] = None,
                        memory_type: str = "episodic", importance: Optional[float] = None,
-                       tags: Optional[list[str]] = None) -> dict[str, Any]:
+                       tags: Optional[list[str]] = None, corrects: Optional[str] = None) -> dict[str, Any]:
         """Store a memory. `content` is split into self-contained, sentence-level facts; `memory_type` is
         episodic (events), semantic (facts) or procedural (how-to); `importance` 0-1 is computed when omitted.
+        `corrects`: the id of a memory this one replaces (a new version; the old one is kept as history).
         Returns the stored units with their ids."""
-        result = await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context, memory_type=memory_type,
-                                                               importance=importance, tags=tags or ()))
+        if corrects:
+            result = await call(ctx, agent_id, lambda m, a: m.update(a, corrects, content, context=context,
+                                                                      memory_type=memory_type, importance=importance,
+                                                                      **({"tags": tags} if tags else {})))
+        else:
+            result = await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context,
+                                                                   memory_type=memory_type, importance=importance,
+                                                                   tags=tags or ()))
         return {k: result[k] for k in ("document_id", "units", "skipped_reason") if result.get(k) is not None}
 
     @server.tool()

@@ -75,6 +75,10 @@ class RecallSettings:
     common_term_share: float = 0.05
     # when False, the score is the cosine similarity alone (the plain vector baseline)
     fuse: bool = True
+    # facts that change (recall.current): a superseded unit's term, −superseded_weight for questions
+    # about the present, +past_superseded_weight for questions about the past
+    superseded_weight: float = 1.0
+    past_superseded_weight: float = 1.0
 
     @property
     def entity_rule(self) -> EntityRule | None:

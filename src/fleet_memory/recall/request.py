@@ -45,6 +45,8 @@ class SearchRequest:
     reinforce: bool = True
     explain: bool = False
     settings: RecallSettings = field(default=BALANCED)
+    as_of: datetime | None = None
+    include_superseded: bool = True
 
     @property
     def preset(self) -> str:
@@ -74,6 +76,8 @@ def build_request(
     explain: bool = False,
     preset: object = None,
     now: object = None,
+    as_of: object = None,
+    include_superseded: object = True,
 ) -> SearchRequest:
     """Check every option of ``search``; raise ``InvalidInputError`` naming the first bad one.
 
@@ -83,7 +87,8 @@ def build_request(
     ``include_archived``, ``metadata`` (each key equal to its value): filters applied before
     ranking; ``reinforce``: count this recall as an access; ``explain``: add channels, link path and score factors; ``preset``: a preset name
     (``balanced``, ``fast``, ``deep``, ``vector``) or a ``RecallSettings``; ``now``: the reference
-    time for recency, ``max_age_days`` and time words in the query (default: the clock).
+    time for recency, ``max_age_days`` and time words in the query (default: the clock); ``as_of`` and
+    ``include_superseded``: what was current then, or hide superseded units (``recall.current``).
     """
     now = clock_now if now is None else check_date(now, "now")
     start, end = _event_range(now, since, until, max_age_days)
@@ -105,7 +110,15 @@ def build_request(
         reinforce=bool(reinforce),
         explain=bool(explain),
         settings=get_preset(preset),
+        as_of=check_date(as_of, "as_of"),
+        include_superseded=_check_bool(include_superseded, "include_superseded"),
     )
+
+
+def _check_bool(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(name, f"is {value!r}", "true or false")
+    return value
 
 
 def _event_range(now: datetime, since: object, until: object,

@@ -14,13 +14,13 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 from ..extras import require
 
 require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
 
-from fastapi import APIRouter, FastAPI, Query, Request  # noqa: E402
+from fastapi import APIRouter, FastAPI, Header, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
@@ -50,17 +50,46 @@ def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
 
 
+IdempotencyKey = Annotated[Optional[str], Header(alias="Idempotency-Key",
+                                                 description="A retry with the same key returns the first response "
+                                                             "and stores nothing twice.")]
+
+
+def _json(model: type, value: Any) -> Any:
+    return model.model_validate(value, from_attributes=True).model_dump(mode="json")
+
+
+def _once(memory: FleetMemory, agent: str, key: str | None, request: list, produce: Callable[[], Any]) -> Any:
+    """``produce()``, once per ``Idempotency-Key`` when one is given (``FleetMemory.idempotent``)."""
+    if key is None:
+        return produce()
+    fingerprint = [r.model_dump(mode="json") if hasattr(r, "model_dump") else r for r in request]
+    return memory.idempotent(agent, key, fingerprint, produce)
+
+
 def memories_router() -> APIRouter:
     """Writing, reading and deleting one agent's memories."""
     r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["memories"])
 
     @r.post("/memories", status_code=201, response_model=s.PutOut)
-    def put(agent: Agent, memory: Memory, body: s.PutIn) -> Any:
-        return memory.put(agent, **body.model_dump())
+    def put(agent: Agent, memory: Memory, body: s.PutIn, key: IdempotencyKey = None) -> Any:
+        return _once(memory, agent, key, ["put", body],
+                     lambda: _json(s.PutOut, memory.put(agent, **body.model_dump())))
 
     @r.post("/memories/batch", status_code=201, response_model=s.PutManyOut)
-    def put_many(agent: Agent, memory: Memory, body: s.PutManyIn) -> Any:
-        return {"results": memory.put_many([i.model_dump() for i in body.items], agent_id=agent)}
+    def put_many(agent: Agent, memory: Memory, body: s.PutManyIn, key: IdempotencyKey = None) -> Any:
+        return _once(memory, agent, key, ["put_many", body], lambda: _json(s.PutManyOut, {
+            "results": memory.put_many([i.model_dump() for i in body.items], agent_id=agent)}))
+
+    @r.post("/memories/{unit_id}/versions", status_code=201, response_model=s.PutOut)
+    def update(agent: Agent, memory: Memory, unit_id: str, body: s.UpdateIn, key: IdempotencyKey = None) -> Any:
+        options = body.model_dump(exclude={"content"}, exclude_unset=True)
+        return _once(memory, agent, key, ["update", unit_id, body],
+                     lambda: _json(s.PutOut, memory.update(agent, unit_id, body.content, **options)))
+
+    @r.get("/memories/{unit_id}/history", response_model=list[s.UnitOut])
+    def history(agent: Agent, memory: Memory, unit_id: str) -> Any:
+        return [u.to_dict() for u in memory.history(agent, unit_id)]
 
     @r.get("/memories", response_model=s.UnitPageOut)
     def list_units(agent: Agent, memory: Memory, limit: int = 100, offset: int = 0,

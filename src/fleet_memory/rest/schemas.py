@@ -34,6 +34,16 @@ class PutIn(Request):
     metadata: dict[str, Any] = {}
 
 
+class UpdateIn(Request):
+    content: str = Field(..., description="The new version; it supersedes the unit.")
+    context: Optional[str] = None
+    event_date: Optional[datetime] = Field(None, description="When the change happened; default now.")
+    importance: Optional[float] = Field(None, ge=0, le=1)
+    tags: Optional[list[str]] = None
+    speaker: Optional[str] = None
+    metadata: Optional[dict[str, Any]] = None
+
+
 class PutManyIn(Request):
     items: list[PutIn] = Field(..., min_length=1)
 
@@ -74,6 +84,7 @@ class UnitOut(BaseModel):
     archived_at: Optional[datetime]
     importance_set_at: Optional[datetime]
     metadata: dict[str, Any]
+    valid_until: Optional[datetime] = None
 
 
 class UnitPageOut(BaseModel):
@@ -100,6 +111,8 @@ class SearchIn(Request):
     reinforce: bool = True
     preset: Optional[Literal["balanced", "fast", "deep", "vector"]] = None
     now: Optional[datetime] = Field(None, description="Reference time for recency and time words; default now.")
+    as_of: Optional[datetime] = Field(None, description="Answer with what was current then.")
+    include_superseded: bool = True
 
 
 class SearchHitOut(BaseModel):
@@ -115,6 +128,7 @@ class SearchHitOut(BaseModel):
     tags: list[str]
     metadata: dict[str, Any]
     explanation: Optional[dict[str, Any]]
+    valid_until: Optional[datetime] = None
 
 
 class SearchOut(BaseModel):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import psycopg
 
 from ..model import AgentSummary
+from .supersession import reopen
 
 __all__ = ["list_agents", "forget_user"]
 
@@ -30,22 +31,25 @@ def list_agents(conn: psycopg.Connection, *, limit: int, offset: int) -> list[Ag
 
 
 def forget_user(conn: psycopg.Connection, agent_id: str, user_id: str) -> int:
-    """Delete what one user of one agent left behind; return the number of units removed."""
-    removed = conn.execute(
-        "WITH mine AS (SELECT id, document_id FROM memory_units WHERE agent_id = %(a)s AND user_id = %(u)s),"
-        " derived AS (SELECT DISTINCT s.unit_id AS id FROM unit_sources s JOIN mine m ON s.source_id = m.id"
-        "             WHERE s.agent_id = %(a)s),"
-        " gone AS (DELETE FROM memory_units x WHERE x.agent_id = %(a)s"
-        "          AND (x.id IN (SELECT id FROM mine) OR x.id IN (SELECT id FROM derived))"
-        "          RETURNING x.id, x.document_id)"
-        " SELECT count(*), array_remove(array_agg(DISTINCT document_id), NULL) FROM gone",
+    """Delete what one user of one agent left behind — their units and the semantic units
+    consolidated from them; the units those had superseded are current again — and the documents
+    left empty. Returns the number of units removed."""
+    doomed = [r[0] for r in conn.execute(
+        "WITH mine AS (SELECT id FROM memory_units WHERE agent_id = %(a)s AND user_id = %(u)s)"
+        " SELECT id FROM mine UNION SELECT s.unit_id FROM unit_sources s JOIN mine m ON s.source_id = m.id"
+        " WHERE s.agent_id = %(a)s",
         {"a": agent_id, "u": user_id},
-    ).fetchone()
-    documents = removed[1] or []
-    if documents:
-        conn.execute(
-            "DELETE FROM documents d WHERE d.agent_id = %s AND d.id = ANY(%s)"
-            " AND NOT EXISTS (SELECT 1 FROM memory_units u WHERE u.agent_id = d.agent_id AND u.document_id = d.id)",
-            (agent_id, documents),
-        )
-    return int(removed[0])
+    ).fetchall()]
+    if not doomed:
+        return 0
+    reopen(conn, agent_id, doomed)
+    documents = [r[0] for r in conn.execute(
+        "DELETE FROM memory_units WHERE agent_id = %s AND id = ANY(%s) RETURNING document_id",
+        (agent_id, doomed),
+    ).fetchall() if r[0] is not None]
+    conn.execute(
+        "DELETE FROM documents d WHERE d.agent_id = %s AND d.id = ANY(%s)"
+        " AND NOT EXISTS (SELECT 1 FROM memory_units u WHERE u.agent_id = d.agent_id AND u.document_id = d.id)",
+        (agent_id, list(set(documents))),
+    )
+    return len(doomed)

@@ -31,6 +31,10 @@ class UnitFilter:
     now: datetime | None = None
     decay_rate: float = 0.02
     procedural_decay_rate: float = 0.005
+    # facts that change: ``as_of`` keeps the units current then (stated by then, not yet superseded);
+    # ``current_at`` hides units superseded by then (``include_superseded=False``)
+    as_of: datetime | None = None
+    current_at: datetime | None = None
 
 
 def effective_importance_sql(alias: str = "u") -> sql.Composable:
@@ -62,6 +66,13 @@ def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tup
         if value is not None:
             parts.append(sql.SQL(condition).format(a=a))
             params[name] = value
+    if flt.as_of is not None:
+        parts.append(sql.SQL("{a}.event_date <= %(as_of)s AND ({a}.valid_until IS NULL OR {a}.valid_until > %(as_of)s)")
+                     .format(a=a))
+        params["as_of"] = flt.as_of
+    if flt.current_at is not None:
+        parts.append(sql.SQL("({a}.valid_until IS NULL OR {a}.valid_until > %(current_at)s)").format(a=a))
+        params["current_at"] = flt.current_at
     if flt.min_importance is not None:
         parts.append(sql.SQL("{eff} >= %(min_importance)s").format(eff=effective_importance_sql(alias)))
         params.update(
