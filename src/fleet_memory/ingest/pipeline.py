@@ -9,12 +9,13 @@ checks once, at construction, that every field a stage reads is the input or add
 stage, and that the stages which need the transaction's connection come last; when it runs, it
 checks that a stage changed only the fields it declared. The order lives in ``STAGES``:
 
-    extract   episodes             → facts      ExtractedFact  offline rules, or the LLM when configured
+    memory    episodes             → context    AgentContext   the agent's recent people + gazetteer (1 query)
+    extract   episodes, context    → facts      ExtractedFact  offline rules, or the LLM when configured
     parse     facts                → parsed     ParsedFact     ONE spaCy pass (nlp.pipe) for the batch
-    entities  episodes, parsed     → named      NamedFact      NER from that parse
-    coref     episodes, named      → coref      CorefFact      pronouns → referents
+    entities  episodes, parsed, context → named NamedFact      NER from that parse + the gazetteer
+    coref     episodes, named, context → coref  CorefFact      pronouns → referents (in the put, then memory)
     validate  coref                → plans      UnitPlan       subject + verb; fragments merged
-    assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers)
+    assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers, dates)
     embed     drafts               → embedded   EmbeddedUnit   one batched embedder call
     write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
@@ -54,13 +55,16 @@ from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import supersession as sup_sql
 from ..store import units as unit_sql
+from ..store.context import agent_context
 from ..store.links import link_units
 from .assemble import draft_unit
 from .coref import resolve_coreferences
 from .extract import extract_sentences
 from .llm_extract import Progress, extract_with_llm
+from .memory import build_context
 from .ner import find_entities
 from .records import (
+    AgentContext,
     CorefFact,
     EmbeddedUnit,
     Episode,
@@ -105,6 +109,7 @@ class PutState:
 
     episodes: tuple[Episode, ...]
     progress: Progress | None = None
+    context: AgentContext = field(default_factory=AgentContext)
     facts: tuple[ExtractedFact, ...] = ()
     parsed: tuple[ParsedFact, ...] = ()
     named: tuple[NamedFact, ...] = ()
@@ -139,10 +144,11 @@ class Stage:
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage("extract", ("episodes",), ("facts",)),
+    Stage("memory", ("episodes",), ("context",)),
+    Stage("extract", ("episodes", "context"), ("facts",)),
     Stage("parse", ("facts",), ("parsed",)),
-    Stage("entities", ("episodes", "parsed"), ("named",)),
-    Stage("coref", ("episodes", "named"), ("coref",)),
+    Stage("entities", ("episodes", "parsed", "context"), ("named",)),
+    Stage("coref", ("episodes", "named", "context"), ("coref",)),
     Stage("validate", ("coref",), ("plans",)),
     Stage("assemble", ("episodes", "plans"), ("drafts",)),
     Stage("embed", ("drafts",), ("embedded",)),
@@ -239,7 +245,8 @@ class Ingestor:
         self.nlp = nlp if nlp is not None else SpacyNLP()
         self.llm = llm
         self.pipeline = Pipeline(STAGES, {
-            "extract": self._extract, "parse": self._parse, "entities": self._entities, "coref": self._coref,
+            "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
+            "coref": self._coref,
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
         }, {"write": self._write, "resolve": self._resolve, "link": self._link,
                                        "supersede": self._supersede})
@@ -290,9 +297,15 @@ class Ingestor:
         return results
 
     # stages ------------------------------------------------------------------------------
+    def _memory(self, s: PutState) -> PutState:
+        window = timedelta(hours=self.config.ingest.temporal_window_hours)
+        with self.db.transaction() as conn:
+            context = build_context(s.episodes, window, lambda queries: agent_context(conn, queries))
+        return replace(s, context=context)
+
     def _extract(self, s: PutState) -> PutState:
         if self.llm is None or not self.config.ingest.llm_extraction:
-            return replace(s, facts=tuple(extract_sentences(s.episodes)))
+            return replace(s, facts=tuple(extract_sentences(s.episodes, s.context)))
         llm_config = self.config.llm or LLMConfig(base_url="", model="")
         facts = extract_with_llm(self.llm, s.episodes, self.config.ingest, llm_config, progress=s.progress)
         return replace(s, facts=tuple(facts))
@@ -307,17 +320,18 @@ class Ingestor:
         return replace(s, parsed=tuple(ParsedFact(f, p, a) for f, p, a in zip(s.facts, parses, appended)))
 
     def _entities(self, s: PutState) -> PutState:
-        return replace(s, named=tuple(find_entities(s.episodes, s.parsed)))
+        return replace(s, named=tuple(find_entities(s.episodes, s.parsed, s.context)))
 
     def _coref(self, s: PutState) -> PutState:
         window = timedelta(hours=self.config.ingest.temporal_window_hours)
-        return replace(s, coref=tuple(resolve_coreferences(s.episodes, s.named, reset_after=window)))
+        return replace(s, coref=tuple(resolve_coreferences(s.episodes, s.named, reset_after=window,
+                                                           context=s.context)))
 
     def _validate(self, s: PutState) -> PutState:
         return replace(s, plans=tuple(plan_units(s.coref)))
 
     def _assemble(self, s: PutState) -> PutState:
-        drafts = (draft_unit(plan, s.episodes[plan.members[0].fact.episode_index].speaker) for plan in s.plans)
+        drafts = (draft_unit(plan, s.episodes[plan.members[0].fact.episode_index]) for plan in s.plans)
         return replace(s, drafts=tuple(drafts))
 
     def _embed(self, s: PutState) -> PutState:
@@ -398,11 +412,13 @@ class Ingestor:
         episode = episodes[draft.episode_index]
         importance = draft.importance if draft.importance is not None else self.importance(draft.text, episode.tags)
         metadata = dict(episode.metadata)
+        metadata.update(draft.metadata)
         if draft.category:
             metadata.setdefault("category", draft.category)
         return unit_sql.NewUnit(
             id=item.unit_id, agent_id=episode.agent_id, text=draft.text, embedding=item.embedding,
-            event_date=episode.event_date, created_at=now, memory_type=draft.memory_type, importance=importance,
+            event_date=draft.event_date or episode.event_date, created_at=now, memory_type=draft.memory_type,
+            importance=importance,
             context=episode.context, document_id=doc_ids[draft.episode_index], tags=episode.tags,
             user_id=episode.user_id, session_id=episode.session_id, source=episode.source,
             speaker=draft.speaker or episode.speaker, metadata=metadata,

@@ -17,13 +17,12 @@ For every distinct name in the batch (first appearance order), per agent:
    the candidate co-occurs with (stored mentions); temporal proximity = 1 inside the period the
    candidate was mentioned in, falling linearly to 0 at ``entity_recency_days`` before its first
    or after its last mention. The best candidate
-   is reused when its score reaches the threshold — ``entity_threshold_person_exact`` (0.4) for a
-   PERSON whose name matches exactly, ``entity_threshold`` (0.6) otherwise — else a new entity is
-   created (and becomes a candidate for later names of the batch).
+   is reused when its score reaches ``entity_threshold`` (0.6), else a new entity is created (and
+   becomes a candidate for later names of the batch). The design's lower threshold for an exact
+   PERSON name (0.4) needs no setting: an exact name is step 1 and always reuses its entity.
 
 Outcomes worth knowing: two different people called "Alex" resolve to ONE entity — an exact
-PERSON match scores at least 0.5 > 0.4 whatever the context, and names are unique per agent in
-the schema; units keep their own dates, so recall can still tell them apart by time. "Bob Smith"
+name is always the same entity (step 1), and names are unique per agent in the schema; units keep their own dates, so recall can still tell them apart by time. "Bob Smith"
 after "Bob" in the same conversation scores 0.45 + 0.2 (+ co-occurrence) ≥ 0.6 and joins "Bob" as an
 alias; weeks later with nothing in common it scores < 0.6 and becomes its own entity.
 
@@ -49,6 +48,7 @@ from ..config import IngestConfig
 from ..model import Entity
 from ..naming import normalize_name
 from ..store import entities as entity_sql
+from .junk import is_common_alias
 from .name_index import NameIndex
 from .records import EntityMention
 
@@ -93,12 +93,6 @@ def entity_score(name_sim: float, overlap: float, proximity: float) -> float:
     return 0.5 * name_sim + 0.3 * overlap + 0.2 * proximity
 
 
-def _threshold(config: IngestConfig, label: str, exact: bool) -> float:
-    if label == "PERSON" and exact:
-        return config.entity_threshold_person_exact
-    return config.entity_threshold
-
-
 def _proximity(config: IngestConfig, when: datetime, first_seen: datetime | None, last_seen: datetime | None) -> float:
     """1 inside the period the candidate was mentioned in, falling linearly to 0 at
     ``entity_recency_days`` before its first or after its last mention."""
@@ -120,11 +114,9 @@ class _Name:
     context: set[str]
 
 
-def resolve_entities(
-    conn: psycopg.Connection, agent_id: str, units: Sequence[UnitMentions], config: IngestConfig
-) -> list[entity_sql.Mention]:
-    """Resolve (creating where needed) every mentioned name; return the mention rows to record.
-    Takes the agent's advisory lock."""
+def _names_of(units: Sequence[UnitMentions]) -> dict[str, _Name]:
+    """Every distinct normalised name of the batch (first appearance order), with its period and
+    the names mentioned alongside it."""
     names: dict[str, _Name] = {}
     for unit in units:
         norms = {normalize_name(m.surface) for m in unit.mentions}
@@ -138,6 +130,15 @@ def resolve_entities(
             entry.first = min(entry.first, unit.event_date)
             entry.last = max(entry.last, unit.event_date)
             entry.context |= norms - {norm}
+    return names
+
+
+def resolve_entities(
+    conn: psycopg.Connection, agent_id: str, units: Sequence[UnitMentions], config: IngestConfig
+) -> list[entity_sql.Mention]:
+    """Resolve (creating where needed) every mentioned name; return the mention rows to record.
+    Takes the agent's advisory lock."""
+    names = _names_of(units)
     if not names:
         return []
     entity_sql.lock_entities(conn, agent_id)
@@ -162,7 +163,7 @@ def resolve_entities(
             resolved[norm] = hit.id
             continue
         best = _best_candidate(config, norm, entry, pool, cooc)
-        if best is not None and best[0] >= _threshold(config, entry.label, False):
+        if best is not None and best[0] >= config.entity_threshold:
             resolved[norm] = best[1].id
             continue
         new = entity_sql.NewEntity(uuid.uuid4(), entry.surface, norm, entry.label, entry.first, entry.last)
@@ -187,6 +188,8 @@ def _best_candidate(config: IngestConfig, norm: str, entry: _Name, pool: NameInd
     for cand in pool.candidates(norm, CANDIDATES):
         if label_family(cand.label) != family:
             continue
+        if is_common_alias(entry.surface, cand.name):
+            continue  # "SOFTWARE" is not another name for "Python Software Foundation"
         person = family == "PERSON"
         sim = max([name_similarity(entry.surface, cand.name, person=person)]
                   + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])
