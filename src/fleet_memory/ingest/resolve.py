@@ -114,9 +114,15 @@ class _Name:
     context: set[str]
 
 
+CONTEXT_MAX = 64
+"""Co-occurrence context is bounded: a unit naming more names than this adds none (it says little
+about which names belong together, and its pairs grow with the square of its names), and a name
+keeps at most this many context names."""
+
+
 def _names_of(units: Sequence[UnitMentions]) -> dict[str, _Name]:
     """Every distinct normalised name of the batch (first appearance order), with its period and
-    the names mentioned alongside it."""
+    the names mentioned alongside it (at most ``CONTEXT_MAX``)."""
     names: dict[str, _Name] = {}
     for unit in units:
         norms = {normalize_name(m.surface) for m in unit.mentions}
@@ -129,7 +135,8 @@ def _names_of(units: Sequence[UnitMentions]) -> dict[str, _Name]:
                 entry = names[norm] = _Name(m.surface, m.label, unit.event_date, unit.event_date, set())
             entry.first = min(entry.first, unit.event_date)
             entry.last = max(entry.last, unit.event_date)
-            entry.context |= norms - {norm}
+            if len(norms) <= CONTEXT_MAX and len(entry.context) < CONTEXT_MAX:
+                entry.context |= norms - {norm}
     return names
 
 
