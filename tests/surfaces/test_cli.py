@@ -103,7 +103,8 @@ def test_ingest_text_and_markdown_files_and_skip_them_on_rerun(cli, tmp_path):
     first = out_json(cli("ingest", str(tmp_path / "notes.txt"), str(tmp_path / "trip.md"), "-a", "a1", "--json"))
     assert first["items"] == 3 and first["skipped"] == 0 and first["units"] >= 3
     units = out_json(cli("list", "-a", "a1", "--json"))["units"]
-    assert {u["context"] for u in units} == {"notes.txt", "Trip to Yosemite", "Food"}
+    assert {u["context"] for u in units} == {"notes.txt", "trip.md > Trip to Yosemite",
+                                             "trip.md > Trip to Yosemite > Food"}
     again = out_json(cli("ingest", str(tmp_path / "notes.txt"), str(tmp_path / "trip.md"), "-a", "a1", "--json"))
     assert again == {**first, "skipped": 3, "units": 0}
 

@@ -277,6 +277,10 @@ class Ingestor:
     def _parse(self, s: PutState) -> PutState:
         texts, appended = [], []
         for f in s.facts:
+            if f.kind == "code":  # kept code is not language: nothing to parse, no entity in it
+                texts.append("")
+                appended.append(False)
+                continue
             needs = not f.text.rstrip().endswith(_TERMINAL)
             texts.append(f.text + "." if needs else f.text)
             appended.append(needs)
@@ -351,10 +355,18 @@ class Ingestor:
         metadata = dict(episode.metadata)
         if draft.category:
             metadata.setdefault("category", draft.category)
+        if draft.kind != "text":
+            metadata["kind"] = draft.kind
+        if draft.links:
+            metadata["links"] = [{"text": text, "url": url} for text, url in draft.links]
+        context = episode.context
+        if draft.context:  # the heading path of structured text, under the put's own context
+            context = f"{episode.context} > {draft.context}" if episode.context else draft.context
+            context = context[: self.config.limits.max_context_chars]
         return unit_sql.NewUnit(
             id=item.unit_id, agent_id=episode.agent_id, text=draft.text, embedding=item.embedding,
             event_date=episode.event_date, created_at=now, memory_type=draft.memory_type, importance=importance,
-            context=episode.context, document_id=doc_ids[draft.episode_index], tags=episode.tags,
+            context=context, document_id=doc_ids[draft.episode_index], tags=episode.tags,
             user_id=episode.user_id, session_id=episode.session_id, source=episode.source,
             speaker=draft.speaker or episode.speaker, metadata=metadata,
         )
