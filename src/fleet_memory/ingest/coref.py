@@ -30,7 +30,7 @@ from ..providers.nlp import Parsed, Span, Token
 from .names import FEMALE_NAMES, MALE_NAMES
 from .records import CorefFact, CorefText, EntityMention, Episode, NamedFact
 
-__all__ = ["resolve_coreferences"]
+__all__ = ["Discourse", "resolve_coreferences"]
 
 _FEMALE = {"she", "her", "hers", "herself"}
 _MALE = {"he", "him", "his", "himself"}
@@ -203,15 +203,26 @@ def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -
         replacements[j] = _third_person(verb.text)
 
 
+class Discourse:
+    """The discourse state of one put, carried from one window of its facts to the next (the
+    pipeline resolves a long put window by window, in order)."""
+
+    def __init__(self) -> None:
+        self.state = _Discourse()
+
+
 def resolve_coreferences(
     episodes: Sequence[Episode],
     named: Sequence[NamedFact],
     *,
     reset_after: timedelta = timedelta(hours=24),
+    discourse: Discourse | None = None,
 ) -> list[CorefFact]:
     """Each named fact (from ``ner``) with its text after coreference, in order. Self-contained
-    facts (from an LLM) pass through unchanged."""
-    state = _Discourse()
+    facts (from an LLM) pass through unchanged. ``discourse`` continues the state of earlier facts
+    of the same put (and keeps it for the next call)."""
+    holder = discourse if discourse is not None else Discourse()
+    state = holder.state
     speakers = frozenset(e.speaker for e in episodes if e.speaker)
     out: list[CorefFact] = []
     for item in named:
@@ -220,7 +231,7 @@ def resolve_coreferences(
         if state.agent != episode.agent_id or (
             state.when is not None and abs(episode.event_date - state.when) > reset_after
         ):
-            state = _Discourse()
+            state = holder.state = _Discourse()
             state.agent = episode.agent_id
         state.when = episode.event_date
         if fact.self_contained:

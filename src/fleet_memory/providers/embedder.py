@@ -73,7 +73,9 @@ class SentenceTransformerEmbedder:
                 self._model = model
         return self._model
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, threads: int | None = None) -> np.ndarray:
+        """Unit vectors of ``texts``; ``threads`` caps torch's threads for this call (the ingest
+        pipeline embeds on one while spaCy parses on another core)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._model or self._load()
@@ -82,7 +84,7 @@ class SentenceTransformerEmbedder:
             if single:
                 with _torch_threads(1):
                     return single(texts[0])
-        with _torch_threads(1 if len(texts) <= _SMALL_BATCH else None):
+        with _torch_threads(1 if len(texts) <= _SMALL_BATCH else threads):
             vectors = model.encode(
                 list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                 show_progress_bar=False,
@@ -205,7 +207,9 @@ class HashingEmbedder:
             return vec
         return vec / norm
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, threads: int | None = None) -> np.ndarray:
+        """Unit vectors of ``texts``; ``threads`` caps torch's threads for this call (the ingest
+        pipeline embeds on one while spaCy parses on another core)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._vector(t) for t in texts])
