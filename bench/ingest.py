@@ -12,8 +12,15 @@ all-MiniLM-L6-v2 and the same embedded PostgreSQL; models are warmed up before t
 runs first for each conversation, then the pipeline.
 
 Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
-over conversations), the floor's turns/s, their ratio, and the link rows per unit after ingestion
-(stored temporal and semantic links, mean and max per unit; entity links are derived when read).
+over conversations; parse and embed overlap, so they add up to more than the wall time), the
+floor's turns/s, their ratio, and the link rows per unit after ingestion (stored temporal and
+semantic links, mean and max per unit; entity links are derived when read).
+
+``--agent-sizes 1000,50000``: also the first conversation's ``put_many`` into agents prefilled to
+each size, units/s for each (``ingest_scale.agent_sizes``). ``--long-turns 5``: also LongMemEval-like
+long turns (5 LoCoMo turns joined into one, user/assistant), one ``put_many`` per session into one
+agent, turns/s (``ingest_scale.long_turns``). Run it under ``nice`` on a shared machine: only
+ratios measured in the same run mean anything there.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import time
 import uuid
 from pathlib import Path
 
+from ingest_scale import agent_sizes, long_turns
 from locomo_data import load, turn_items
 
 
@@ -60,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
     parser.add_argument("--home", type=Path, help="embedded database directory (default: a temporary one)")
+    parser.add_argument("--agent-sizes", default="", help="e.g. 1000,50000: put into agents of these sizes")
+    parser.add_argument("--long-turns", type=int, default=0, help="join this many turns into one long turn")
+    parser.add_argument("--skip-main", action="store_true", help="only the --agent-sizes / --long-turns parts")
     args = parser.parse_args(argv)
 
     from fleet_memory import Config, FleetMemory
@@ -80,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             floor_s = pipe_s = 0.0
             stages: dict[str, float] = {}
             agents = []
-            for conv in convs:
+            for conv in ([] if args.skip_main else convs):
                 items = turn_items(conv)
                 turns += len(items)
                 floor_s += floor_ingest(mem, f"floor-{run}-{conv['conversation_id']}", items)
@@ -94,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                     stages[name] = stages.get(name, 0.0) + secs
                 print(f"  {conv['conversation_id']}: {len(items)} turns → {sum(len(r.units) for r in results)} units",
                       file=sys.stderr)
+            sizes = agent_sizes(mem, convs, [int(n) for n in args.agent_sizes.split(",") if n], run)
+            long = long_turns(mem, convs, args.long_turns, run) if args.long_turns else None
             links: dict[str, dict[str, float]] = {}
             totals = {"units": 0, "entities": 0}
             with mem.db.transaction() as conn:
@@ -105,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
                         agg = links.setdefault(kind, {"rows": 0, "max_degree": 0, "units_linked": 0, "_sum": 0.0})
                         agg["rows"] += row["rows"]
                         agg["max_degree"] = max(agg["max_degree"], row["max_degree"])
+    _print_scale(sizes, long)
+    if args.skip_main:
+        if args.json:
+            args.json.write_text(json.dumps({"agent_sizes": sizes, "long_turns": long}, indent=2))
+        return 0
     for kind, agg in links.items():
         agg["rows_per_unit"] = agg["rows"] / max(1, totals["units"])
         agg.pop("_sum")
@@ -113,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
                 "turns": turns, "units": units, "stage_seconds": stages}
     floor = {"turns_per_s": turns / floor_s, "seconds": floor_s}
     out = {"pipeline": pipeline, "floor": floor, "ratio": pipeline["turns_per_s"] / floor["turns_per_s"],
-           "links": links, "entities": totals["entities"], "conversations": len(convs)}
+           "links": links, "entities": totals["entities"], "conversations": len(convs),
+           "agent_sizes": sizes, "long_turns": long}
 
     print(f"{'':<26}{'turns/s':>10}{'units/s':>10}{'seconds':>10}")
     print(f"{'floor (embed + insert)':<26}{floor['turns_per_s']:>10.1f}{'':>10}{floor_s:>10.1f}")
@@ -125,6 +144,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0
+
+
+def _print_scale(sizes: list[dict], long: dict | None) -> None:
+    for row in sizes:
+        print(f"agent of {row['prefill_units']:>6} units: {row['turns']} turns → {row['units']} units in "
+              f"{row['seconds']:.1f} s, {row['units_per_s']:.1f} units/s   ("
+              + ", ".join(f"{k} {v:.2f}" for k, v in row["stage_seconds"].items()) + ")")
+    if len(sizes) > 1:
+        print(f"units/s at {sizes[-1]['prefill_units']} / at {sizes[0]['prefill_units']}: "
+              f"{sizes[-1]['units_per_s'] / sizes[0]['units_per_s']:.2f}")
+    if long:
+        print(f"long turns ({long['chars_per_turn']:.0f} chars each): {long['sessions']} session puts, "
+              f"{long['turns']} turns → {long['units']} units, {long['turns_per_s']:.1f} turns/s, "
+              f"{long['units_per_s']:.1f} units/s, median {long['median_put_s']:.2f} s per session put")
 
 
 if __name__ == "__main__":
