@@ -69,6 +69,7 @@ class IngestConfig:
     llm_extraction: bool = False  # extract facts with the configured LLM instead of the offline rules
     chunk_chars: int = 120_000
     chunk_max_tokens: int = 30_000
+    embed_headings: int = 2  # the last N headings of a unit's heading path are embedded with its text
 
 
 @dataclass(frozen=True, slots=True)

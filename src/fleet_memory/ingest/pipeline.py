@@ -404,12 +404,20 @@ class Ingestor:
         return replace(s, drafts=tuple(drafts))
 
     def _embed(self, s: PutState) -> PutState:
-        texts = [d.text for d in s.drafts]
+        texts = [self._embedded_text(d) for d in s.drafts]
         if s.carry is not None and not s.carry.front_done.is_set() and isinstance(self.embedder, SentenceTransformerEmbedder):
             vectors = self.embedder.embed(texts, threads=1)  # spaCy has the other core
         else:
             vectors = self.embedder.embed(texts)
         return replace(s, embedded=tuple(EmbeddedUnit(d, uuid.uuid4(), v) for d, v in zip(s.drafts, vectors)))
+
+    def _embedded_text(self, draft: UnitDraft) -> str:
+        """What is embedded for a unit: its text, after the last ``IngestConfig.embed_headings``
+        headings of its heading path when it comes from structured text ("Installation: …")."""
+        levels = self.config.ingest.embed_headings
+        if not draft.context or levels <= 0:
+            return draft.text
+        return " > ".join(draft.context.split(" > ")[-levels:]) + ": " + draft.text
 
     def _write(self, s: PutState, conn: psycopg.Connection) -> PutState:
         now = self.clock.now()
