@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {conv['conversation_id']}: {len(items)} turns → {sum(len(r.units) for r in results)} units",
                       file=sys.stderr)
             sizes = agent_sizes(mem, convs, [int(n) for n in args.agent_sizes.split(",") if n], run)
-            long = long_turns(mem, convs, args.long_turns, run) if args.long_turns else None
+            long = long_turns(mem, convs, args.long_turns, run, floor_ingest) if args.long_turns else None
             links: dict[str, dict[str, float]] = {}
             totals = {"units": 0, "entities": 0}
             with mem.db.transaction() as conn:
@@ -157,7 +157,9 @@ def _print_scale(sizes: list[dict], long: dict | None) -> None:
     if long:
         print(f"long turns ({long['chars_per_turn']:.0f} chars each): {long['sessions']} session puts, "
               f"{long['turns']} turns → {long['units']} units, {long['turns_per_s']:.1f} turns/s, "
-              f"{long['units_per_s']:.1f} units/s, median {long['median_put_s']:.2f} s per session put")
+              f"{long['units_per_s']:.1f} units/s, median {long['median_put_s']:.2f} s per session put; "
+              f"floor {long['floor_turns_per_s']:.1f} turns/s, ratio "
+              f"{long['turns_per_s'] / long['floor_turns_per_s']:.2f}")
 
 
 if __name__ == "__main__":

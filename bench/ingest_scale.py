@@ -10,8 +10,9 @@ with one ``put_many`` (the full pipeline) and timed. Same conversation, same run
 Long turns (LongMemEval-like): every LoCoMo session becomes a user/assistant conversation of long
 turns — ``group`` consecutive turns joined into one multi-sentence turn, speakers alternating
 "user" and "assistant" —, put with one ``put_many`` per session into ONE agent (the sessions pool,
-as LongMemEval's haystack does). Printed: turns/s and units/s over all sessions, and the median
-seconds per session put.
+as LongMemEval's haystack does). Printed: turns/s and units/s over all sessions, the median
+seconds per session put, and the floor (embedding + insert of the same turns, each session just
+before its put) in turns/s.
 """
 
 from __future__ import annotations
@@ -82,17 +83,21 @@ def long_turn_sessions(convs: list[dict], group: int) -> list[list[dict]]:
         for session in conv["sessions"]:
             turns = [t["text"] for t in session["turns"]]
             joined = [" ".join(turns[i:i + group]) for i in range(0, len(turns), group)]
+            sid = f"{conv['conversation_id']}:{session['session_id']}"
             sessions.append([{"speaker": "user" if i % 2 == 0 else "assistant", "text": text,
-                              "timestamp": session["date_time"], "session_id": f"{conv['conversation_id']}:"
-                              f"{session['session_id']}"} for i, text in enumerate(joined)])
+                              "timestamp": session["date_time"], "session_id": sid, "turn_id": f"{sid}:{i}"}
+                             for i, text in enumerate(joined)])
     return sessions
 
 
-def long_turns(mem, convs: list[dict], group: int, run: str) -> dict:
-    """turns/s of long multi-sentence turns, one ``put_many`` per session, all into one agent."""
+def long_turns(mem, convs: list[dict], group: int, run: str, floor=None) -> dict:
+    """turns/s of long multi-sentence turns, one ``put_many`` per session, all into one agent;
+    with ``floor(mem, agent, items) -> seconds``, the floor's time for the same sessions first."""
     agent = f"long-{run}"
-    per_put, turns, units, total = [], 0, 0, 0.0
+    per_put, turns, units, total, floor_s = [], 0, 0, 0.0, 0.0
     for items in long_turn_sessions(convs, group):
+        if floor is not None:
+            floor_s += floor(mem, f"long-floor-{run}", items)
         started = time.perf_counter()
         results = mem.put_many(items, agent_id=agent)
         secs = time.perf_counter() - started
@@ -100,6 +105,7 @@ def long_turns(mem, convs: list[dict], group: int, run: str) -> dict:
         total += secs
         turns += len(items)
         units += sum(len(r.units) for r in results)
-    return {"sessions": len(per_put), "turns": turns, "units": units, "seconds": total,
+    return {"sessions": len(per_put), "turns": turns, "units": units, "seconds": total, "floor_seconds": floor_s,
+            "floor_turns_per_s": turns / floor_s if floor_s else None,
             "turns_per_s": turns / total, "units_per_s": units / total, "median_put_s": statistics.median(per_put),
             "chars_per_turn": sum(len(i["text"]) for s in long_turn_sessions(convs, group) for i in s) / turns}
