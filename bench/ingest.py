@@ -19,7 +19,9 @@ semantic links, mean and max per unit; entity links are derived when read).
 ``--agent-sizes 1000,50000``: also the first conversation's ``put_many`` into agents prefilled to
 each size, units/s for each (``ingest_scale.agent_sizes``). ``--long-turns 5``: also LongMemEval-like
 long turns (5 LoCoMo turns joined into one, user/assistant), one ``put_many`` per session into one
-agent, turns/s (``ingest_scale.long_turns``). Run it under ``nice`` on a shared machine: only
+agent, turns/s (``ingest_scale.long_turns``). ``--floor-one-thread``: also a floor that embeds on one
+torch thread, as the pipeline's worker does while spaCy parses (on a busy machine one thread is
+often faster than two; this separates that from the overlap). Run it under ``nice`` on a shared machine: only
 ratios measured in the same run mean anything there.
 """
 
@@ -37,8 +39,8 @@ from ingest_scale import agent_sizes, long_turns
 from locomo_data import load, turn_items
 
 
-def floor_ingest(mem, agent: str, items: list[dict]) -> float:
-    """Embedding + bulk insert of the turn texts, nothing else."""
+def floor_ingest(mem, agent: str, items: list[dict], threads: int | None = None) -> float:
+    """Embedding + bulk insert of the turn texts, nothing else (``threads``: torch threads)."""
     from datetime import datetime, timezone
 
     from fleet_memory.store import documents as doc_sql
@@ -46,7 +48,7 @@ def floor_ingest(mem, agent: str, items: list[dict]) -> float:
 
     started = time.perf_counter()
     texts = [i["text"] for i in items]
-    vectors = mem.embedder.embed(texts)
+    vectors = mem.embedder.embed(texts, threads=threads) if threads else mem.embedder.embed(texts)
     now = datetime.now(timezone.utc)
     docs, units = [], []
     for item, vec in zip(items, vectors):
@@ -71,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agent-sizes", default="", help="e.g. 1000,50000: put into agents of these sizes")
     parser.add_argument("--long-turns", type=int, default=0, help="join this many turns into one long turn")
     parser.add_argument("--skip-main", action="store_true", help="only the --agent-sizes / --long-turns parts")
+    parser.add_argument("--floor-one-thread", action="store_true",
+                        help="also a floor that embeds on one torch thread (as the pipeline's worker does)")
     args = parser.parse_args(argv)
 
     from fleet_memory import Config, FleetMemory
@@ -88,13 +92,15 @@ def main(argv: list[str] | None = None) -> int:
                          agent_id=f"warmup-{run}")
             mem.embedder.embed(["warm up the embedder with a second batch"] * 64)
             turns = units = 0
-            floor_s = pipe_s = 0.0
+            floor_s = floor1_s = pipe_s = 0.0
             stages: dict[str, float] = {}
             agents = []
             for conv in ([] if args.skip_main else convs):
                 items = turn_items(conv)
                 turns += len(items)
                 floor_s += floor_ingest(mem, f"floor-{run}-{conv['conversation_id']}", items)
+                if args.floor_one_thread:
+                    floor1_s += floor_ingest(mem, f"floor1-{run}-{conv['conversation_id']}", items, threads=1)
                 agent = f"pipe-{run}-{conv['conversation_id']}"
                 agents.append(agent)
                 started = time.perf_counter()
@@ -130,13 +136,20 @@ def main(argv: list[str] | None = None) -> int:
     pipeline = {"turns_per_s": turns / pipe_s, "units_per_s": units / pipe_s, "seconds": pipe_s,
                 "turns": turns, "units": units, "stage_seconds": stages}
     floor = {"turns_per_s": turns / floor_s, "seconds": floor_s}
+    if floor1_s:
+        floor["one_thread"] = {"turns_per_s": turns / floor1_s, "seconds": floor1_s,
+                               "ratio": pipeline["turns_per_s"] / (turns / floor1_s)}
     out = {"pipeline": pipeline, "floor": floor, "ratio": pipeline["turns_per_s"] / floor["turns_per_s"],
            "links": links, "entities": totals["entities"], "conversations": len(convs),
            "agent_sizes": sizes, "long_turns": long}
 
     print(f"{'':<26}{'turns/s':>10}{'units/s':>10}{'seconds':>10}")
     print(f"{'floor (embed + insert)':<26}{floor['turns_per_s']:>10.1f}{'':>10}{floor_s:>10.1f}")
+    if floor1_s:
+        print(f"{'floor, one torch thread':<26}{turns / floor1_s:>10.1f}{'':>10}{floor1_s:>10.1f}")
     print(f"{'full offline pipeline':<26}{pipeline['turns_per_s']:>10.1f}{pipeline['units_per_s']:>10.1f}{pipe_s:>10.1f}")
+    if floor1_s:
+        print(f"ratio pipeline / floor on one torch thread: {floor['one_thread']['ratio']:.2f}")
     print(f"ratio pipeline / floor: {out['ratio']:.2f}   ({turns} turns → {units} units, {totals['entities']} entities)")
     print("stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
     for kind, agg in sorted(links.items()):
