@@ -367,3 +367,12 @@ def test_serve_runs_the_rest_server(factory, db_url, tmp_path, no_auth):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_put_reads_markdown_when_asked(cli):
+    report = out_json(cli("put", "# Trip\n\nAlice moved to [Lisbon](https://lisbon.example).", "-a", "md",
+                          "--format", "markdown", "--json"))
+    assert [u["text"] for u in report["units"]] == ["Alice moved to Lisbon."]
+    plain = out_json(cli("put", "# Trip\n\nBob moved to [Porto](https://porto.example).", "-a", "md",
+                         "--format", "text", "--json"))
+    assert any("](https://porto.example)" in u["text"] for u in plain["units"])
