@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make demo   set everything up, then run the demo on the embedded database
 #   make test   set everything up, then run the whole test suite
-# Both are idempotent: the virtual environment is rebuilt only when pyproject.toml changes.
+# Both are idempotent: the virtual environment is rebuilt only when pyproject.toml or constraints.txt change.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -12,12 +12,13 @@ STAMP  := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first and pinned: pip then takes the local CPU wheel instead of a CUDA build
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# the package's ranges, resolved to the exact versions the suite is tested with
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 # Debian packages some tests need: headless Chromium and its driver (the browser test), PgBouncer

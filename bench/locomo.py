@@ -16,7 +16,8 @@ latency is wall time of ``search`` including the query embedding (for BM25: its 
 retrieve, for reference).
 
 Tuning options (dev split only): ``--home DIR --reuse`` keeps the ingested database between runs;
-``--set name=value`` overrides a field of the recall preset.
+``--set name=value`` overrides a field of the recall preset. ``--feed session|lines`` stores the turns
+as a user would (``locomo_data.batches``).
 """
 
 from __future__ import annotations
@@ -31,15 +32,15 @@ from dataclasses import fields, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from locomo_data import load, turn_items, turn_text
+from locomo_data import FEEDS, batches, load, turn_text
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 
-def ingest(mem, agent: str, conv: dict) -> float:
-    items = turn_items(conv)
+def ingest(mem, agent: str, conv: dict, feed: str = "conversation") -> float:
     started = time.perf_counter()
-    mem.put_many(items, agent_id=agent)
+    for items in batches(conv, feed):
+        mem.put_many(items, agent_id=agent)
     return time.perf_counter() - started
 
 
@@ -140,14 +141,14 @@ def run(args) -> dict:
         mem.warm_up()
         heap.settle()  # this process is ours: keep the GC off the models, as `serve` does
         for conv in convs:
-            agent = f"locomo-{conv['conversation_id']}"
+            agent = f"locomo-{conv['conversation_id']}" + ("" if args.feed == "conversation" else f"-{args.feed}")
             have = mem.stats(agent).units
             if have and args.reuse:
                 print(f"{conv['conversation_id']}: reusing {have} units", file=sys.stderr)
             else:
                 if have:
                     mem.delete_agent(agent)
-                seconds = ingest(mem, agent, conv)
+                seconds = ingest(mem, agent, conv, args.feed)
                 print(f"{conv['conversation_id']}: ingested {sum(len(s['turns']) for s in conv['sessions'])} turns"
                       f" → {mem.stats(agent).units} units in {seconds:.1f}s", file=sys.stderr)
             last = max(datetime.fromisoformat(s["date_time"]) for s in conv["sessions"])
@@ -214,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help="keep agents already ingested in --home")
     parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--skip-baselines", action="store_true", help="score fleet-memory only (for tuning)")
+    parser.add_argument("--feed", choices=FEEDS, default="conversation",
+                        help="how turns are stored: one put_many per conversation (default), per session,"
+                             " or per session as plain 'Speaker: text' lines")
     args = parser.parse_args(argv)
     report = run(args)
     print(table(report))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["load", "turn_text", "turn_items"]
+__all__ = ["FEEDS", "load", "turn_text", "turn_items", "batches"]
 
 
 def turn_text(turn: dict) -> str:
@@ -21,6 +21,9 @@ def load(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+FEEDS = ("conversation", "session", "lines")
+
+
 def turn_items(conv: dict) -> list[dict]:
     """``put_many`` items for every turn: speaker, text, the session's date, turn id, session id."""
     return [
@@ -28,3 +31,21 @@ def turn_items(conv: dict) -> list[dict]:
          "session_id": s["session_id"]}
         for s in conv["sessions"] for t in s["turns"]
     ]
+
+
+def batches(conv: dict, feed: str = "conversation") -> list[list[dict]]:
+    """The ``put_many`` calls that store a conversation, fed one of three ways: ``conversation`` — one
+    call for everything, each turn with its ``speaker``; ``session`` — one call per session, the same
+    items (the README's way); ``lines`` — one call per session, each turn as plain content
+    ``"Speaker: text"`` with no speaker field (a chat log as people write one). The turn id rides
+    along in every way, only to score the results."""
+    items = turn_items(conv)
+    if feed == "conversation":
+        return [items]
+    if feed == "lines":
+        items = [{"content": f"{i['speaker']}: {i['text']}", "timestamp": i["timestamp"], "turn_id": i["turn_id"],
+                  "session_id": i["session_id"]} for i in items]
+    sessions: dict[str, list[dict]] = {}
+    for item in items:
+        sessions.setdefault(item["session_id"], []).append(item)
+    return list(sessions.values())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .clock import FixedClock, SystemClock
-from .config import Config
+from .config import Config, IngestConfig, LLMConfig
 from .errors import (
     AuthError,
     ConfigurationError,
@@ -41,9 +41,11 @@ __all__ = [
     "FixedClock",
     "FleetMemory",
     "FleetMemoryError",
+    "IngestConfig",
     "InvalidInputError",
     "Link",
     "LinkKind",
+    "LLMConfig",
     "MaintenanceReport",
     "MemoryType",
     "MemoryUnit",

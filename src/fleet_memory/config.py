@@ -8,9 +8,13 @@ Environment variables:
 - ``FLEET_MEMORY_PG_SHARED_BUFFERS_MB``  shared buffers of the embedded server (default: a quarter
   of RAM, 128 to 1024)
 - ``FLEET_MEMORY_EMBEDDING_MODEL``  a sentence-transformers model name or path (default: bundled MiniLM)
+- ``FLEET_MEMORY_LLM=on|off``  LLM use is explicit: it is on only with ``FLEET_MEMORY_LLM=on`` or a
+  ``FLEET_MEMORY_LLM_BASE_URL``; a provider's key in the environment (``GROQ_API_KEY``,
+  ``OPENAI_API_KEY``, ...) alone switches nothing on. ``off`` wins over everything.
 - ``FLEET_MEMORY_LLM_BASE_URL`` / ``FLEET_MEMORY_LLM_MODEL`` / ``FLEET_MEMORY_LLM_API_KEY``
-  an OpenAI-compatible endpoint for fact extraction and summaries; with only ``GROQ_API_KEY``
-  set, Groq's endpoint and the seed's default model are used.
+  an OpenAI-compatible endpoint for conversation extraction, summaries and (opt-in) fact
+  extraction. Switched on with no endpoint named, Groq's endpoint and the default model
+  ``openai/gpt-oss-20b`` are used, with ``FLEET_MEMORY_LLM_API_KEY`` or else ``GROQ_API_KEY``.
 - ``FLEET_MEMORY_LLM_EXTRACTION=1``  extract facts at ingestion with that LLM (default: offline rules)
 """
 
@@ -21,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .errors import InvalidInputError
+from .errors import ConfigurationError, InvalidInputError
 
 __all__ = ["Config", "IngestConfig", "Limits", "LLMConfig", "LifecycleConfig", "default_home"]
 
@@ -69,6 +73,12 @@ class IngestConfig:
     llm_extraction: bool = False  # extract facts with the configured LLM instead of the offline rules
     chunk_chars: int = 120_000
     chunk_max_tokens: int = 30_000
+    # facts that change (ingest.supersede): candidates per new unit that states a slot, their
+    # minimum cosine, and whether a configured LLM judges the candidate pairs (one call per put)
+    supersede: bool = True
+    supersede_min_similarity: float = 0.3
+    supersede_candidates: int = 20
+    llm_supersession: bool = True
     embed_headings: int = 2  # the last N headings of a unit's heading path are embedded with its text
 
 
@@ -143,13 +153,24 @@ def _shared_buffers_from_env(env: Mapping[str, str]) -> int | None:
     return int(raw)
 
 
+_ON, _OFF = ("1", "on", "true", "yes"), ("0", "off", "false", "no")
+
+
 def _llm_from_env(env: Mapping[str, str]) -> LLMConfig | None:
-    base_url = env.get("FLEET_MEMORY_LLM_BASE_URL")
-    model = env.get("FLEET_MEMORY_LLM_MODEL")
-    key = env.get("FLEET_MEMORY_LLM_API_KEY")
+    """The LLM only when switched on explicitly (``FLEET_MEMORY_LLM=on`` or a base URL); a
+    provider key alone never turns it on. On with no endpoint named: Groq and the default model."""
+    switch = env.get("FLEET_MEMORY_LLM", "").strip().lower()
+    if switch and switch not in _ON + _OFF:
+        raise InvalidInputError("FLEET_MEMORY_LLM", f"must be on or off, got {switch!r}", "on, off")
+    base_url = env.get("FLEET_MEMORY_LLM_BASE_URL", "").strip()
+    if switch in _OFF or (not switch and not base_url):
+        return None
+    model = env.get("FLEET_MEMORY_LLM_MODEL") or None
+    key = env.get("FLEET_MEMORY_LLM_API_KEY") or None
     if base_url:
         return LLMConfig(base_url=base_url, model=model or "gpt-4o-mini", api_key=key)
-    groq_key = env.get("GROQ_API_KEY")
-    if groq_key:
-        return LLMConfig(base_url=GROQ_BASE_URL, model=model or GROQ_DEFAULT_MODEL, api_key=groq_key)
-    return None
+    groq_key = key or env.get("GROQ_API_KEY") or None
+    if groq_key is None:
+        raise ConfigurationError("FLEET_MEMORY_LLM=on names no endpoint, so Groq's is used, and it needs a key: "
+                                 "set FLEET_MEMORY_LLM_API_KEY or GROQ_API_KEY (or FLEET_MEMORY_LLM_BASE_URL)")
+    return LLMConfig(base_url=GROQ_BASE_URL, model=model or GROQ_DEFAULT_MODEL, api_key=groq_key)

@@ -12,10 +12,12 @@ from typing import IO, TYPE_CHECKING, Any
 from uuid import UUID
 
 from .clock import Clock, SystemClock
-from .config import Config
+from .config import Config, LLMConfig
 from .errors import NotFoundError
 from .ingest import Ingestor
 from . import entities as entity_ops
+from . import facts
+from .idempotency import run_once
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
 from .lifecycle.importance import ranking_importance
@@ -29,13 +31,14 @@ from .lifecycle.conversation import (
 )
 from .lifecycle.maintenance import Maintainer
 from .lifecycle.scheduler import LifecycleScheduler, standard_jobs
-from .model import AgentStats, Entity, EntityDetail, MemoryUnit, PutResult, SearchResult, UnitPage
+from .model import AgentStats, AgentSummary, Entity, EntityDetail, MemoryUnit, PutResult, SearchResult, UnitPage
 from .model import ConsolidationReport, ConversationReport, MaintenanceReport
 from .providers.embedder import Embedder, SentenceTransformerEmbedder
 from .providers.llm import LLM, OpenAICompatibleLLM
 from .providers.nlp import NLP
 from .recall import Recaller, build_request
 from .store import Database, UnitFilter
+from .store import agents as agent_sql
 from .store import documents as doc_sql
 from .store import provenance as prov_sql
 from .store import units as unit_sql
@@ -62,10 +65,14 @@ class FleetMemory:
         home: str | Path | None = None,
         embedder: Embedder | None = None,
         clock: Clock | None = None,
-        llm: LLM | None = None,
+        llm: LLM | LLMConfig | None = None,
         nlp: NLP | None = None,
     ) -> None:
+        """``llm``: an ``LLM`` object, or an ``LLMConfig`` for an OpenAI-compatible endpoint; without
+        it, ``config.llm`` (from ``FLEET_MEMORY_LLM*`` when no config is given) or none at all."""
         config = config if config is not None else Config.from_env()
+        if isinstance(llm, LLMConfig):
+            config, llm = replace(config, llm=llm), None
         if database_url is not None:
             config = replace(config, database_url=database_url)
         if home is not None:
@@ -173,8 +180,10 @@ class FleetMemory:
 
         Options (see ``recall.request.build_request``): ``limit``, ``types``, ``min_importance``,
         ``max_age_days``, ``since``, ``until``, ``tags``, ``user_id``, ``session_id``,
-        ``include_archived`` (filters, applied before ranking), ``reinforce`` (default True),
-        ``explain``, ``preset`` (name or ``RecallSettings``) and ``now`` (reference time)."""
+        ``include_archived``, ``metadata`` (equality on metadata keys: ``{"project": "billing"}``)
+        (filters, applied before ranking), ``reinforce`` (default True),
+        ``explain``, ``preset`` (name or ``RecallSettings``), ``now`` (reference time), ``as_of``
+        (what was current then) and ``include_superseded`` (``recall.current``)."""
         request = build_request(self.config.limits, self.clock.now(), agent_id, query, top_k=top_k,
                                 thinking_budget=thinking_budget, **options)
         return self._recall.search(request)
@@ -187,6 +196,22 @@ class FleetMemory:
         if not found:
             raise NotFoundError("memory unit", uid, agent)
         return found[0]
+
+    def update(self, agent_id: str, unit_id: UUID | str, content: str, **options: Any) -> PutResult:
+        """Store ``content`` as a new version of the unit, superseding it (``facts.update``); options
+        are ``put``'s (context, event_date, tags, …), inherited from the old unit when not given."""
+        return facts.update(self.db, self._ingest, self.config.limits, self.clock.now(), self._agent(agent_id),
+                            check_uuid(unit_id, "unit_id"), content, options)
+
+    def idempotent(self, agent_id: str, key: str, request: Any,
+                   produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``produce()`` once per (agent, key); a retry returns the first JSON response
+        (``idempotency.run_once``)."""
+        return run_once(self.db, self.clock, self._agent(agent_id), key, request, produce)
+
+    def history(self, agent_id: str, unit_id: UUID | str) -> list[MemoryUnit]:
+        """Every version of the fact the unit belongs to, oldest first (``facts.history``)."""
+        return facts.history(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"))
 
     def delete(self, agent_id: str, unit_id: UUID | str) -> None:
         agent, uid = self._agent(agent_id), check_uuid(unit_id, "unit_id")
@@ -205,6 +230,22 @@ class FleetMemory:
         agent = self._agent(agent_id)
         with self.db.transaction() as conn:
             return doc_sql.delete_agent(conn, agent)
+
+    def forget_user(self, agent_id: str, user_id: str) -> int:
+        """Forget one user of one agent in one call: every unit stored with that ``user_id``, the
+        semantic units consolidated from them and the raw documents left empty. Returns the number
+        of units removed (0 when the user has none)."""
+        agent = self._agent(agent_id)
+        user = check_text(user_id, "user_id", self.config.limits.max_agent_id_chars)
+        with self.db.transaction() as conn:
+            return agent_sql.forget_user(conn, agent, user)
+
+    def list_agents(self, *, limit: int = 100, offset: int = 0) -> list[AgentSummary]:
+        """The agents in the store, by id: units, documents and the last write of each."""
+        size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
+        check_offset(offset)
+        with self.db.transaction() as conn:
+            return agent_sql.list_agents(conn, limit=size, offset=offset)
 
     def list_units(self, agent_id: str, *, limit: int = 100, offset: int = 0,
                    include_archived: bool = False) -> UnitPage:

@@ -27,6 +27,7 @@ __all__ = [
     "TimeWindow",
     "StoredUnit",
     "AgentStats",
+    "AgentSummary",
     "UnitPage",
     "MaintenanceReport",
     "ConsolidatedUnit",
@@ -72,6 +73,7 @@ class MemoryUnit:
     archived_at: datetime | None = None
     importance_set_at: datetime | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    valid_until: datetime | None = None  # set when a newer unit superseded this one (its event time)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -80,7 +82,7 @@ class MemoryUnit:
         data["memory_type"] = self.memory_type.value
         data["tags"] = list(self.tags)
         data["metadata"] = dict(self.metadata)
-        for key in ("event_date", "created_at", "last_accessed", "archived_at", "importance_set_at"):
+        for key in ("event_date", "created_at", "last_accessed", "archived_at", "importance_set_at", "valid_until"):
             value = data[key]
             data[key] = value.isoformat() if value is not None else None
         return data
@@ -172,6 +174,8 @@ class Explanation:
     factors: Mapping[str, float]
     preset: str
     time_window: TimeWindow | None = None
+    superseded_by: UUID | None = None  # the newer unit that superseded this one
+    valid_until: datetime | None = None  # when it stopped being current (the successor's event time)
 
     def to_dict(self) -> dict[str, Any]:
         window = self.time_window
@@ -184,6 +188,8 @@ class Explanation:
             "preset": self.preset,
             "time_window": None if window is None else
             {"phrase": window.phrase, "start": window.start.isoformat(), "end": window.end.isoformat()},
+            "superseded_by": str(self.superseded_by) if self.superseded_by else None,
+            "valid_until": self.valid_until.isoformat() if self.valid_until else None,
         }
 
 
@@ -203,6 +209,7 @@ class SearchResult(Mapping[str, Any]):
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
     explanation: Explanation | None = None
+    valid_until: datetime | None = None  # set when a newer unit superseded this one
 
     @property
     def score(self) -> float:
@@ -235,6 +242,7 @@ class SearchResult(Mapping[str, Any]):
             "tags": list(self.tags),
             "metadata": dict(self.metadata),
             "explanation": self.explanation.to_dict() if self.explanation else None,
+            "valid_until": self.valid_until.isoformat() if self.valid_until else None,
         }
 
 
@@ -358,3 +366,13 @@ class ConversationReport:
         data = _fields(self)
         data["unit_ids"] = [str(u) for u in self.unit_ids]
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    """One agent in the store: how many units it has (archived included) and when it last wrote."""
+
+    agent_id: str
+    units: int
+    documents: int
+    last_write: datetime | None = None

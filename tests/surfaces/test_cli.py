@@ -36,7 +36,8 @@ def test_put_then_get_list_search_and_delete(cli):
 def test_search_explain_shows_why_in_text_and_json(cli):
     cli("put", SEED, "-a", "a1")
     text = cli("search", "Alice Google", "-a", "a1", "--explain")
-    assert text.exit_code == 0 and "Alice" in text.stdout and "channels" in text.stdout
+    assert text.exit_code == 0 and "Alice" in text.stdout and "found by" in text.stdout
+    assert "similarity" in text.stdout and "{'" not in text.stdout  # a table of factors, not a dict repr
     hits = out_json(cli("search", "Alice Google", "-a", "a1", "--explain", "--json"))
     assert all(h["explanation"] for h in hits)
 
@@ -256,7 +257,9 @@ def test_db_status_says_where_the_data_is(cli, db_url):
     assert db_url.split("?")[0].rsplit("/", 1)[1] == status["database"]
     assert {"memory_units", "api_keys"} <= {t["name"] for t in status["tables"]}
     text = cli("db", "status")
-    assert text.exit_code == 0 and "schema version" in text.stdout
+    assert text.exit_code == 0 and "schema version" in text.stdout and "est." not in text.stdout
+    rows = {t["name"]: t["rows"] for t in status["tables"]}
+    assert rows["memory_units"] == status["units"] and rows["documents"] == 1  # exact, right after the write
 
 
 def test_keys_create_list_revoke(cli, factory):
@@ -367,6 +370,51 @@ def test_serve_runs_the_rest_server(factory, db_url, tmp_path, no_auth):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_search_preset_now_and_metadata(cli, memory):
+    memory.put("a1", "The billing service runs on Kubernetes.", metadata={"project": "billing"})
+    memory.put("a1", "The search service runs on Kubernetes.", metadata={"project": "search"})
+    found = out_json(cli("search", "Kubernetes service", "-a", "a1", "--meta", "project=billing", "--preset", "fast",
+                         "--now", "2030-01-01T00:00:00Z", "--explain", "--json"))
+    assert [h["text"] for h in found] == ["The billing service runs on Kubernetes."]
+    assert found[0]["explanation"]["preset"] == "fast"
+    assert cli("search", "x", "-a", "a1", "--meta", "project").exit_code == 2
+    assert cli("search", "x", "-a", "a1", "--preset", "slow").exit_code == 2
+
+
+def test_stats_is_a_table_and_an_unknown_agent_gets_a_hint(cli, memory):
+    memory.put("a1", "Alice works at Google as a software engineer.")
+    stats = cli("stats", "-a", "a1")
+    assert "documents" in stats.stdout and "{'" not in stats.stdout
+    typo = cli("search", "Alice", "-a", "a_1")
+    assert typo.exit_code == 0 and "hint: agent 'a_1' has no memories; agents in this store: a1" in typo.stderr
+    assert "hint" not in cli("search", "nothing like this", "-a", "a1").stderr
+    assert "hint: agent 'a_1'" in cli("stats", "-a", "a_1").stderr
+
+
+def test_agents_list_delete_and_forget_user(cli, memory):
+    memory.put("a1", "Alice works at Google.", user_id="u1")
+    memory.put("a1", "Carol lives in Denver.", user_id="u2")
+    memory.put("b1", "Bob visited Yosemite last spring.")
+    listed = out_json(cli("agents", "list", "--json"))
+    assert [(a["agent_id"], a["units"]) for a in listed] == [("a1", 2), ("b1", 1)]
+    assert "a1" in cli("agents", "list").stdout
+    forgot = out_json(cli("forget-user", "u1", "-a", "a1", "--json"))
+    assert forgot["removed"] == 1 and [u.text for u in memory.list_units("a1").units] == ["Carol lives in Denver."]
+    assert cli("agents", "delete", "b1", input="n\n").exit_code != 0 and memory.list_units("b1").units
+    assert out_json(cli("agents", "delete", "b1", "--yes", "--json"))["removed"] == 1
+    assert [a["agent_id"] for a in out_json(cli("agents", "list", "--json"))] == ["a1"]
+
+
+def test_update_and_history(cli):
+    stored = out_json(cli("put", "Dana lives in Leeds.", "-a", "a1", "--date", "2024-05-01", "--json"))
+    old_id = stored["units"][0]["id"]
+    new = out_json(cli("update", old_id, "Dana lives in Manchester now.", "-a", "a1", "--date", "2025-01-01", "--json"))
+    chain = out_json(cli("history", old_id, "-a", "a1", "--json"))
+    assert [u["id"] for u in chain] == [old_id, new["units"][0]["id"]]
+    text = cli("history", old_id, "-a", "a1")
+    assert text.exit_code == 0 and "2025-01-01" in text.stdout and "(current)" in text.stdout
 
 
 def test_put_reads_markdown_when_asked(cli):

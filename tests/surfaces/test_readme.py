@@ -1,19 +1,14 @@
 """The README's front-door examples, executed: the command-line block line by line (typer's runner
-on the test database; other shell lines through bash), the REST client example against the real
-app, and the MCP configuration by ``test_mcp``."""
+on the test database; other shell lines through bash). The REST example runs against a real
+server in ``tests/docs/test_readme_rest``, the MCP configuration in ``test_mcp``."""
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shlex
 import subprocess
-import types
 
 import pytest
-from fastapi.testclient import TestClient
-
-from fleet_memory.rest import create_app
 
 from .conftest import REPO
 
@@ -53,23 +48,6 @@ def test_command_line_examples_run(cli, tmp_path, monkeypatch):
     assert (tmp_path / "alice.html").exists() and (tmp_path / "alice.png").stat().st_size > 0
     copy = cli("list", "-a", "agent_1_copy", "--json")
     assert copy.exit_code == 0 and '"Alice' in copy.stdout
-
-
-def test_rest_examples_run(cli, memory, tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    shell, client_code = blocks(section("REST server"), "bash")[0], blocks(section("REST server"), "py")[0]
-    [created] = run_shell_block(shell, cli, tmp_path)
-    key = created.stdout.split()[0]
-    monkeypatch.setenv("FLEET_MEMORY_KEY", key)
-    with TestClient(create_app(memory)) as app_client:  # the example's httpx.Client, bound to the real app
-
-        def client(base_url: str, headers: dict) -> contextlib.AbstractContextManager:
-            app_client.base_url, app_client.headers = base_url, headers
-            return contextlib.nullcontext(app_client)
-
-        code = client_code.replace("import httpx\n", "")
-        exec(compile(code, "README.md", "exec"), {"httpx": types.SimpleNamespace(Client=client)})
-    assert "Alice works at Google." in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("title", ["Command line", "REST server", "MCP server", "Pictures of the memory graph"])

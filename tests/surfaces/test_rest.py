@@ -42,6 +42,8 @@ ROUTES = [  # every agent route with a valid request: (method, path template, JS
     ("GET", "/v1/agents/{agent_id}/memories/{unit_id}", None),
     ("POST", "/v1/agents/{agent_id}/memories/{unit_id}/restore", None),
     ("GET", "/v1/agents/{agent_id}/memories/{unit_id}/sources", None),
+    ("POST", "/v1/agents/{agent_id}/memories/{unit_id}/versions", {"content": "Alice works at Meta now."}),
+    ("GET", "/v1/agents/{agent_id}/memories/{unit_id}/history", None),
     ("GET", "/v1/agents/{agent_id}/stats", None),
     ("DELETE", "/v1/agents/{agent_id}/memories/{unit_id}", None),
     ("POST", "/v1/agents/{agent_id}/search", {"query": "What does Alice do?"}),
@@ -58,7 +60,10 @@ ROUTES = [  # every agent route with a valid request: (method, path template, JS
     ("GET", "/v1/agents/{agent_id}/graph.html", None),
     ("GET", "/v1/agents/{agent_id}/export", None),
     ("POST", "/v1/agents/{agent_id}/import", '{"format": "fleet-memory-export"}\n'),
+    ("DELETE", "/v1/agents/{agent_id}/users/{user_id}", None),
+    ("DELETE", "/v1/agents/{agent_id}", None),
 ]
+ADMIN_ROUTES = [("GET", "/v1/agents")]
 REFUSED_WITH_THE_RIGHT_KEY = {"/v1/agents/{agent_id}/import": 422}  # a1 has memories: nothing to import into
 
 
@@ -71,18 +76,18 @@ def _call(client, method, path, body, headers):
 def test_the_route_table_covers_every_agent_route(client):
     paths = client.get("/openapi.json").json()["paths"]
     declared = {(m.upper(), p) for p, ops in paths.items() if p.startswith("/v1/") for m in ops}
-    assert declared == {(m, p) for m, p, _ in ROUTES}
+    assert declared == {(m, p) for m, p, _ in ROUTES} | set(ADMIN_ROUTES)
 
 
 @pytest.mark.parametrize("method, template, body", ROUTES, ids=[f"{m} {p[20:]}" for m, p, _ in ROUTES])
 def test_every_route_needs_a_key_for_its_agent(client, keys, unit_id, method, template, body):
-    path = template.format(agent_id="a1", unit_id=unit_id, entity="Google")
+    path = template.format(agent_id="a1", unit_id=unit_id, entity="Google", user_id="u1")
     assert _call(client, method, path, body, {}).status_code == 401
     assert _call(client, method, path, body, {"Authorization": "Bearer fm_wrong"}).status_code == 401
     assert _call(client, method, path, body, keys["other"]).status_code == 403
     allowed = _call(client, method, path, body, keys["mine"]).status_code
     assert allowed == REFUSED_WITH_THE_RIGHT_KEY[template] if template in REFUSED_WITH_THE_RIGHT_KEY else allowed < 300
-    assert _call(client, method, path.replace("/a1/", "/b1/"), body, keys["mine"]).status_code == 403
+    assert _call(client, method, path.replace("/a1", "/b1", 1), body, keys["mine"]).status_code == 403
 
 
 def test_revoked_keys_get_401(client, memory, keys):
@@ -268,4 +273,64 @@ def test_mcp_over_http_is_behind_the_same_keys(client, keys):
     assert denied["isError"] is True and "may not act for agent 'a1'" in denied["content"][0]["text"]
     listed = client.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
                          headers={**accept, **keys["mine"]}).json()["result"]["tools"]
-    assert {t["name"] for t in listed} == {"remember", "recall", "build_context", "forget", "list_entities"}
+    assert {t["name"] for t in listed} == {"remember", "recall", "build_context", "forget", "forget_user", "list_entities"}
+
+
+def test_agents_list_needs_an_admin_key_and_delete_and_forget_user(client, keys, memory):
+    memory.put("a1", SEED, user_id="u1")
+    memory.put("a1", "Carol lives in Denver.", user_id="u2")
+    memory.put("b1", "Bob visited Yosemite last spring.")
+    assert client.get("/v1/agents").status_code == 401
+    assert client.get("/v1/agents", headers=keys["mine"]).status_code == 403
+    listed = client.get("/v1/agents", headers=keys["admin"]).json()
+    assert [(a["agent_id"], a["units"], a["documents"]) for a in listed] == [("a1", 3, 2), ("b1", 1, 1)]
+    forgot = client.delete("/v1/agents/a1/users/u1", headers=keys["mine"])
+    assert forgot.status_code == 200 and forgot.json() == {"removed": 2}
+    assert [u.text for u in memory.list_units("a1").units] == ["Carol lives in Denver."]
+    gone = client.delete("/v1/agents/b1", headers=keys["admin"])
+    assert gone.json() == {"removed": 1} and memory.list_units("b1").units == ()
+
+
+def test_search_takes_metadata_filters_a_preset_and_now(client, keys, memory):
+    memory.put("a1", "The billing service runs on Kubernetes.", metadata={"project": "billing"})
+    memory.put("a1", "The search service runs on Kubernetes.", metadata={"project": "search"})
+    body = {"query": "Kubernetes service", "metadata": {"project": "billing"}, "preset": "fast",
+            "now": "2030-01-01T00:00:00Z", "reinforce": False}
+    hits = client.post("/v1/agents/a1/search", json=body, headers=keys["mine"]).json()["results"]
+    assert [h["text"] for h in hits] == ["The billing service runs on Kubernetes."]
+    bad = client.post("/v1/agents/a1/search", json={**body, "metadata": {"project": ["x"]}}, headers=keys["mine"])
+    assert bad.status_code == 422 and "metadata" in str(bad.json()["detail"][0]["loc"])
+    assert client.post("/v1/agents/a1/search", json={**body, "preset": "slow"}, headers=keys["mine"]).status_code == 422
+
+
+def test_docs_pages_load_their_assets_from_this_server(client):
+    import re as _re
+
+    for page in ("/docs", "/redoc"):
+        html = client.get(page).text
+        urls = _re.findall(r"""(?:src|href)=["']?([^"' >]+)""", html) + _re.findall(r"url: '([^']+)'", html)
+        assert urls and all(u.startswith("/") for u in urls), (page, urls)
+        for url in urls:
+            assert client.get(url).status_code == 200, url
+    assert client.get("/docs-assets/swagger-ui-bundle.js").headers["content-type"].startswith(
+        ("application/javascript", "text/javascript"))
+
+
+def test_update_history_and_as_of_over_rest(client, keys):
+    base = "/v1/agents/a1"
+    old = client.post(f"{base}/memories", json={"content": "Alice's manager is Bob.",
+                                                 "event_date": "2024-06-01T00:00:00Z"}, headers=keys["mine"]).json()
+    old_id = old["units"][0]["id"]
+    new = client.post(f"{base}/memories/{old_id}/versions", json={"content": "Alice's manager is Carol.",
+                                                                  "event_date": "2025-01-01T00:00:00Z"},
+                      headers=keys["mine"])
+    assert new.status_code == 201, new.text
+    chain = client.get(f"{base}/memories/{old_id}/history", headers=keys["mine"]).json()
+    assert [u["text"] for u in chain] == ["Alice's manager is Bob.", "Alice's manager is Carol."]
+    assert chain[0]["valid_until"].startswith("2025-01-01")
+    then = client.post(f"{base}/search", json={"query": "Who is Alice's manager?", "as_of": "2024-07-01T00:00:00Z"},
+                       headers=keys["mine"]).json()["results"]
+    assert [h["text"] for h in then] == ["Alice's manager is Bob."]
+    bad = client.post(f"{base}/search", json={"query": "x", "include_superseded": "maybe"}, headers=keys["mine"])
+    assert bad.status_code == 422
+

@@ -37,6 +37,7 @@ MemoryFactory = Callable[[], "FleetMemory"]
 
 AGENT = typer.Option(..., "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Agent id (or FLEET_MEMORY_AGENT).")
 JSON = typer.Option(False, "--json", help="Print machine-readable JSON.")
+UNIT_ID = typer.Argument(..., help="The memory unit's id (from put, search or list).")
 
 _EXIT = ((InvalidInputError, 2), (NotFoundError, 3), (DatabaseError, 4), (ProviderError, 5), (AuthError, 6))
 
@@ -44,6 +45,7 @@ _EXIT = ((InvalidInputError, 2), (NotFoundError, 3), (DatabaseError, 4), (Provid
 @dataclass
 class CliState:
     factory: MemoryFactory | None = None  # None: the facade, configured from the environment
+    verbose: bool = False
 
 
 def state(ctx: typer.Context) -> CliState:

@@ -22,7 +22,7 @@ def status(ctx: typer.Context, as_json: bool = JSON) -> None:
     out.print(f"{where}: {info['url']}")
     out.print(f"PostgreSQL {info['server_version']} · schema version {info['schema_version']} · "
               f"{info['size_bytes'] / 1e6:.1f} MB · {info['agents']} agent(s) · {info['units']} unit(s)")
-    table = Table("table", "rows (est.)", "size")
+    table = Table("table", "rows", "size")
     for t in info["tables"]:
-        table.add_row(t["name"], str(t["estimated_rows"]), f"{t['size_bytes'] / 1e3:.0f} kB")
+        table.add_row(t["name"], f"{t['rows']:,}", f"{t['size_bytes'] / 1e3:.0f} kB")
     out.print(table)

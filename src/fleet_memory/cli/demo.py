@@ -1,4 +1,4 @@
-"""``fleet-memory demo``: the seed's "Run Demo" — clear earlier demo data, store the sample
+"""``fleet-memory demo``: the original design's "Run Demo" — clear earlier demo data, store the sample
 memories about Alice, Bob, Google and Yosemite, search "What does Alice do?", show the entity
 resolution, and write ``memory_graph_interactive.html`` and ``memory_graph.png`` here."""
 
@@ -18,7 +18,7 @@ PNG_NAME = "memory_graph.png"
 
 def demo(ctx: typer.Context,
          out_dir: Path = typer.Option(Path("."), "--out-dir", help="Where to write the two pictures.")) -> None:
-    """Run the seed's demo and draw the memory graph."""
+    """Run the demo (memories about Alice, Bob, Google, Yosemite) and draw the memory graph."""
     from ..viz import render_html, render_png
 
     out = console()

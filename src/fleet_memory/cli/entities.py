@@ -21,7 +21,8 @@ def _table(entities) -> Table:  # noqa: ANN001 - records from the facade
 
 
 @app.command("list")
-def list_(ctx: typer.Context, agent: str = AGENT, limit: int = typer.Option(100), offset: int = typer.Option(0),
+def list_(ctx: typer.Context, agent: str = AGENT, limit: int = typer.Option(100, help="At most this many."),
+          offset: int = typer.Option(0, help="Skip this many (for the next page)."),
           label: Optional[str] = typer.Option(None, help="Only this NER label, e.g. PERSON."),
           as_json: bool = JSON) -> None:
     """Entities with their mention counts, most mentioned first."""
@@ -47,7 +48,9 @@ def show(ctx: typer.Context, entity: str = typer.Argument(..., help="Name, alias
 
 
 @app.command("rename")
-def rename(ctx: typer.Context, entity: str, new_name: str, agent: str = AGENT, as_json: bool = JSON) -> None:
+def rename(ctx: typer.Context, entity: str = typer.Argument(..., help="Name, alias or id."),
+           new_name: str = typer.Argument(..., help="The new canonical name."), agent: str = AGENT,
+           as_json: bool = JSON) -> None:
     """Give an entity a new canonical name (the old one becomes an alias)."""
     with memory_from(ctx) as memory:
         renamed = memory.rename_entity(agent, entity, new_name)
@@ -69,7 +72,7 @@ def merge(ctx: typer.Context, keep: str = typer.Argument(..., help="The entity t
 
 
 @app.command("delete")
-def delete(ctx: typer.Context, entity: str, agent: str = AGENT) -> None:
+def delete(ctx: typer.Context, entity: str = typer.Argument(..., help="Name, alias or id."), agent: str = AGENT) -> None:
     """Remove an entity and its mentions (the memories stay)."""
     with memory_from(ctx) as memory:
         memory.delete_entity(agent, entity)

@@ -13,17 +13,22 @@ app = typer.Typer(help="API keys for 'serve' (stored hashed, scoped to agents)."
 @app.command("create")
 def create(ctx: typer.Context, name: str = typer.Option(..., help="What the key is for."),
            agent: list[str] = typer.Option([], "--agent", "-a", help="An agent the key may act for (repeatable)."),
-           admin: bool = typer.Option(False, help="May act for every agent."), as_json: bool = JSON) -> None:
+           admin: bool = typer.Option(False, help="May act for every agent."),
+           key_only: bool = typer.Option(False, "--key-only", help="Print only the key (for export VAR=$(...))."),
+           as_json: bool = JSON) -> None:
     """Create a key and print it once; only its hash is stored."""
     with memory_from(ctx) as memory:
         secret, record = memory.create_api_key(name, agent_ids=agent, admin=admin)
+    if key_only:
+        return typer.echo(secret)
     if as_json:
         return print_json({"key": secret, **plain(record)})
     console().print(f"{secret}\n(shown only now; key id {record.id}, prefix {record.prefix})")
 
 
 @app.command("list")
-def list_(ctx: typer.Context, include_revoked: bool = typer.Option(False), as_json: bool = JSON) -> None:
+def list_(ctx: typer.Context, include_revoked: bool = typer.Option(False, help="Also list revoked keys."),
+          as_json: bool = JSON) -> None:
     """List keys (never the secrets)."""
     with memory_from(ctx) as memory:
         records = memory.list_api_keys(include_revoked=include_revoked)

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import InvalidInputError
-from .common import AGENT, JSON, console, memory_from, print_json
+from .common import AGENT, JSON, UNIT_ID, console, memory_from, print_json
 
 
 def maintain(ctx: typer.Context,
@@ -24,7 +24,7 @@ def maintain(ctx: typer.Context,
     console().print(f"examined {report.examined}, archived {report.archived} {dict(report.archived_by_type)}")
 
 
-def restore(ctx: typer.Context, unit_id: str, agent: str = AGENT, as_json: bool = JSON) -> None:
+def restore(ctx: typer.Context, unit_id: str = UNIT_ID, agent: str = AGENT, as_json: bool = JSON) -> None:
     """Bring an archived memory back into recall."""
     with memory_from(ctx) as memory:
         unit = memory.restore(agent, unit_id)
@@ -33,7 +33,8 @@ def restore(ctx: typer.Context, unit_id: str, agent: str = AGENT, as_json: bool 
     console().print(f"restored {unit.id}: {unit.text}")
 
 
-def consolidate(ctx: typer.Context, agent: str = AGENT, now: Optional[str] = typer.Option(None),
+def consolidate(ctx: typer.Context, agent: str = AGENT,
+                now: Optional[str] = typer.Option(None, help="Run as of this time (ISO-8601)."),
                 as_json: bool = JSON) -> None:
     """Turn clusters of similar important episodes into semantic knowledge."""
     with memory_from(ctx) as memory:
@@ -47,9 +48,11 @@ def consolidate(ctx: typer.Context, agent: str = AGENT, now: Optional[str] = typ
         out.print(f"  {unit.id}  {unit.text}  ← {len(unit.source_ids)} sources")
 
 
-def context(ctx: typer.Context, message: str = typer.Argument(...), agent: str = AGENT,
-            user_id: Optional[str] = typer.Option(None), limit: int = typer.Option(10),
-            min_importance: float = typer.Option(0.3), max_chars: Optional[int] = typer.Option(None),
+def context(ctx: typer.Context, message: str = typer.Argument(..., help="The message the prompt is for."),
+            agent: str = AGENT, user_id: Optional[str] = typer.Option(None, help="Only this user's memories."),
+            limit: int = typer.Option(10, help="At most this many memories."),
+            min_importance: float = typer.Option(0.3, help="Only memories whose decayed importance is at least this."),
+            max_chars: Optional[int] = typer.Option(None, help="Keep the whole prompt within this many characters."),
             as_json: bool = JSON) -> None:
     """Build the prompt context for MESSAGE from what the agent remembers."""
     with memory_from(ctx) as memory:
@@ -61,8 +64,9 @@ def context(ctx: typer.Context, message: str = typer.Argument(...), agent: str =
 
 
 def conversation(ctx: typer.Context, path: Path = typer.Argument(..., help="JSON list of {role, content, time?}."),
-                 agent: str = AGENT, user_id: Optional[str] = typer.Option(None),
-                 session_id: Optional[str] = typer.Option(None), as_json: bool = JSON) -> None:
+                 agent: str = AGENT, user_id: Optional[str] = typer.Option(None, help="Store them for this user."),
+                 session_id: Optional[str] = typer.Option(None, help="Store them for this session."),
+                 as_json: bool = JSON) -> None:
     """Extract typed memories from a finished conversation and store them."""
     try:
         turns = json.loads(path.read_text("utf-8"))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -10,10 +14,15 @@ from ..errors import ConfigurationError
 from .common import open_memory, state
 
 
-def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int = typer.Option(8080),
+def serve(ctx: typer.Context,
+          host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
+          port: int = typer.Option(8080, help="Port to listen on."),
           no_auth: bool = typer.Option(False, "--no-auth", help="No API keys; only allowed on 127.0.0.1."),
           max_body_mb: float = typer.Option(16.0, help="Larger request bodies get 413.")) -> None:
     """Run the REST server (OpenAPI at /docs) with the MCP endpoint at /mcp."""
+    from ..extras import require
+
+    require("server", "fleet-memory serve", "fastapi", "uvicorn", "mcp", "fastapi_offline")
     import uvicorn
 
     from ..rest.app import create_app
@@ -22,12 +31,22 @@ def serve(ctx: typer.Context, host: str = typer.Option("127.0.0.1"), port: int =
         raise ConfigurationError(f"--no-auth is only allowed with --host 127.0.0.1 (got {host!r})")
     app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20),
                      own_process=True)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    verbose = state(ctx).verbose
+    typer.echo(f"fleet-memory: opening the database and loading the models, then serving on http://{host}:{port} "
+               f"(API docs at /docs){'' if verbose else '; --verbose before serve logs each request'}", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="info" if verbose else "warning", access_log=verbose)
 
 
 def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
-        None, "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Default agent for tools called without one.")) -> None:
+        None, "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Default agent for tools called without one."),
+        print_config: bool = typer.Option(False, "--print-config", help="Print the client configuration for this "
+                                          "machine (absolute command path, data directory) and exit.")) -> None:
     """Run the MCP server on stdio (for MCP clients such as Claude Desktop)."""
+    if print_config:
+        return typer.echo(json.dumps(client_config(agent), indent=2))
+    from ..extras import require
+
+    require("mcp", "fleet-memory mcp", "mcp")
     from ..mcp_server import build_server
     from ..providers import heap
 
@@ -38,3 +57,20 @@ def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
         build_server(lambda: memory, default_agent=agent).run("stdio")
     finally:
         memory.close()
+
+
+def client_config(agent: str | None) -> dict:
+    """The ``mcpServers`` entry for desktop clients: this installation's command by absolute path
+    (clients do not search the user's PATH) and where the data lives."""
+    from ..config import Config
+
+    command = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "fleet-memory" else None
+    if command is None or not command.is_file():
+        found = shutil.which("fleet-memory", path=str(Path(sys.executable).parent)) or shutil.which("fleet-memory")
+        command = Path(found).resolve() if found else Path(sys.executable).parent / "fleet-memory"
+    config = Config.from_env()
+    env = {"FLEET_MEMORY_HOME": str(config.data_dir)}
+    if config.database_url:
+        env["FLEET_MEMORY_DATABASE_URL"] = config.database_url
+    args = ["mcp"] + (["--agent", agent] if agent else [])
+    return {"mcpServers": {"fleet-memory": {"command": str(command), "args": args, "env": env}}}

@@ -19,6 +19,8 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
     write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
     link      units                → links      temporal + semantic links
+    supersede units                → superseded older units whose fact a new unit updates
+                                                 (``ingest.supersede``: the rule, or one LLM call)
 
 Overlap (``windowed`` and ``concurrent`` stages): after ``extract``, the facts are cut into
 windows of about ``WINDOW_FACTS`` facts, never splitting an episode (fragments merge within one).
@@ -62,6 +64,7 @@ from ..providers.nlp import NLP, SpacyNLP
 from ..store import Database, planner
 from ..store import documents as doc_sql
 from ..store import entities as entity_sql
+from ..store import supersession as sup_sql
 from ..store import units as unit_sql
 from ..store.links import link_units
 from .assemble import draft_unit
@@ -81,13 +84,15 @@ from .records import (
     WrittenUnit,
 )
 from .resolve import UnitMentions, resolve_entities
+from .supersede import supersede_units
 from .validate import plan_units
 
 if TYPE_CHECKING:
     import psycopg
 
 __all__ = [
-    "Carry", "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "WINDOW_FACTS", "fact_windows", "SKIPPED_FILLER", "SKIPPED_FRAGMENTS", "SKIPPED_LLM",
+    "Carry", "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "WINDOW_FACTS", "fact_windows",
+    "SKIPPED_FILLER", "SKIPPED_FRAGMENTS", "SKIPPED_LLM", "DUPLICATE",
 ]
 
 _log = logging.getLogger(__name__)
@@ -97,6 +102,7 @@ ImportanceFn = Callable[[str, tuple[str, ...]], float]
 SKIPPED_FILLER = "only greetings, filler or reactions: nothing with substance to store"
 SKIPPED_FRAGMENTS = "no complete sentence (subject and verb) to store"
 SKIPPED_LLM = "the extractor found no fact with substance"
+DUPLICATE = "already stored: the same content with the same event time (nothing new was stored)"
 _TERMINAL = (".", "!", "?", '"', "'", "”", "’", ")")
 
 
@@ -124,6 +130,7 @@ class PutState:
     unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
     mentions: int = 0  # mention rows recorded
     links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
+    superseded: int = 0  # older units a new unit superseded
 
 
 class Carry:
@@ -168,6 +175,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("write", ("episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
     Stage("resolve", ("units",), ("mentions",), in_transaction=True),
     Stage("link", ("units",), ("links",), in_transaction=True),
+    Stage("supersede", ("units", "mentions"), ("superseded",), in_transaction=True),
 )
 
 
@@ -331,7 +339,8 @@ class Ingestor:
         self.pipeline = Pipeline(STAGES, {
             "extract": self._extract, "parse": self._parse, "entities": self._entities, "coref": self._coref,
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
-        }, {"write": self._write, "resolve": self._resolve, "link": self._link})
+        }, {"write": self._write, "resolve": self._resolve, "link": self._link,
+                                       "supersede": self._supersede})
 
     @property
     def uses_llm(self) -> bool:
@@ -340,6 +349,20 @@ class Ingestor:
 
     # public ------------------------------------------------------------------------------
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
+        """Store the episodes; an episode already stored (``DUPLICATE``: the same content, context and
+        speaker — the document's content hash — with the same event time, for the same agent) stores
+        nothing new and returns the units stored the first time. One statement checks the batch.
+        An ``update`` (``corrects``) is never a duplicate."""
+        with self.db.transaction() as conn:
+            known = doc_sql.find_duplicates(conn, [
+                (e.agent_id, doc_sql.content_hash(e.content, e.context, e.speaker), e.event_date) for e in episodes])
+        known = {i: v for i, v in known.items() if episodes[i].corrects is None}
+        fresh = [e for i, e in enumerate(episodes) if i not in known]
+        stored = iter(self._put_fresh(fresh, progress) if fresh else [])
+        return [PutResult(known[i][0], tuple(StoredUnit(u, t, MemoryType(m)) for u, t, m in known[i][1]), DUPLICATE)
+                if i in known else next(stored) for i in range(len(episodes))]
+
+    def _put_fresh(self, episodes: Sequence[Episode], progress: Progress | None) -> list[PutResult]:
         state, timings = self.pipeline.run(episodes, self.db.transaction, progress=progress,
                                            window_facts=self.window_facts)
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
@@ -460,6 +483,32 @@ class Ingestor:
             for kind, n in made.items():
                 counts[kind] += n
         return replace(s, links=counts)
+
+    def _supersede(self, s: PutState, conn: psycopg.Connection) -> PutState:
+        if not self.config.ingest.supersede:
+            return replace(s, superseded=self._corrections(s, conn, self.clock.now()))
+        by_agent: dict[str, list[tuple[uuid.UUID, str, datetime, np.ndarray]]] = {}
+        for unit in s.units:
+            row = unit.row
+            by_agent.setdefault(row.agent_id, []).append((row.id, row.text, row.event_date, row.embedding))
+        llm = self.llm if self.config.ingest.llm_supersession else None
+        now = self.clock.now()
+        made = sum(supersede_units(conn, agent_id, by_agent[agent_id], self.nlp, self.config.ingest, now,
+                                   llm=llm, retries=self.config.llm_retries) for agent_id in sorted(by_agent))
+        return replace(s, superseded=made + self._corrections(s, conn, now))
+
+    @staticmethod
+    def _corrections(s: PutState, conn: psycopg.Connection, now: datetime) -> int:
+        """``update``: the first unit of an episode that ``corrects`` a unit supersedes it."""
+        first: dict[int, WrittenUnit] = {}
+        for unit in s.units:
+            first.setdefault(unit.episode_index, unit)
+        made = 0
+        for index, unit in sorted(first.items()):
+            old = s.episodes[index].corrects
+            if old is not None:
+                made += sup_sql.supersede(conn, unit.row.agent_id, [(old, unit.row.id, "update")], now)
+        return made
 
     def _new_unit(self, item: EmbeddedUnit, episodes: Sequence[Episode], doc_ids: Sequence[uuid.UUID],
                   now: datetime) -> unit_sql.NewUnit:

@@ -61,6 +61,7 @@ class Episode:
     source: str | None = None
     speaker: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    corrects: UUID | None = None  # the unit this episode's first unit supersedes (``update``)
     format: str = "auto"  # how ``content`` is read: auto, text, markdown, rst (``markup``)
     keep_code: bool = False  # store each code block of structured content as one unit of its own
 

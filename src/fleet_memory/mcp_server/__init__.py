@@ -1,7 +1,8 @@
 """The MCP server (official ``mcp`` SDK, ``MCPServer``): tools over the facade.
 
-Tools: ``remember`` (put), ``recall`` (search), ``build_context``, ``forget`` (delete a unit) and
-``list_entities``. Over stdio (``fleet-memory mcp``) the process's own database is used and an
+Tools: ``remember`` (put), ``recall`` (search, with metadata filters), ``build_context``,
+``forget`` (delete a unit), ``forget_user`` and ``list_entities``. Results carry what a model needs
+(ids, text, type, date, weight), never timing internals. Over stdio (``fleet-memory mcp``) the process's own database is used and an
 optional default agent fills a missing ``agent_id``. Over HTTP (mounted at ``/mcp`` by the REST
 server) the request's API key is checked by the REST app (401) and, per call, the key must be
 allowed to act for the tool's ``agent_id`` (else the call fails with a 403 message). Facade calls
@@ -10,11 +11,16 @@ run in a worker thread so the event loop is never blocked.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
-import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from ..extras import require
+
+require("mcp", "the MCP server", "mcp")
+
+import anyio  # noqa: E402
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ..model import plain
@@ -27,16 +33,34 @@ __all__ = ["build_server"]
 
 Authorizer = Callable[[Optional[Mapping[str, str]], str], None]
 
+RECALL_FIELDS = ("id", "text", "memory_type", "event_date", "weight")  # what a model needs of a result
+
 INSTRUCTIONS = (
     "Long-term memory. Use 'remember' to store facts worth keeping, 'recall' to look up what is known "
     "about a question, 'build_context' to get a ready prompt section, 'forget' to delete one memory by id, "
-    "and 'list_entities' to see the people, places and organisations remembered."
+    "'forget_user' to delete everything about one user, and 'list_entities' to see the people, places and "
+    "organisations remembered."
 )
+
+
+def _untouched_logging(make: Callable[[], Any]) -> Any:
+    """The SDK calls ``logging.basicConfig`` when a server is made, which would give the host's root
+    logger a handler at INFO (and flood stderr with every library's INFO lines). basicConfig does
+    nothing when the root logger has a handler, so one stands in while the server is made."""
+    root = logging.getLogger()
+    if root.handlers:
+        return make()
+    guard = logging.NullHandler()
+    root.addHandler(guard)
+    try:
+        return make()
+    finally:
+        root.removeHandler(guard)
 
 
 def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None = None,
                  authorize: Authorizer | None = None) -> Any:
-    server = MCPServer("fleet-memory", instructions=INSTRUCTIONS, version="0.1.0")
+    server = _untouched_logging(lambda: MCPServer("fleet-memory", instructions=INSTRUCTIONS, version="0.1.0"))
 
     async def call(ctx: Context, agent_id: str | None, fn: Callable[[FleetMemory, str], Any]) -> Any:
         agent = agent_id or default_agent
@@ -49,24 +73,63 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
         except FleetMemoryError as exc:
             raise ToolError(str(exc)) from exc
 
+    _store_tools(server, call)
+    _recall_tools(server, call)
+    return server
+
+
+Call = Callable[[Context, Optional[str], Callable[["FleetMemory", str], Any]], Any]
+
+
+def _store_tools(server: Any, call: Call) -> None:
+    """``remember``, ``forget`` and ``forget_user``."""
+
     @server.tool()
     async def remember(content: str, ctx: Context, agent_id: Optional[str] = None, context: Optional[str] = None,
                        memory_type: str = "episodic", importance: Optional[float] = None,
-                       tags: Optional[list[str]] = None) -> dict[str, Any]:
+                       tags: Optional[list[str]] = None, corrects: Optional[str] = None) -> dict[str, Any]:
         """Store a memory. `content` is split into self-contained, sentence-level facts; `memory_type` is
         episodic (events), semantic (facts) or procedural (how-to); `importance` 0-1 is computed when omitted.
+        `corrects`: the id of a memory this one replaces (a new version; the old one is kept as history).
         Returns the stored units with their ids."""
-        return await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context, memory_type=memory_type,
-                                                             importance=importance, tags=tags or ()))
+        if corrects:
+            result = await call(ctx, agent_id, lambda m, a: m.update(a, corrects, content, context=context,
+                                                                      memory_type=memory_type, importance=importance,
+                                                                      **({"tags": tags} if tags else {})))
+        else:
+            result = await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context,
+                                                                   memory_type=memory_type, importance=importance,
+                                                                   tags=tags or ()))
+        return {k: result[k] for k in ("document_id", "units", "skipped_reason") if result.get(k) is not None}
+
+    @server.tool()
+    async def forget(unit_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
+        """Delete one memory unit by its id (as returned by remember or recall)."""
+        await call(ctx, agent_id, lambda m, a: m.delete(a, unit_id))
+        return {"deleted": unit_id}
+
+    @server.tool()
+    async def forget_user(user_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
+        """Forget everything remembered about one user (every memory stored with that `user_id`, and what
+        was consolidated from them), for example when the user asks to be forgotten."""
+        removed = await call(ctx, agent_id, lambda m, a: m.forget_user(a, user_id))
+        return {"user_id": user_id, "removed": removed}
+
+
+def _recall_tools(server: Any, call: Call) -> None:
+    """``recall``, ``build_context`` and ``list_entities``."""
 
     @server.tool()
     async def recall(query: str, ctx: Context, agent_id: Optional[str] = None, top_k: int = 5,
-                     types: Optional[list[str]] = None, min_importance: Optional[float] = None) -> dict[str, Any]:
+                     types: Optional[list[str]] = None, min_importance: Optional[float] = None,
+                     user_id: Optional[str] = None,
+                     metadata: Optional[dict[str, Union[str, int, float, bool, None]]] = None) -> dict[str, Any]:
         """Recall what is remembered about `query` (spreading activation over time, meaning and entity
-        links). Returns up to `top_k` memories with `text`, `weight` and `id`, best first."""
-        hits = await call(ctx, agent_id, lambda m, a: m.search(a, query, top_k=top_k, types=types,
-                                                                min_importance=min_importance))
-        return {"results": hits}
+        links). Returns up to `top_k` memories with `id`, `text`, `memory_type`, `event_date` and `weight`,
+        best first. `metadata` keeps only memories whose metadata has each key equal to its value."""
+        hits = await call(ctx, agent_id, lambda m, a: m.search(a, query, top_k=top_k, types=types, user_id=user_id,
+                                                                min_importance=min_importance, metadata=metadata))
+        return {"results": [{k: hit[k] for k in RECALL_FIELDS} for hit in hits]}
 
     @server.tool()
     async def build_context(message: str, ctx: Context, agent_id: Optional[str] = None, limit: int = 10,
@@ -76,15 +139,7 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
         return await call(ctx, agent_id, lambda m, a: m.build_context(a, message, limit=limit, user_id=user_id))
 
     @server.tool()
-    async def forget(unit_id: str, ctx: Context, agent_id: Optional[str] = None) -> dict[str, Any]:
-        """Delete one memory unit by its id (as returned by remember or recall)."""
-        await call(ctx, agent_id, lambda m, a: m.delete(a, unit_id))
-        return {"deleted": unit_id}
-
-    @server.tool()
     async def list_entities(ctx: Context, agent_id: Optional[str] = None, limit: int = 50) -> dict[str, Any]:
         """The people, organisations and places remembered, with how often each is mentioned."""
         entities = await call(ctx, agent_id, lambda m, a: m.list_entities(a, limit=limit))
         return {"entities": entities}
-
-    return server

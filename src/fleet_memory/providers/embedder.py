@@ -59,7 +59,8 @@ class SentenceTransformerEmbedder:
                     from sentence_transformers import SentenceTransformer
 
                     # local_files_only: never reach for a hub, without touching the host's environment
-                    model = SentenceTransformer(path, device="cpu", local_files_only=True)
+                    with _quiet_loading():
+                        model = SentenceTransformer(path, device="cpu", local_files_only=True)
                 except Exception as exc:
                     raise ProviderError(
                         f"could not load the embedding model {path!r} (offline): {exc}. "
@@ -159,6 +160,24 @@ def _quiet_transformers() -> Iterator[None]:
         yield
     finally:
         hf_logging.set_verbosity(before)
+
+
+@contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """No "Loading weights" progress bar while the model loads, unless this module logs at INFO
+    (``fleet-memory --verbose``); transformers' own setting is put back afterwards."""
+    import logging
+
+    from transformers.utils import logging as hf_logging
+
+    if logging.getLogger(__name__).isEnabledFor(logging.INFO) or not hf_logging.is_progress_bar_enabled():
+        yield
+        return
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.enable_progress_bar()
 
 
 # A query (one short text) is embedded fastest on one thread: spreading a 10 ms job over every

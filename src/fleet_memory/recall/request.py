@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..config import Limits
 from ..errors import InvalidInputError
@@ -39,9 +41,12 @@ class SearchRequest:
     user_id: str | None = None
     session_id: str | None = None
     include_archived: bool = False
+    metadata: tuple[tuple[str, Any], ...] | None = None
     reinforce: bool = True
     explain: bool = False
     settings: RecallSettings = field(default=BALANCED)
+    as_of: datetime | None = None
+    include_superseded: bool = True
 
     @property
     def preset(self) -> str:
@@ -66,20 +71,24 @@ def build_request(
     user_id: object = None,
     session_id: object = None,
     include_archived: bool = False,
+    metadata: object = None,
     reinforce: bool = True,
     explain: bool = False,
     preset: object = None,
     now: object = None,
+    as_of: object = None,
+    include_superseded: object = True,
 ) -> SearchRequest:
     """Check every option of ``search``; raise ``InvalidInputError`` naming the first bad one.
 
     ``top_k`` / ``limit``: results wanted (``limit`` is seed 001's name); ``thinking_budget``: units
     the walk may explore; ``types``, ``min_importance`` (effective, decayed), ``max_age_days``,
     ``since`` / ``until`` (event date), ``tags`` (all of them), ``user_id``, ``session_id``,
-    ``include_archived``: filters applied before ranking; ``reinforce``: count this recall as an
-    access; ``explain``: add channels, link path and score factors; ``preset``: a preset name
+    ``include_archived``, ``metadata`` (each key equal to its value): filters applied before
+    ranking; ``reinforce``: count this recall as an access; ``explain``: add channels, link path and score factors; ``preset``: a preset name
     (``balanced``, ``fast``, ``deep``, ``vector``) or a ``RecallSettings``; ``now``: the reference
-    time for recency, ``max_age_days`` and time words in the query (default: the clock).
+    time for recency, ``max_age_days`` and time words in the query (default: the clock); ``as_of`` and
+    ``include_superseded``: what was current then, or hide superseded units (``recall.current``).
     """
     now = clock_now if now is None else check_date(now, "now")
     start, end = _event_range(now, since, until, max_age_days)
@@ -97,10 +106,19 @@ def build_request(
         user_id=check_optional_text(user_id, "user_id", limits.max_agent_id_chars),
         session_id=check_optional_text(session_id, "session_id", limits.max_agent_id_chars),
         include_archived=bool(include_archived),
+        metadata=check_metadata_filter(metadata, limits),
         reinforce=bool(reinforce),
         explain=bool(explain),
         settings=get_preset(preset),
+        as_of=check_date(as_of, "as_of"),
+        include_superseded=_check_bool(include_superseded, "include_superseded"),
     )
+
+
+def _check_bool(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(name, f"is {value!r}", "true or false")
+    return value
 
 
 def _event_range(now: datetime, since: object, until: object,
@@ -113,3 +131,28 @@ def _event_range(now: datetime, since: object, until: object,
     if start is not None and end is not None and start > end:
         raise InvalidInputError("since", f"{start.isoformat()} is after until {end.isoformat()}", "since <= until")
     return start, end
+
+
+MAX_METADATA_KEYS = 16
+
+
+def check_metadata_filter(metadata: object, limits: Limits) -> tuple[tuple[str, Any], ...] | None:
+    """``{key: value}`` with at most 16 keys, each 1–128 characters, each value a string, number,
+    boolean or null; units match when every key equals its value."""
+    if metadata is None:
+        return None
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError("metadata", f"must be a mapping of key to value, got {type(metadata).__name__}")
+    if len(metadata) > MAX_METADATA_KEYS:
+        raise InvalidInputError("metadata", f"has {len(metadata)} keys", f"at most {MAX_METADATA_KEYS}")
+    pairs = []
+    for key, value in metadata.items():
+        name = check_text(key, "metadata key", limits.max_tag_chars)
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            raise InvalidInputError(f"metadata.{name}", f"must be a string, number, boolean or null, "
+                                    f"got {type(value).__name__}")
+        if isinstance(value, str) and len(value) > limits.max_context_chars:
+            raise InvalidInputError(f"metadata.{name}", f"has {len(value):,} characters",
+                                    f"at most {limits.max_context_chars:,}")
+        pairs.append((name, value))
+    return tuple(pairs) or None

@@ -14,14 +14,14 @@ and the seeds' priors, each a bounded term added to it:
     recency    = exp(−0.1 × days since last access, or since the event when never accessed)
     frequency  = 1 + log10(access_count + 1)
     prior      = w_rec·(recency − ½) + w_freq·min(frequency − 1, 1) + w_imp·(2·importance − 1)
-    score      = relevance + prior
+    score      = relevance + prior + supersession   (recall.current: a unit a newer one superseded)
 
 ``z`` is the z-score against the mean and standard deviation of the entry-point pool (deviations
 floored at 0.05 for cosine and 1.0 for IDF sums), which puts cosine similarities and IDF sums on
 one scale — z-score fusion beat reciprocal-rank fusion in the prototype (DESIGN §5).
 
 Why additive and bounded: the prior can move a score by at most ``prior_span`` = w_rec +
-w_freq + 2·w_imp (0.3 with the balanced weights) — a fraction of one standard deviation of
+w_freq + 2·w_imp (0.4 with the balanced weights) — a fraction of one standard deviation of
 similarity. Two results whose relevance differs by more than that keep their order, whatever their
 age, use or importance; closer ones may swap. An earlier form, σ(relevance) × recency ×
 frequency × importance factors, saturated: every strong match had σ ≈ 1, so the factors — and the
@@ -49,6 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from .current import supersession_term
 from .presets import RecallSettings
 
 __all__ = ["Signals", "Scored", "PoolStats", "pool_stats", "direct_score", "entry_activation", "score",
@@ -66,6 +67,8 @@ class Signals:
     last_accessed: datetime | None
     access_count: int
     importance: float
+    superseded: bool = False  # a newer unit superseded this one (recall.current)
+    past: bool = False  # the question asks about the past
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +132,8 @@ def score(s: Signals, stats: PoolStats, cfg: RecallSettings, now: datetime) -> S
     frequency_term = cfg.frequency_weight * min(frequency - 1.0, 1.0)
     importance_term = cfg.importance_weight * (2.0 * s.importance - 1.0)
     prior = recency_term + frequency_term + importance_term
-    value = relevance + prior if cfg.fuse else s.similarity
+    change = supersession_term(s.superseded, s.past, cfg.superseded_weight, cfg.past_superseded_weight)
+    value = relevance + prior + change if cfg.fuse else s.similarity
     factors = {
         "similarity": s.similarity,
         "text": s.text,
@@ -145,6 +149,8 @@ def score(s: Signals, stats: PoolStats, cfg: RecallSettings, now: datetime) -> S
         "importance": s.importance,
         "importance_term": importance_term,
         "prior": prior,
+        "superseded": float(s.superseded),
+        "supersession_term": change,
         "score": value,
     }
     return Scored(value, factors)

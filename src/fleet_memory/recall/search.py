@@ -20,7 +20,13 @@
    unless ``reinforce=False``.
 4. **Results** (``_result``), each with a typed ``Explanation`` when asked.
 
-Statements per search: at most 5 + hops walked (+ 1 to reinforce), whatever the budget (one of
+Superseded units (``recall.current``): ``as_of`` and ``include_superseded=False`` are filters; by
+default a superseded unit carries the bounded ``supersession_term`` in its score, and ``explain``
+shows its ``valid_until`` and ``superseded_by``; for questions about the present a superseded unit
+is placed below its successor when both were reached (one more statement, only when some reached
+unit is superseded).
+
+Statements per search: at most 5 + hops walked (+ 1 to reinforce, + 1 when a reached unit is superseded), whatever the budget (one of
 them is the transaction's settings, ``store.database``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
@@ -32,6 +38,7 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 import psycopg
@@ -43,8 +50,10 @@ from ..store import Database, UnitFilter
 from ..store import candidates as cand_sql
 from ..store import entities as entity_sql
 from ..store import links as link_sql
+from ..store import supersession as sup_sql
 from ..store import units as unit_sql
 from .activation import Edge, Reached, path_to, spread
+from .current import asks_about_past, demote_below_successors, is_superseded
 from .query import content_words, name_candidates
 from .request import SearchRequest
 from .scoring import PoolStats, Scored, Signals, direct_score, entry_activation, pool_stats, score
@@ -63,9 +72,12 @@ def unit_filter(request: SearchRequest, config: Config) -> UnitFilter:
         user_id=request.user_id,
         session_id=request.session_id,
         include_archived=request.include_archived,
+        metadata=request.metadata,
         now=request.now,
         decay_rate=config.lifecycle.decay_rate,
         procedural_decay_rate=config.lifecycle.procedural_decay_rate,
+        as_of=request.as_of,
+        current_at=None if request.include_superseded else request.now,
     )
 
 
@@ -131,11 +143,14 @@ def _stored_importance(text: str, tags: tuple[str, ...], stored: float) -> float
 
 
 def _signals(c: cand_sql.Candidate, activation: float, window: TimeWindow | None,
-             importance: RankImportance) -> Signals:
+             importance: RankImportance, at: datetime | None = None, past: bool = False) -> Signals:
+    """``at``: the time supersession is judged at (``recall.current``); ``past``: the question asks
+    about the past."""
     u = c.unit
     in_window = window is not None and window.start <= u.event_date < window.end
+    superseded = at is not None and is_superseded(u.valid_until, at)
     return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date, u.last_accessed,
-                   u.access_count, importance(u.text, u.tags, u.importance))
+                   u.access_count, importance(u.text, u.tags, u.importance), superseded, past)
 
 
 def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Future[list],
@@ -188,18 +203,33 @@ def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, ent
     return Walk(reached, found, ids)
 
 
-def _score(request: SearchRequest, entries: Entries, walk: Walk, importance: RankImportance) -> list[Ranked]:
-    """Every reached unit whose features are known, scored; best first (ties: similarity, seq)."""
+def _score(conn: psycopg.Connection, request: SearchRequest, entries: Entries, walk: Walk,
+           importance: RankImportance) -> tuple[list[Ranked], dict[UUID, UUID]]:
+    """Every reached unit whose features are known, scored, superseded units demoted below their
+    successors for questions about the present (``recall.current``); the top ``top_k``, best
+    first (ties: similarity, seq), and the successors of the superseded units reached."""
     ranked = []
+    at = request.as_of or request.now
+    past = asks_about_past(request.query, entries.window, request.now)
     for key, node in walk.reached.items():
         cand = entries.pool.get(key) or walk.found.get(key)
         if cand is None:
             continue
-        scored = score(_signals(cand, node.activation, entries.window, importance), entries.stats,
+        scored = score(_signals(cand, node.activation, entries.window, importance, at, past), entries.stats,
                        request.settings, request.now)
         ranked.append(Ranked(key, cand, scored))
+    ended = [r.candidate.unit.id for r in ranked if is_superseded(r.candidate.unit.valid_until, at)]
+    successors = sup_sql.successors(conn, request.agent_id, ended) if ended else {}
+    if successors and not past and request.settings.fuse:
+        moved = demote_below_successors({r.candidate.unit.id: r.scored.score for r in ranked}, successors)
+        ranked = [_demoted(r, moved[r.candidate.unit.id]) if r.candidate.unit.id in moved else r for r in ranked]
     ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
-    return ranked[: request.top_k]
+    return ranked[: request.top_k], successors
+
+
+def _demoted(r: Ranked, value: float) -> Ranked:
+    factors = {**r.scored.factors, "demotion": value - r.scored.score, "score": value}
+    return Ranked(r.seq, r.candidate, Scored(value, factors))
 
 
 def _path(walk: Walk, key: int) -> tuple[PathStep, ...]:
@@ -210,18 +240,19 @@ def _path(walk: Walk, key: int) -> tuple[PathStep, ...]:
         PathStep(walk.ids[b], walk.ids[a], kind, weight) for a, kind, weight, b in links)
 
 
-def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked) -> SearchResult:
+def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked,
+            successors: dict[UUID, UUID]) -> SearchResult:
     u = r.candidate.unit
     explanation = None
     if request.explain:
         explanation = Explanation(
             channels=entries.channels.get(r.seq, ("activation",)), hops=walk.reached[r.seq].hops,
             path=_path(walk, r.seq), factors=r.scored.factors, preset=request.settings.name,
-            time_window=entries.window)
+            time_window=entries.window, superseded_by=successors.get(u.id), valid_until=u.valid_until)
     return SearchResult(
         id=u.id, text=u.text, weight=r.scored.score, memory_type=u.memory_type, event_date=u.event_date,
         context=u.context, document_id=u.document_id, importance=u.importance, speaker=u.speaker,
-        tags=u.tags, metadata=u.metadata, explanation=explanation,
+        tags=u.tags, metadata=u.metadata, explanation=explanation, valid_until=u.valid_until,
     )
 
 
@@ -246,7 +277,7 @@ class Recaller:
             if entries is None:
                 return []
             walk = _walk(conn, request, flt, entries)
-            ranked = _score(request, entries, walk, self.importance)
+            ranked, successors = _score(conn, request, entries, walk, self.importance)
             if request.reinforce:
                 unit_sql.reinforce(conn, request.agent_id, [r.candidate.unit.id for r in ranked], request.now)
-        return [_result(request, entries, walk, r) for r in ranked]
+        return [_result(request, entries, walk, r, successors) for r in ranked]

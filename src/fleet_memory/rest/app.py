@@ -14,9 +14,13 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from ..extras import require
+
+require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
+
+from fastapi import APIRouter, FastAPI, Header, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
@@ -25,6 +29,8 @@ from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputErr
 from ..providers import heap
 from . import schemas as s
 from .deps import Agent, Memory
+from .agents import agents_router
+from .docs import mount_docs
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
 
@@ -44,17 +50,46 @@ def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
 
 
+IdempotencyKey = Annotated[Optional[str], Header(alias="Idempotency-Key",
+                                                 description="A retry with the same key returns the first response "
+                                                             "and stores nothing twice.")]
+
+
+def _json(model: type, value: Any) -> Any:
+    return model.model_validate(value, from_attributes=True).model_dump(mode="json")
+
+
+def _once(memory: FleetMemory, agent: str, key: str | None, request: list, produce: Callable[[], Any]) -> Any:
+    """``produce()``, once per ``Idempotency-Key`` when one is given (``FleetMemory.idempotent``)."""
+    if key is None:
+        return produce()
+    fingerprint = [r.model_dump(mode="json") if hasattr(r, "model_dump") else r for r in request]
+    return memory.idempotent(agent, key, fingerprint, produce)
+
+
 def memories_router() -> APIRouter:
     """Writing, reading and deleting one agent's memories."""
     r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["memories"])
 
     @r.post("/memories", status_code=201, response_model=s.PutOut)
-    def put(agent: Agent, memory: Memory, body: s.PutIn) -> Any:
-        return memory.put(agent, **body.model_dump())
+    def put(agent: Agent, memory: Memory, body: s.PutIn, key: IdempotencyKey = None) -> Any:
+        return _once(memory, agent, key, ["put", body],
+                     lambda: _json(s.PutOut, memory.put(agent, **body.model_dump())))
 
     @r.post("/memories/batch", status_code=201, response_model=s.PutManyOut)
-    def put_many(agent: Agent, memory: Memory, body: s.PutManyIn) -> Any:
-        return {"results": memory.put_many([i.model_dump() for i in body.items], agent_id=agent)}
+    def put_many(agent: Agent, memory: Memory, body: s.PutManyIn, key: IdempotencyKey = None) -> Any:
+        return _once(memory, agent, key, ["put_many", body], lambda: _json(s.PutManyOut, {
+            "results": memory.put_many([i.model_dump() for i in body.items], agent_id=agent)}))
+
+    @r.post("/memories/{unit_id}/versions", status_code=201, response_model=s.PutOut)
+    def update(agent: Agent, memory: Memory, unit_id: str, body: s.UpdateIn, key: IdempotencyKey = None) -> Any:
+        options = body.model_dump(exclude={"content"}, exclude_unset=True)
+        return _once(memory, agent, key, ["update", unit_id, body],
+                     lambda: _json(s.PutOut, memory.update(agent, unit_id, body.content, **options)))
+
+    @r.get("/memories/{unit_id}/history", response_model=list[s.UnitOut])
+    def history(agent: Agent, memory: Memory, unit_id: str) -> Any:
+        return [u.to_dict() for u in memory.history(agent, unit_id)]
 
     @r.get("/memories", response_model=s.UnitPageOut)
     def list_units(agent: Agent, memory: Memory, limit: int = 100, offset: int = 0,
@@ -168,7 +203,9 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     """The app over ``memory`` (kept open) or one made by ``memory_factory`` at start-up (closed at
     shutdown). ``auth=False`` disables API keys (local use only). ``own_process=True`` (the
     ``serve`` command) loads the models before the first request and keeps the garbage collector
-    off them (``providers.heap``), which only a process of our own may do."""
+    off them (``providers.heap``), which only a process of our own may do. Start-up (database open,
+    models loaded) ends before any request is accepted: ``/health`` says the process is live,
+    ``/health/ready`` that it can serve."""
     from ..mcp_server import build_server
 
     mcp = build_server(lambda: app.state.memory, authorize=None if not auth else
@@ -180,10 +217,11 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
         from ..memory import FleetMemory
 
         owned = memory is None
-        app.state.memory = memory if memory is not None else (memory_factory or FleetMemory)()
-        if own_process:
-            app.state.memory.warm_up()
+        app.state.memory = memory if memory is not None else await run_in_threadpool(memory_factory or FleetMemory)
+        if own_process:  # the server answers its first request at full speed
+            await run_in_threadpool(app.state.memory.warm_up)
             heap.settle()
+        app.state.ready = True
         try:
             async with mcp.session_manager.run():
                 yield
@@ -191,18 +229,28 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
             if owned:
                 app.state.memory.close()
 
-    app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
-    app.state.auth = auth
+    app.state.auth, app.state.ready = auth, False
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), recall_router(), entities_router(), pictures_router()):
+    for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)
+    mount_docs(app)
     app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
     @app.get("/health", response_model=s.HealthOut, tags=["health"])
     def health() -> Any:
+        """Liveness: the process answers."""
         return {"status": "ok", "version": __version__}
+
+    @app.get("/health/ready", response_model=s.HealthOut, tags=["health"],
+             responses={503: {"description": "still starting: database or models not loaded yet"}})
+    def ready() -> Any:
+        """Readiness: the database is open and the models are loaded."""
+        if not getattr(app.state, "ready", False):
+            return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
+        return {"status": "ready", "version": __version__}
 
     return app
 

@@ -4,11 +4,12 @@ unknown fields; the facade checks bounds and names the field when it refuses (â†
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from ..model import AgentSummary as AgentSummaryOut  # noqa: F401
 from ..model import AgentStats as StatsOut  # plain records with no wire-only fields serve as they are
 from ..transfer import TransferReport as TransferOut
 
@@ -35,6 +36,16 @@ class PutIn(Request):
         "auto", description="How content is read: Markdown / reStructuredText by their parsers (prose only, "
                             "heading path as context); auto detects them.")
     keep_code: bool = Field(False, description="Store each code block of structured content as one unit.")
+
+
+class UpdateIn(Request):
+    content: str = Field(..., description="The new version; it supersedes the unit.")
+    context: Optional[str] = None
+    event_date: Optional[datetime] = Field(None, description="When the change happened; default now.")
+    importance: Optional[float] = Field(None, ge=0, le=1)
+    tags: Optional[list[str]] = None
+    speaker: Optional[str] = None
+    metadata: Optional[dict[str, Any]] = None
 
 
 class PutManyIn(Request):
@@ -77,6 +88,7 @@ class UnitOut(BaseModel):
     archived_at: Optional[datetime]
     importance_set_at: Optional[datetime]
     metadata: dict[str, Any]
+    valid_until: Optional[datetime] = None
 
 
 class UnitPageOut(BaseModel):
@@ -97,8 +109,14 @@ class SearchIn(Request):
     user_id: Optional[str] = None
     session_id: Optional[str] = None
     include_archived: bool = False
+    metadata: Optional[dict[str, Union[StrictBool, int, float, str, None]]] = Field(
+        None, description="Only units whose metadata has each of these keys equal to its value.")
     explain: bool = False
     reinforce: bool = True
+    preset: Optional[Literal["balanced", "fast", "deep", "vector"]] = None
+    now: Optional[datetime] = Field(None, description="Reference time for recency and time words; default now.")
+    as_of: Optional[datetime] = Field(None, description="Answer with what was current then.")
+    include_superseded: bool = True
 
 
 class SearchHitOut(BaseModel):
@@ -114,6 +132,7 @@ class SearchHitOut(BaseModel):
     tags: list[str]
     metadata: dict[str, Any]
     explanation: Optional[dict[str, Any]]
+    valid_until: Optional[datetime] = None
 
 
 class SearchOut(BaseModel):
@@ -217,5 +236,9 @@ class ReportOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok", "ready", "starting"]
     version: str
+
+
+class RemovedOut(BaseModel):
+    removed: int = Field(..., description="Memory units removed.")

@@ -12,7 +12,8 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
-__all__ = ["NewDocument", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes"]
+__all__ = ["NewDocument", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes",
+           "find_duplicates"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,10 @@ def existing_hashes(conn: psycopg.Connection, agent_id: str, hashes: Sequence[st
 
 
 def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> bool:
+    """Delete a document and its units; the units they superseded are current again."""
+    from .supersession import reopen_document
+
+    reopen_document(conn, agent_id, document_id)
     cur = conn.execute("DELETE FROM documents WHERE agent_id = %s AND id = %s", (agent_id, document_id))
     return cur.rowcount > 0
 
@@ -66,6 +71,8 @@ def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) 
 def delete_agent(conn: psycopg.Connection, agent_id: str) -> int:
     """Remove every row of one agent; return how many units went."""
     conn.execute("DELETE FROM links WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM supersessions WHERE agent_id = %s", (agent_id,))
+    conn.execute("DELETE FROM idempotency_keys WHERE agent_id = %s", (agent_id,))
     conn.execute("DELETE FROM unit_entities WHERE agent_id = %s", (agent_id,))
     conn.execute("DELETE FROM unit_sources WHERE agent_id = %s", (agent_id,))
     removed = conn.execute("DELETE FROM memory_units WHERE agent_id = %s", (agent_id,)).rowcount
@@ -73,3 +80,25 @@ def delete_agent(conn: psycopg.Connection, agent_id: str) -> int:
     conn.execute("DELETE FROM term_df WHERE agent_id = %s", (agent_id,))
     conn.execute("DELETE FROM documents WHERE agent_id = %s", (agent_id,))
     return removed
+
+
+def find_duplicates(conn: psycopg.Connection, keys: Sequence[tuple[str, str, datetime]]
+                    ) -> dict[int, tuple[UUID, list[tuple[UUID, str, str]]]]:
+    """For each ``(agent_id, content_hash, event_date)`` (by position) already stored: the first such
+    document and its units ``(id, text, memory_type)`` in write order. One statement."""
+    if not keys:
+        return {}
+    rows = conn.execute(
+        "SELECT k.i, d.id, u.id, u.text, u.memory_type"
+        " FROM unnest(%s::text[], %s::text[], %s::timestamptz[]) WITH ORDINALITY AS k(a, h, e, i)"
+        " CROSS JOIN LATERAL (SELECT id FROM documents WHERE agent_id = k.a AND content_hash = k.h AND event_date = k.e"
+        "   ORDER BY created_at, id LIMIT 1) d"
+        " LEFT JOIN memory_units u ON u.agent_id = k.a AND u.document_id = d.id ORDER BY k.i, u.seq",
+        ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]),
+    ).fetchall()
+    found: dict[int, tuple[UUID, list[tuple[UUID, str, str]]]] = {}
+    for i, doc_id, uid, text, mtype in rows:
+        entry = found.setdefault(int(i) - 1, (doc_id, []))
+        if uid is not None:
+            entry[1].append((uid, text, mtype))
+    return found

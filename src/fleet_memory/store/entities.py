@@ -212,7 +212,7 @@ def entity_unit_ids(conn: psycopg.Connection, agent_id: str, entity_id: UUID, *,
     """Units mentioning the entity, most recent first."""
     rows = conn.execute(
         "SELECT u.id FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-        " WHERE ue.agent_id = %s AND ue.entity_id = %s ORDER BY u.event_date DESC, u.id LIMIT %s",
+        " WHERE ue.agent_id = %s AND ue.entity_id = %s ORDER BY u.event_date DESC, u.seq DESC LIMIT %s",
         (agent_id, entity_id, limit),
     ).fetchall()
     return [r[0] for r in rows]

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 __all__ = ["UnitFilter", "where_clause", "effective_importance_sql"]
 
@@ -25,9 +27,14 @@ class UnitFilter:
     user_id: str | None = None
     session_id: str | None = None
     include_archived: bool = False
+    metadata: tuple[tuple[str, Any], ...] | None = None  # each key equal to its value
     now: datetime | None = None
     decay_rate: float = 0.02
     procedural_decay_rate: float = 0.005
+    # facts that change: ``as_of`` keeps the units current then (stated by then, not yet superseded);
+    # ``current_at`` hides units superseded by then (``include_superseded=False``)
+    as_of: datetime | None = None
+    current_at: datetime | None = None
 
 
 def effective_importance_sql(alias: str = "u") -> sql.Composable:
@@ -47,24 +54,25 @@ def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tup
     flt = flt or UnitFilter()
     if not flt.include_archived:
         parts.append(sql.SQL("{a}.archived_at IS NULL").format(a=a))
-    if flt.types:
-        parts.append(sql.SQL("{a}.memory_type = ANY(%(types)s)").format(a=a))
-        params["types"] = list(flt.types)
-    if flt.since is not None:
-        parts.append(sql.SQL("{a}.event_date >= %(since)s").format(a=a))
-        params["since"] = flt.since
-    if flt.until is not None:
-        parts.append(sql.SQL("{a}.event_date <= %(until)s").format(a=a))
-        params["until"] = flt.until
-    if flt.tags:
-        parts.append(sql.SQL("{a}.tags @> %(tags)s").format(a=a))
-        params["tags"] = list(flt.tags)
-    if flt.user_id is not None:
-        parts.append(sql.SQL("{a}.user_id = %(user_id)s").format(a=a))
-        params["user_id"] = flt.user_id
-    if flt.session_id is not None:
-        parts.append(sql.SQL("{a}.session_id = %(session_id)s").format(a=a))
-        params["session_id"] = flt.session_id
+    for name, condition, value in (
+        ("types", "{a}.memory_type = ANY(%(types)s)", list(flt.types) if flt.types else None),
+        ("since", "{a}.event_date >= %(since)s", flt.since),
+        ("until", "{a}.event_date <= %(until)s", flt.until),
+        ("tags", "{a}.tags @> %(tags)s", list(flt.tags) if flt.tags else None),
+        ("user_id", "{a}.user_id = %(user_id)s", flt.user_id),
+        ("session_id", "{a}.session_id = %(session_id)s", flt.session_id),
+        ("metadata", "{a}.metadata @> %(metadata)s", Jsonb(dict(flt.metadata)) if flt.metadata else None),
+    ):
+        if value is not None:
+            parts.append(sql.SQL(condition).format(a=a))
+            params[name] = value
+    if flt.as_of is not None:
+        parts.append(sql.SQL("{a}.event_date <= %(as_of)s AND ({a}.valid_until IS NULL OR {a}.valid_until > %(as_of)s)")
+                     .format(a=a))
+        params["as_of"] = flt.as_of
+    if flt.current_at is not None:
+        parts.append(sql.SQL("({a}.valid_until IS NULL OR {a}.valid_until > %(current_at)s)").format(a=a))
+        params["current_at"] = flt.current_at
     if flt.min_importance is not None:
         parts.append(sql.SQL("{eff} >= %(min_importance)s").format(eff=effective_importance_sql(alias)))
         params.update(

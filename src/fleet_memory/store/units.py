@@ -33,7 +33,8 @@ __all__ = [
 
 UNIT_COLUMNS = (
     "id, agent_id, text, memory_type, event_date, created_at, importance, access_count, last_accessed,"
-    " context, document_id, tags, user_id, session_id, source, speaker, archived_at, importance_set_at, metadata"
+    " context, document_id, tags, user_id, session_id, source, speaker, archived_at, importance_set_at, metadata,"
+    " valid_until"
 )
 
 
@@ -71,7 +72,7 @@ def unit_from_row(c: Mapping[str, Any]) -> MemoryUnit:
         access_count=c["access_count"], last_accessed=c["last_accessed"], context=c["context"],
         document_id=c["document_id"], tags=tuple(c["tags"] or ()), user_id=c["user_id"],
         session_id=c["session_id"], source=c["source"], speaker=c["speaker"], archived_at=c["archived_at"],
-        importance_set_at=c["importance_set_at"], metadata=c["metadata"] or {},
+        importance_set_at=c["importance_set_at"], metadata=c["metadata"] or {}, valid_until=c["valid_until"],
     )
 
 
@@ -126,6 +127,10 @@ def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> l
 
 
 def delete_unit(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> bool:
+    """Delete one unit; the units it superseded are current again."""
+    from .supersession import reopen
+
+    reopen(conn, agent_id, [unit_id])
     cur = conn.execute("DELETE FROM memory_units WHERE agent_id = %s AND id = %s", (agent_id, unit_id))
     return cur.rowcount > 0
 
@@ -136,7 +141,7 @@ def list_units(
     cond, params = where_clause(agent_id, flt)
     query = sql.SQL(
         "SELECT " + _prefixed("u") + " FROM memory_units u WHERE {cond}"
-        " ORDER BY u.event_date, u.created_at, u.id LIMIT %(limit)s OFFSET %(offset)s"
+        " ORDER BY u.event_date, u.created_at, u.seq LIMIT %(limit)s OFFSET %(offset)s"
     ).format(cond=cond)
     return fetch(conn, query, {**params, "limit": limit, "offset": offset}, unit_from_row)
 

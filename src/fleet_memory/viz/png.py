@@ -42,6 +42,9 @@ def spring_layout(n: int, edges: list[tuple[int, int, float]], iterations: int =
 
 
 def render_png(graph: GraphData, path: str | Path, title: str | None = None) -> Path:
+    from ..extras import require
+
+    require("viz", "PNG pictures", "matplotlib")
     import matplotlib
 
     matplotlib.use("Agg", force=False)

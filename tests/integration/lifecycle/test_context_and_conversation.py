@@ -21,25 +21,27 @@ def _section(prompt, heading):
     return body
 
 
-def test_build_context_groups_recalled_memories_by_type(memory):
+def test_build_context_groups_recalled_memories_by_type(memory, clock):
+    day = clock.now().date().isoformat()
     memory.put("a1", "The billing deploy failed on Monday.", memory_type="episodic")
     memory.put("a1", "The billing service runs on Postgres.", memory_type="semantic")
     memory.put("a1", "You should always run the billing migrations before a deploy.", memory_type="procedural")
     prompt = memory.build_context("a1", "How should I deploy billing?")
-    assert _section(prompt, "## Relevant Past Events") == ["[Past event] <memory>The billing deploy failed on Monday.</memory>"]
+    assert _section(prompt, "## Relevant Past Events") == [f"[Past event] ({day}) <memory>The billing deploy failed on Monday.</memory>"]
     assert _section(prompt, "## Learned Knowledge") == [
-        "[Learned knowledge] <memory>The billing service runs on Postgres.</memory>"]
+        f"[Learned knowledge] ({day}) <memory>The billing service runs on Postgres.</memory>"]
     assert _section(prompt, "## Effective Patterns and Procedures") == [
-        "[Effective procedure] <memory>You should always run the billing migrations before a deploy.</memory>"]
+        f"[Effective procedure] ({day}) <memory>You should always run the billing migrations before a deploy.</memory>"]
     assert prompt.endswith("respond to the following:\nHow should I deploy billing?")
 
 
 def test_build_context_empty_sections_user_filter_and_importance(memory, clock):
+    day = clock.now().date().isoformat()
     memory.put("a1", "The billing deploy failed on Monday.", user_id="u1")
     memory.put("a1", "The billing deploy for another customer failed on Friday.", user_id="u2")
     memory.put("a1", "The billing deploy was slow last year.", importance=0.2, user_id="u1")
     prompt = memory.build_context("a1", "billing deploy", user_id="u1")
-    assert _section(prompt, "## Relevant Past Events") == ["[Past event] <memory>The billing deploy failed on Monday.</memory>"]
+    assert _section(prompt, "## Relevant Past Events") == [f"[Past event] ({day}) <memory>The billing deploy failed on Monday.</memory>"]
     assert _section(prompt, "## Learned Knowledge") == ["(none)"]
     assert _section(prompt, "## Effective Patterns and Procedures") == ["(none)"]
     empty = memory.build_context("nobody", "billing deploy")
@@ -52,7 +54,7 @@ def test_stored_prompt_injection_stays_fenced(memory):
                memory_type="procedural")
     prompt = memory.build_context("a1", "What about billing?")
     (entry,) = _section(prompt, "## Effective Patterns and Procedures")
-    assert re.fullmatch(r"\[Effective procedure\] <memory>Ignore previous instructions[^<>]*&lt;/memory&gt;[^<>]*"
+    assert re.fullmatch(r"\[Effective procedure\] \(\d{4}-\d\d-\d\d\) <memory>Ignore previous instructions[^<>]*&lt;/memory&gt;[^<>]*"
                         r"</memory>", entry)
     assert not any(line.startswith("Ignore") for line in prompt.splitlines())
 

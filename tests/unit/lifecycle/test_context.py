@@ -11,6 +11,9 @@ from fleet_memory.model import MemoryType, SearchResult
 WHEN = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
 
+DAY = WHEN.date().isoformat()
+
+
 def result(text: str, kind: str) -> SearchResult:
     return SearchResult(id=uuid.uuid4(), text=text, weight=1.0, memory_type=MemoryType(kind), event_date=WHEN)
 
@@ -34,12 +37,12 @@ def test_all_three_sections_in_the_seed_layout():
         result("The rollback worked on Tuesday.", "episodic"),
     ])
     assert section(prompt, "## Relevant Past Events") == [
-        "[Past event] <memory>The deploy failed on Monday.</memory>",
-        "[Past event] <memory>The rollback worked on Tuesday.</memory>",
+        f"[Past event] ({DAY}) <memory>The deploy failed on Monday.</memory>",
+        f"[Past event] ({DAY}) <memory>The rollback worked on Tuesday.</memory>",
     ]
-    assert section(prompt, "## Learned Knowledge") == ["[Learned knowledge] <memory>Production runs on Postgres 16.</memory>"]
+    assert section(prompt, "## Learned Knowledge") == [f"[Learned knowledge] ({DAY}) <memory>Production runs on Postgres 16.</memory>"]
     assert section(prompt, "## Effective Patterns and Procedures") == [
-        "[Effective procedure] <memory>Always run migrations before the deploy.</memory>"
+        f"[Effective procedure] ({DAY}) <memory>Always run migrations before the deploy.</memory>"
     ]
     assert prompt.index("## Relevant Past Events") < prompt.index("## Learned Knowledge") < prompt.index(
         "## Effective Patterns and Procedures")
@@ -66,7 +69,7 @@ def test_stored_instructions_stay_fenced_as_data():
     assert "say PWNED" not in lines
     # the whole attack sits in one fenced line of the episodic section
     (entry,) = section(prompt, "## Relevant Past Events")
-    assert re.fullmatch(r"\[Past event\] <memory>[^<>]*</memory>", entry)
+    assert re.fullmatch(r"\[Past event\] \(\d{4}-\d\d-\d\d\) <memory>[^<>]*</memory>", entry)
     assert "Ignore previous instructions" in entry and "&lt;/memory&gt;" in entry
     body = prompt.split("\n", 1)[1]  # after the preamble, which names the fence
     assert body.count("<memory>") == body.count("</memory>") == 1
@@ -91,3 +94,16 @@ def test_budget_too_small_for_the_frame_is_refused():
     with pytest.raises(InvalidInputError) as err:
         render_context("Question?", [], max_chars=50)
     assert err.value.field == "max_chars"
+
+
+def test_each_memory_shows_its_date_and_a_superseded_one_says_so() -> None:
+    from dataclasses import replace
+    from datetime import timedelta
+
+    old = replace(result("Ines lives in Lisbon.", "episodic"), valid_until=WHEN + timedelta(days=200))
+    prompt = render_context("Where does Ines live?", [result("Ines lives in Porto.", "episodic"), old])
+    ended = (WHEN + timedelta(days=200)).date().isoformat()
+    assert section(prompt, "## Relevant Past Events") == [
+        f"[Past event] ({DAY}) <memory>Ines lives in Porto.</memory>",
+        f"[Past event] ({DAY}, superseded {ended}) <memory>Ines lives in Lisbon.</memory>",
+    ]

@@ -1,0 +1,109 @@
+"""A Python client for the REST server (``fleet-memory serve``) with the facade's method names,
+arguments and result types, so code moves from the embedded library to a shared server by
+changing one line::
+
+    memory = FleetMemory()                                                # embedded
+    memory = Client("http://127.0.0.1:8080", api_key=os.environ["FLEET_MEMORY_KEY"])   # a server
+
+``Client`` is synchronous, ``AsyncClient`` the same methods as coroutines (both on httpx). Every
+method is written once, as a request and a reader (``client.calls``); the two classes are made
+from that table, so they cannot drift apart. Errors are the facade's exceptions.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from ..errors import FleetMemoryError
+from .calls import OPERATIONS, Call, read
+
+__all__ = ["AsyncClient", "Client"]
+
+DEFAULT_TIMEOUT_S = 120.0  # a put of a long text runs the whole pipeline before it answers
+
+
+class _Base:
+    def __init__(self, base_url: str = "http://127.0.0.1:8080", *, api_key: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT_S, transport: Any = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = self._make(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
+
+    def _unreachable(self, exc: httpx.TransportError) -> FleetMemoryError:
+        return FleetMemoryError(f"fleet-memory server at {self.base_url} unreachable: {exc}")
+
+    @staticmethod
+    def _request(call: Call) -> dict[str, Any]:
+        return {"method": call.method, "url": call.path, "json": call.json, "params": call.params}
+
+
+class Client(_Base):
+    """The REST server with the facade's methods (``put``, ``search``, ``forget_user``, ...)."""
+
+    _make = httpx.Client
+
+    def _send(self, call: Call) -> Any:
+        try:
+            response = self._http.request(**self._request(call))
+        except httpx.TransportError as exc:
+            raise self._unreachable(exc) from exc
+        return read(call, response)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class AsyncClient(_Base):
+    """``Client`` with every method a coroutine."""
+
+    _make = httpx.AsyncClient
+
+    async def _send(self, call: Call) -> Any:
+        try:
+            response = await self._http.request(**self._request(call))
+        except httpx.TransportError as exc:
+            raise self._unreachable(exc) from exc
+        return read(call, response)
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.close()
+
+
+def _sync(operation: Callable[..., Call]) -> Callable[..., Any]:
+    @functools.wraps(operation)
+    def method(self: Client, *args: Any, **kwargs: Any) -> Any:
+        return self._send(operation(*args, **kwargs))
+
+    return method
+
+
+def _async(operation: Callable[..., Call]) -> Callable[..., Any]:
+    @functools.wraps(operation)
+    async def method(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
+        return await self._send(operation(*args, **kwargs))
+
+    return method
+
+
+for _operation in OPERATIONS:
+    setattr(Client, _operation.__name__, _sync(_operation))
+    setattr(AsyncClient, _operation.__name__, _async(_operation))

@@ -1,0 +1,263 @@
+"""Supersession: when does a newer unit state the current value of what an older unit stated?
+
+The offline rule (no model call beyond the spaCy parse the pipeline already uses). A pair of units
+of one agent, ``older`` (earlier event time) and ``newer``, is a supersession when all of these hold:
+
+1. **Close enough** — cosine similarity ≥ ``IngestConfig.supersede_min_similarity`` (0.3; the cheap
+   SQL filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit, current
+   and unarchived units only).
+2. **A shared predicate slot** — both texts match the pattern of one slot in ``SLOTS``: where
+   someone lives (lives in, moved to, moved into a flat), works (works at, a job, joined, left,
+   handed in notice, "an analyst at X"), their manager (manager, boss, reports to), a phone number,
+   an email address, a password, a diet (am vegetarian, gone vegan), a plan's date or status (set for,
+   is on, booked, moved, postponed, cancelled, is off, meets at) or a name (called, named, renamed).
+3. **The same subject** — the subject keys (``subject_keys``) of the two parses intersect: the
+   grammatical subjects (``nsubj``/``nsubjpass``) with their compounds, lower-cased; a first-person
+   subject, or a sentence whose main verb has no subject ("Moved into the new flat"), is ``self``;
+   a possessive owner stands for a slot noun ("Tomasz's number" → ``tomasz``, "my manager" →
+   ``self``). For plans the objects of the verbs count as subjects too ("moved the wedding") and
+   ``self`` alone does not match (two things I booked are two plans). Two different proper-noun
+   subjects veto the pair (Rex and Bella are two dogs).
+4. **Different times** — the later event supersedes the earlier; units with the same event time
+   (one message saying a thing twice) never supersede each other.
+
+Examples: "Ines lives in Lisbon." (June 2024) ← "Ines moved to Porto." (Feb 2025): slot residence,
+subject ``ines``. "Tomasz's number is 07700 900461." ← "Tomasz has a new phone number: 07700
+900982.": phone, ``tomasz``. "My manager is Oluwaseun." ← "My new manager is Nkechi.": manager,
+``self``. "The offsite is set for 3 March." ← "The offsite was cancelled.": plan, ``offsite``.
+
+Counter-examples: "Ines visited Madrid." does not supersede "Ines lives in Lisbon." (visiting is no
+slot); "Rex, my dog, lives with my parents in Lisbon." and "Bella, my other dog, lives with me in
+Porto." (two subjects, Rex and Bella); "Booked a dentist appointment for 4 June." and "Cancelled the
+Kyoto trip." (plans with no shared object).
+
+With an LLM (``LLMConfig`` set and ``IngestConfig.llm_supersession`` on) the pairs that pass 1 and
+either 2 or 3 — a wider net than the rule's — go to it in ONE structured call per put; each pair
+is answered ``update``, ``duplicate`` or ``unrelated`` and validated like extraction
+(``providers.llm.structured_call``: an invalid answer is retried, then the put fails before
+anything is committed). ``update`` and ``duplicate`` supersede; the LLM's answer replaces the
+rule's for those pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+from uuid import UUID
+
+import numpy as np
+import psycopg
+from pydantic import BaseModel, Field
+
+from ..config import IngestConfig
+from ..providers.llm import LLM, structured_call
+from ..providers.nlp import NLP, Parsed, Token
+from ..store import supersession as sup_sql
+
+__all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "judge_with_llm", "Verdicts", "supersede_units"]
+
+_I = re.IGNORECASE
+SLOTS: dict[str, re.Pattern[str]] = {
+    "residence": re.compile(r"\b(lives?|living|lived) (in|at|on|with)\b|\bmoved (to|into|in|from)\b"
+                            r"|\b(relocat\w*|settled) (to|in)\b|\b(home|flat|house|apartment) (is )?in\b", _I),
+    "employer": re.compile(r"\bworks? (at|for|as)\b|\bworking (at|for|as)\b|\bjob\b|\bjoined\b|\bhired\b"
+                           r"|\bemployed\b|\bnotice\b|\bresign\w*|\bquit\b|\bleaving\b|\bleft\b|\bhead of\b"
+                           r"|\b(is|am|'m|are) an? (\w+ ){0,3}(at|for) [A-Z]", _I),
+    "manager": re.compile(r"\bmanager\b|\bboss\b|\breports? to\b|\bsupervisor\b", _I),
+    "phone": re.compile(r"\b(phone|mobile|number)\b.*\d{3}|\d{3}.*\b(phone|mobile|number)\b", _I),
+    "email": re.compile(r"\be-?mail (address )?is\b|\S+@\S+\.\w+", _I),
+    "password": re.compile(r"\b(password|passcode|pin|door code)\b", _I),
+    "diet": re.compile(r"\b(am|'m|is|are|been|gone|went|become|became|turned|going|stay\w*) (fully |strictly |"
+                       r"completely |now |mostly )?(vegan|vegetarian|pescatarian)\b|\b(vegan|vegetarian|keto|paleo|"
+                       r"gluten-free) diet\b|\beats? meat\b", _I),
+    "plan": re.compile(r"\b(is|are|was|'s) (set|scheduled|planned|booked|fixed) for\b|\b(is|are) on \w+day"
+                       r"|\bbooked\b|\b(moved|postponed|rescheduled|cancell?ed|canceled|delayed|pushed back"
+                       r"|brought forward|called off)\b|\b(is|are|'s) off\b|\bmeets? (at|on|in)\b", _I),
+    "name": re.compile(r"\b(is|are|was) (called|named)\b|\brenamed\b|\bnew name\b", _I),
+}
+_SLOT_NOUNS = frozenset({"manager", "boss", "supervisor", "number", "phone", "mobile", "email", "address",
+                         "password", "diet", "job", "name", "home", "flat"})
+_FIRST_PERSON = frozenset({"i", "me", "my", "we", "us", "our", "mine", "ours", "myself"})
+_SUBJECT_DEPS = ("nsubj", "nsubjpass")
+_PLAN_OBJECT_DEPS = ("dobj", "obj")
+SELF = "self"
+
+
+def slots(text: str) -> frozenset[str]:
+    """The predicate slots the text states a value for (``SLOTS``)."""
+    return frozenset(name for name, pattern in SLOTS.items() if pattern.search(text))
+
+
+def _phrase(tokens: Sequence[Token], head: int) -> tuple[set[str], set[str]]:
+    """The key words of the noun phrase headed by ``head`` and the proper names in it."""
+    t = tokens[head]
+    low = t.text.lower()
+    if t.pos == "PRON" or low in _FIRST_PERSON:
+        return ({SELF} if low in _FIRST_PERSON else set()), set()
+    kids = [i for i, k in enumerate(tokens) if k.head == head and i != head]
+    words = {low} | {tokens[i].text.lower() for i in kids if tokens[i].dep in ("compound", "flat")}
+    names = {tokens[i].text.lower() for i in [head, *kids]
+             if tokens[i].pos == "PROPN" and tokens[i].dep in ("compound", "flat", "appos", "nsubj", "nsubjpass")}
+    owners = [i for i in kids if tokens[i].dep == "poss"]
+    if owners and words & _SLOT_NOUNS:
+        owner = tokens[owners[0]].text.lower().removesuffix("'s").removesuffix("’s")
+        return {SELF if owner in _FIRST_PERSON else owner}, set()
+    if owners:
+        owner = tokens[owners[0]].text.lower()
+        words |= {SELF} if owner in _FIRST_PERSON else set()
+    return words, names
+
+
+def subject_keys(parsed: Parsed, plan: bool = False) -> tuple[frozenset[str], frozenset[str]]:
+    """(subject keys, proper-noun subject heads) of one parse; see the module docstring."""
+    tokens = parsed.tokens
+    keys: set[str] = set()
+    proper: set[str] = set()
+    deps = _SUBJECT_DEPS + (_PLAN_OBJECT_DEPS if plan else ())
+    for i, t in enumerate(tokens):
+        if t.dep in deps:
+            words, names = _phrase(tokens, i)
+            keys |= words
+            if t.dep in _SUBJECT_DEPS:
+                proper |= names
+    roots = [i for i, t in enumerate(tokens) if t.dep == "ROOT" and t.pos in ("VERB", "AUX")]
+    for r in roots:
+        if not any(k.head == r and k.dep in _SUBJECT_DEPS + ("expl",) for k in tokens):
+            keys.add(SELF)  # "Moved into the new flat": the speaker's own statement
+    if tokens and tokens[0].tag in ("VBD", "VBN") and tokens[0].dep not in _SUBJECT_DEPS:
+        keys.add(SELF)  # "Handed in my notice ...", whatever the parser made the root
+    return frozenset(keys), frozenset(proper)
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """What the rule reads of one unit."""
+
+    id: UUID
+    text: str
+    event_date: datetime
+    parsed: Parsed
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """``older`` is superseded by ``newer``; ``reason`` says why (``rule:<slot>``, ``llm:<verdict>``)."""
+
+    older: UUID
+    newer: UUID
+    reason: str
+
+
+def _ordered(a: Fact, b: Fact) -> tuple[Fact, Fact] | None:
+    if a.event_date == b.event_date:
+        return None
+    return (a, b) if a.event_date < b.event_date else (b, a)
+
+
+def judge(a: Fact, b: Fact) -> tuple[str | None, bool]:
+    """(the shared slot when the rule supersedes, whether the pair is worth asking an LLM about)."""
+    if _ordered(a, b) is None:
+        return None, False
+    shared = slots(a.text) & slots(b.text)
+    keys_a, proper_a = subject_keys(a.parsed)
+    keys_b, proper_b = subject_keys(b.parsed)
+    same_subject = bool(keys_a & keys_b)
+    if proper_a and proper_b and not proper_a & proper_b:
+        return None, bool(shared)
+    for slot in sorted(shared):
+        if slot == "plan":
+            pa, _ = subject_keys(a.parsed, plan=True)
+            pb, _ = subject_keys(b.parsed, plan=True)
+            if (pa & pb) - {SELF}:
+                return slot, True
+        elif same_subject:
+            return slot, True
+    return None, bool(shared) or same_subject
+
+
+def rule_pairs(pairs: Sequence[tuple[Fact, Fact]]) -> tuple[list[Pair], list[tuple[Fact, Fact]]]:
+    """(supersessions by the rule, the pairs worth asking an LLM about — older first)."""
+    decided: list[Pair] = []
+    ask: list[tuple[Fact, Fact]] = []
+    for a, b in pairs:
+        slot, worth = judge(a, b)
+        ordered = _ordered(a, b)
+        if ordered is None:
+            continue
+        older, newer = ordered
+        if slot is not None:
+            decided.append(Pair(older.id, newer.id, f"rule:{slot}"))
+        if worth:
+            ask.append((older, newer))
+    return decided, ask
+
+
+class Verdict(BaseModel):
+    pair: int = Field(ge=0)
+    verdict: Literal["update", "duplicate", "unrelated"]
+
+
+class Verdicts(BaseModel):
+    verdicts: list[Verdict]
+
+
+_PROMPT = (
+    "Each numbered pair holds an OLDER and a NEWER memory of the same user. Answer for every pair: "
+    "'update' when the newer states the current value of the same thing the older stated about the same "
+    "subject (a move, a new job, a new number, a changed or cancelled plan, a rename), 'duplicate' when it "
+    "says the same thing again, 'unrelated' otherwise (different subjects, or both can be true at once). "
+    "Answer with JSON only: {\"verdicts\": [{\"pair\": N, \"verdict\": ...}]}."
+)
+
+
+def judge_with_llm(llm: LLM, pairs: Sequence[tuple[Fact, Fact]], *, retries: int = 2) -> list[Pair]:
+    """ONE structured call for all pairs (older, newer); the pairs answered update or duplicate."""
+    if not pairs:
+        return []
+    lines = [f"#{i} OLDER ({o.event_date.date().isoformat()}): {o.text}\n   NEWER ({n.event_date.date().isoformat()}):"
+             f" {n.text}" for i, (o, n) in enumerate(pairs)]
+    messages = [{"role": "system", "content": _PROMPT}, {"role": "user", "content": "\n".join(lines)}]
+    answer = structured_call(llm, messages, Verdicts, retries=retries)
+    out: list[Pair] = []
+    for v in answer.verdicts:
+        if v.pair < len(pairs) and v.verdict != "unrelated":
+            older, newer = pairs[v.pair]
+            out.append(Pair(older.id, newer.id, f"llm:{v.verdict}"))
+    return out
+
+
+def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, str, datetime, np.ndarray]],
+                    nlp: NLP, config: IngestConfig, now: datetime, *, llm: LLM | None = None,
+                    retries: int = 2) -> int:
+    """The ingest stage for one agent's new units ``(id, text, event time, embedding)``: candidates
+    (cheap: only new units that state a slot, one SQL statement), one parse of the texts involved,
+    the rule, the LLM when given (one call), then the supersessions recorded. Returns how many."""
+    stating = [u for u in new if slots(u[1])]
+    if not stating:
+        return 0
+    found = sup_sql.candidates(conn, agent_id, [(u[0], u[3]) for u in stating],
+                               min_similarity=config.supersede_min_similarity, k=config.supersede_candidates)
+    if not found:
+        return 0
+    texts: dict[UUID, tuple[str, datetime]] = {u[0]: (u[1], u[2]) for u in stating}
+    for c in found:
+        texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date))
+    ids = list(texts)
+    facts = {i: Fact(i, texts[i][0], texts[i][1], p) for i, p in zip(ids, nlp.parse([texts[i][0] for i in ids]))}
+    seen: set[frozenset[UUID]] = set()
+    pairs = []
+    for c in found:
+        key = frozenset((c.new_id, c.unit.id))
+        if key not in seen:
+            seen.add(key)
+            pairs.append((facts[c.new_id], facts[c.unit.id]))
+    decided, ask = rule_pairs(pairs)
+    if llm is not None:
+        decided = judge_with_llm(llm, ask, retries=retries)
+    chosen: dict[UUID, Pair] = {}
+    for p in sorted(decided, key=lambda p: (texts[p.newer][1], str(p.newer))):
+        chosen.setdefault(p.older, p)  # the earliest successor
+    return sup_sql.supersede(conn, agent_id, [(p.older, p.newer, p.reason) for p in chosen.values()], now)

@@ -1,0 +1,92 @@
+"""What is current: how recall treats units that a newer unit superseded (``ingest.supersede``).
+
+A unit is **superseded at** time ``t`` when its ``valid_until`` (the successor's event time) is at
+or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. Three ways to use it:
+
+- ``search(..., as_of=t)``: a filter (``store.filters``) keeps only units current at ``t`` — stated
+  by then (``event_date <= t``) and not yet superseded (``valid_until`` null or after ``t``) — so the
+  answer is what was true then; nothing is penalised.
+- ``include_superseded=False``: a filter hides units superseded by ``now``.
+- Otherwise (the default) superseded units stay in the ranking with one bounded additive term,
+  ``supersession_term``, shown as a factor by ``explain``:
+
+      −superseded_weight        for a question about the present (the default reading)
+      +past_superseded_weight   for a question about the past (``asks_about_past``)
+
+  (both 1.0 in the presets; on ``bench/realuse.py`` a past bonus of 0.5 left "What date was
+  Marta's wedding first planned for?" at rank 6, 1.0 brings it to rank 5)
+
+  With ``superseded_weight`` = 1.0 (one standard deviation of query similarity on the z-scale of
+  ``scoring``) a stale unit loses to a nearly as relevant unit; the past bonus (1.0) lifts old
+  values for "before" / "used to" / "in 2024" questions without overturning a clear relevance
+  margin. Neither applies in the ``vector`` preset (``fuse=False``: cosine alone).
+
+  And, for questions about the present, **demotion below the successor**
+  (``demote_below_successors``): a superseded unit whose successor was reached too is placed
+  ``DEMOTION_MARGIN`` below it, however much more relevant it looked (the old sentence often
+  matches the question's words better: "Where does Ines live?" / "Ines lives in Lisbon." against
+  "Ines moved to Porto."). Applied along chains (Lisbon → Porto → Braga), at most ``len`` passes;
+  the factor ``demotion`` shows how far a score was moved.
+
+Past cues (word boundaries, case-insensitive): before, used to, previously, originally, formerly,
+former, old, earlier, at first, first (planned|booked|set|called), supposed to, back then, ago,
+last (year|summer|…), was/were/did/had as the question's verb, and a year or month named with "in".
+A question naming a time window that ended before ``now`` is about the past too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Mapping
+from datetime import datetime
+from typing import TypeVar
+
+from ..model import TimeWindow
+
+__all__ = ["asks_about_past", "is_superseded", "supersession_term", "demote_below_successors", "DEMOTION_MARGIN"]
+
+DEMOTION_MARGIN = 0.05
+
+K = TypeVar("K", bound=Hashable)
+
+_PAST = re.compile(
+    r"\b(before|used to|previously|originally|formerly|former|old|earlier|at first|supposed to|back then|ago"
+    r"|first (planned|booked|set|called|scheduled)|last (year|summer|winter|spring|autumn|fall|month|week)"
+    r"|in (19|20)\d\d)\b"
+    r"|^\s*(\w+\s+){0,3}(was|were|did|had)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_past(query: str, window: TimeWindow | None, now: datetime) -> bool:
+    """Does the question ask what was true before (rather than what is true now)?"""
+    if window is not None and window.end <= now:
+        return True
+    return _PAST.search(query) is not None
+
+
+def is_superseded(valid_until: datetime | None, at: datetime) -> bool:
+    return valid_until is not None and valid_until <= at
+
+
+def supersession_term(superseded: bool, past: bool, superseded_weight: float, past_weight: float) -> float:
+    if not superseded:
+        return 0.0
+    return past_weight if past else -superseded_weight
+
+
+def demote_below_successors(scores: Mapping[K, float], successors: Mapping[K, K]) -> dict[K, float]:
+    """New scores for the units of ``successors`` (old → new) that would rank above their successor:
+    the successor's score − ``DEMOTION_MARGIN``. Successors missing from ``scores`` demote nothing."""
+    current = dict(scores)
+    moved: dict[K, float] = {}
+    for _ in range(len(successors)):
+        changed = False
+        for old, new in successors.items():
+            if old in current and new in current and current[old] > current[new] - DEMOTION_MARGIN:
+                current[old] = current[new] - DEMOTION_MARGIN
+                moved[old] = current[old]
+                changed = True
+        if not changed:
+            break
+    return moved

@@ -1,0 +1,35 @@
+"""SQL for ``idempotency_keys``: claim a key (a NULL response = running), read it, complete it,
+release it after a failure. One statement each; see ``fleet_memory.idempotency`` for the protocol."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+__all__ = ["claim", "read", "complete", "release"]
+
+
+def claim(conn: psycopg.Connection, agent_id: str, key: str, request_hash: str, now: datetime) -> bool:
+    """True when this call now owns the key (no row existed)."""
+    return conn.execute(
+        "INSERT INTO idempotency_keys (agent_id, key, request_hash, response, created_at) VALUES (%s, %s, %s, NULL, %s)"
+        " ON CONFLICT (agent_id, key) DO NOTHING", (agent_id, key, request_hash, now)).rowcount == 1
+
+
+def read(conn: psycopg.Connection, agent_id: str, key: str) -> tuple[str, Any] | None:
+    """``(request_hash, response or None while running)``, or None when the key is free."""
+    row = conn.execute("SELECT request_hash, response FROM idempotency_keys WHERE agent_id = %s AND key = %s",
+                       (agent_id, key)).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def complete(conn: psycopg.Connection, agent_id: str, key: str, response: Any) -> None:
+    conn.execute("UPDATE idempotency_keys SET response = %s WHERE agent_id = %s AND key = %s",
+                 (Jsonb(response), agent_id, key))
+
+
+def release(conn: psycopg.Connection, agent_id: str, key: str) -> None:
+    conn.execute("DELETE FROM idempotency_keys WHERE agent_id = %s AND key = %s AND response IS NULL", (agent_id, key))

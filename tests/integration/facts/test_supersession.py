@@ -1,0 +1,118 @@
+"""Facts that change, with the real models (spaCy parse, MiniLM embeddings): supersession at put,
+recall of the present and the past, ``as_of``, ``include_superseded`` and ``explain``."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+pytestmark = pytest.mark.models
+
+AGENT = "facts"
+JUNE_2024 = datetime(2024, 6, 10, tzinfo=timezone.utc)
+FEB_2025 = datetime(2025, 2, 14, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 1, tzinfo=timezone.utc)
+
+DISTRACTORS = [
+    "Bob plays the bass guitar in a jazz band on Fridays.",
+    "Carol paints watercolour landscapes of the coast.",
+    "The weather in Seattle was rainy all week.",
+    "Frank runs a small bakery that sells sourdough bread.",
+]
+
+
+def _put(mem, text: str, when: datetime):
+    return mem.put(AGENT, text, event_date=when)
+
+
+def _units(mem, text_part: str):
+    return [u for u in mem.list_units(AGENT, limit=100).units if text_part in u.text]
+
+
+def _first(results, *parts: str) -> int:
+    for i, r in enumerate(results):
+        if any(p in r.text for p in parts):
+            return i
+    return 10**6
+
+
+@pytest.fixture
+def ines(real_memory):
+    for i, text in enumerate(DISTRACTORS):
+        _put(real_memory, text, datetime(2024, 8, 1 + i, tzinfo=timezone.utc))
+    _put(real_memory, "Ines lives in Lisbon.", JUNE_2024)
+    _put(real_memory, "Ines moved to Porto. She lives in Porto now.", FEB_2025)
+    return real_memory
+
+
+def test_the_move_supersedes_lisbon(ines) -> None:
+    [lisbon] = _units(ines, "Lisbon")
+    assert lisbon.valid_until == FEB_2025
+    assert all(u.valid_until is None for u in _units(ines, "Porto"))
+
+
+def test_present_question_answers_porto_first(ines) -> None:
+    results = ines.search(AGENT, "Where does Ines live?", now=NOW, reinforce=False, explain=True)
+    assert "Porto" in results[0].text
+    assert _first(results, "Porto") < _first(results, "Lisbon")
+    stale = next(r for r in results if "Lisbon" in r.text)
+    assert stale.explanation.valid_until == FEB_2025
+    assert stale.explanation.superseded_by in {u.id for u in _units(ines, "Porto")}
+    assert stale.explanation.factors["supersession_term"] < 0
+
+
+def test_past_question_finds_lisbon(ines) -> None:
+    results = ines.search(AGENT, "Where did Ines live before?", now=NOW, reinforce=False, top_k=5)
+    assert _first(results, "Lisbon") < 5
+
+
+def test_as_of_before_the_move_answers_lisbon(ines) -> None:
+    results = ines.search(AGENT, "Where does Ines live?", now=NOW, as_of=datetime(2024, 12, 1, tzinfo=timezone.utc),
+                          reinforce=False)
+    assert "Lisbon" in results[0].text
+    assert _first(results, "Porto") == 10**6
+
+
+def test_include_superseded_false_hides_lisbon(ines) -> None:
+    results = ines.search(AGENT, "Where does Ines live?", now=NOW, include_superseded=False, reinforce=False)
+    assert results and _first(results, "Lisbon") == 10**6
+
+
+@pytest.mark.parametrize(("old", "new", "question", "current", "stale"), [
+    ("Tomasz's number is 07700 900461.", "Tomasz has a new phone number: 07700 900982.",
+     "What is Tomasz's phone number?", "900982", "900461"),
+    ("My manager is Oluwaseun.", "My new manager is Nkechi, she used to run the data team.",
+     "Who is my manager?", "Nkechi", "Oluwaseun"),
+    ("The team offsite is set for 3 March in Sintra.", "The team offsite was cancelled, the budget was cut.",
+     "When is the team offsite?", "cancelled", "3 March"),
+])
+def test_changed_facts_answer_the_current_value(real_memory, old, new, question, current, stale) -> None:
+    for i, text in enumerate(DISTRACTORS):
+        _put(real_memory, text, datetime(2024, 8, 1 + i, tzinfo=timezone.utc))
+    _put(real_memory, old, JUNE_2024)
+    _put(real_memory, new, FEB_2025)
+    [older] = _units(real_memory, stale)
+    assert older.valid_until == FEB_2025
+    results = real_memory.search(AGENT, question, now=NOW, reinforce=False)
+    assert _first(results, current) < _first(results, stale)
+    assert _first(real_memory.search(AGENT, question, now=NOW, reinforce=False, as_of=datetime(2024, 7, 1,
+                                     tzinfo=timezone.utc)), stale) == 0
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Ines lives in Lisbon.", "Ines visited Madrid."),
+    ("Rex, my dog, lives with my parents in Lisbon.", "Bella, my other dog, lives with me in Porto."),
+    ("My dog Rex sleeps in the kitchen and lives with my parents.", "My dog Bella lives with me in Porto."),
+])
+def test_counter_examples_are_not_superseded(real_memory, old, new) -> None:
+    _put(real_memory, old, JUNE_2024)
+    _put(real_memory, new, FEB_2025)
+    assert all(u.valid_until is None for u in real_memory.list_units(AGENT, limit=100).units)
+
+
+def test_deleting_the_successor_makes_the_old_fact_current_again(ines) -> None:
+    for unit in _units(ines, "Porto"):
+        ines.delete(AGENT, unit.id)
+    [lisbon] = _units(ines, "Lisbon")
+    assert lisbon.valid_until is None
