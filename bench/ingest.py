@@ -11,6 +11,11 @@ units, one transaction) with no other stage — the least any pipeline must do. 
 all-MiniLM-L6-v2 and the same embedded PostgreSQL; models are warmed up before timing; the floor
 runs first for each conversation, then the pipeline.
 
+Worst put (``--worst-chars N``, default the content limit, 2,000,000 characters; 0 skips it): one
+put of N characters of short capitalised fragments ("Kelvo Brashu. Tamri Quen. …"), every one a
+new name for NER and entity resolution — the input that held an agent for 14 minutes at 1.5 MB when
+resolution compared names pairwise. Printed as seconds per MB with its stage seconds.
+
 Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
 over conversations; parse and embed overlap, so they add up to more than the wall time), the
 floor's turns/s, their ratio, and the link rows per unit after ingestion (stored temporal and
@@ -64,12 +69,39 @@ def floor_ingest(mem, agent: str, items: list[dict], threads: int | None = None)
     return time.perf_counter() - started
 
 
+def worst_content(chars: int) -> str:
+    """Short capitalised two-word fragments, distinct and unlike each other, up to ``chars``."""
+    import random
+    import string
+
+    rng = random.Random(14)
+    parts, size = [], 0
+    while size < chars:
+        words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 7))).title()
+                 for _ in range(2)]
+        part = " ".join(words) + "."
+        parts.append(part)
+        size += len(part) + 1
+    return " ".join(parts)[:chars]
+
+
+def worst_put(mem, agent: str, chars: int) -> dict:
+    content = worst_content(chars)
+    started = time.perf_counter()
+    result = mem.put(agent, content)
+    seconds = time.perf_counter() - started
+    mb = len(content.encode("utf-8")) / 1e6
+    return {"chars": len(content), "seconds": seconds, "s_per_mb": seconds / mb, "units": len(result.units),
+            "stage_seconds": result.stage_seconds}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
     parser.add_argument("--home", type=Path, help="embedded database directory (default: a temporary one)")
+    parser.add_argument("--worst-chars", type=int, default=2_000_000, help="size of the worst-put line (0: skip)")
     parser.add_argument("--agent-sizes", default="", help="e.g. 1000,50000: put into agents of these sizes")
     parser.add_argument("--long-turns", type=int, default=0, help="join this many turns into one long turn")
     parser.add_argument("--skip-main", action="store_true", help="only the --agent-sizes / --long-turns parts")
@@ -111,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                     stages[name] = stages.get(name, 0.0) + secs
                 print(f"  {conv['conversation_id']}: {len(items)} turns → {sum(len(r.units) for r in results)} units",
                       file=sys.stderr)
+            worst = worst_put(mem, f"worst-{run}", args.worst_chars) if args.worst_chars else None
             sizes = agent_sizes(mem, convs, [int(n) for n in args.agent_sizes.split(",") if n], run)
             long = long_turns(mem, convs, args.long_turns, run, floor_ingest) if args.long_turns else None
             links: dict[str, dict[str, float]] = {}
@@ -140,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         floor["one_thread"] = {"turns_per_s": turns / floor1_s, "seconds": floor1_s,
                                "ratio": pipeline["turns_per_s"] / (turns / floor1_s)}
     out = {"pipeline": pipeline, "floor": floor, "ratio": pipeline["turns_per_s"] / floor["turns_per_s"],
-           "links": links, "entities": totals["entities"], "conversations": len(convs),
+           "links": links, "entities": totals["entities"], "conversations": len(convs), "worst_put": worst,
            "agent_sizes": sizes, "long_turns": long}
 
     print(f"{'':<26}{'turns/s':>10}{'units/s':>10}{'seconds':>10}")
@@ -154,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     print("stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
     for kind, agg in sorted(links.items()):
         print(f"{kind} links: {agg['rows']} rows, {agg['rows_per_unit']:.2f} per unit, max {agg['max_degree']} on one unit")
+    if worst:
+        print(f"worst put: {worst['chars']:,} characters of short capitalised fragments in {worst['seconds']:.1f} s"
+              f" = {worst['s_per_mb']:.1f} s/MB ({worst['units']} units); stages: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in worst["stage_seconds"].items()))
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0

@@ -67,7 +67,6 @@ class IngestConfig:
     temporal_max_links: int = 20
     semantic_top_k: int = 5
     semantic_min_similarity: float = 0.7
-    entity_threshold_person_exact: float = 0.4
     entity_threshold: float = 0.6
     entity_recency_days: float = 30.0
     llm_extraction: bool = False  # extract facts with the configured LLM instead of the offline rules

@@ -373,7 +373,7 @@ class FleetMemory:
         budget = None if max_chars is None else check_positive_int(max_chars, "max_chars",
                                                                     self.config.limits.max_content_chars)
         check_budget(text, budget)
-        results = self.search(agent_id, text, top_k=limit, min_importance=min_importance, user_id=user_id)
+        results = self.search(agent_id, text, limit=limit, min_importance=min_importance, user_id=user_id)
         return render_context(text, results, max_chars=budget)
 
     def process_conversation(self, agent_id: str, turns: Iterable[Mapping[str, Any]], *, user_id: str | None = None,

@@ -1,24 +1,66 @@
 """Assembling one unit from its plan: the unit's text is its facts' texts after coreference,
-joined by a space; it mentions the episode's speaker (a PERSON), then, fact by fact, the entity
-spans, the coreference referents and the names an LLM extractor gave, each normalised name once
-(first surface form kept) — except inline code of structured text (``literals``), which is never a
-name. Metadata (type, importance, speaker, category, heading path, kind) come from the first fact;
-links are those of all its facts. Pure; O(facts + mentions).
+joined by a space; it mentions its speaker (the fact's, else the episode's: a PERSON), then, fact
+by fact, the entity spans, the coreference referents and the names an LLM extractor gave, each
+normalised name once (first surface form kept) — except inline code of structured text
+(``literals``), which is never a name. Type, importance, speaker, category, heading path
+(``context``) and kind come from the first fact; links are those of all its facts.
+
+What the unit adds to the episode's metadata:
+
+- a ``subjectless`` plan (a chat line with no complete sentence) is said by its speaker, else by
+  the user when the user id reads as a name: ``implied_subject`` names them, and the text is
+  rewritten when that is safe ("Started at the clinic today." → "Alice started at the clinic
+  today.", ``implied.with_subject``), else kept as said;
+- a unit whose text asks something is flagged ``question`` (it is stored like any other: "How
+  about we take the train instead of flying?" is what the speaker suggested);
+- a date the text names (``dating.named_event_date``) becomes the unit's ``event_date``; the put's
+  own time is kept as ``put_at`` and the words as ``date_phrase``.
+
+Pure; O(facts + mentions).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..naming import normalize_name
+from .dating import named_event_date
+from .implied import with_subject
 from .ner import clean_name
-from .records import EntityMention, UnitDraft, UnitPlan
+from .records import EntityMention, Episode, UnitDraft, UnitPlan
 
-__all__ = ["draft_unit"]
+__all__ = ["draft_unit", "implied_subject"]
 
 
-def draft_unit(plan: UnitPlan, episode_speaker: str | None) -> UnitDraft:
-    """The draft of the unit ``plan`` describes; ``episode_speaker`` is the speaker of its episode."""
+def implied_subject(speaker: str | None, user_id: str | None) -> str | None:
+    """Who says a line without a subject: the speaker, else a user id that reads as a name."""
+    if speaker:
+        return speaker
+    if user_id and user_id.replace(" ", "").isalpha() and user_id[:1].isupper():
+        return user_id
+    return None
+
+
+def draft_unit(plan: UnitPlan, episode: Episode) -> UnitDraft:
+    """The draft of the unit ``plan`` describes, for a plan of ``episode``."""
     first = plan.members[0].fact
+    speaker = first.speaker or episode.speaker
     text = " ".join(item.coref.text for item in plan.members).strip()
+    metadata: dict[str, Any] = {}
+    if plan.subjectless:
+        subject = implied_subject(speaker, episode.user_id)
+        metadata["subjectless"] = True
+        if subject:
+            metadata["implied_subject"] = subject
+            if rewritten := with_subject(plan.members[0].parse.tokens, text, subject):
+                text = rewritten
+    if text.rstrip().endswith("?"):
+        metadata["question"] = True
+    event_date = None
+    if dated := named_event_date(text, episode.event_date):
+        event_date, phrase = dated
+        metadata["put_at"] = episode.event_date.isoformat()
+        metadata["date_phrase"] = phrase
     mentions: dict[str, EntityMention] = {}
     literals = {lit for item in plan.members for lit in item.fact.literals}
 
@@ -30,8 +72,8 @@ def draft_unit(plan: UnitPlan, episode_speaker: str | None) -> UnitDraft:
         if key and key not in mentions:
             mentions[key] = EntityMention(name, label)
 
-    if episode_speaker:
-        add(episode_speaker, "PERSON")
+    if speaker:
+        add(speaker, "PERSON")
     for item in plan.members:
         for span in item.named.spans:
             add(span.text, span.label)
@@ -41,4 +83,5 @@ def draft_unit(plan: UnitPlan, episode_speaker: str | None) -> UnitDraft:
             add(ent.surface, ent.label)
     links = tuple(dict.fromkeys(link for item in plan.members for link in item.fact.links))
     return UnitDraft(first.episode_index, text, first.memory_type, first.importance, first.speaker,
-                     first.category, tuple(mentions.values()), first.context, links, first.kind)
+                     first.category, tuple(mentions.values()), event_date, metadata, first.context, links,
+                     first.kind)

@@ -5,8 +5,9 @@ year" — for a whole batch in one left-to-right pass (O(tokens)).
 Rules, over the facts of one put in order (the discourse; it restarts for another agent or after
 a gap longer than ``reset_after``):
 
-- he/him/his/himself, she/her/hers/herself → the most recently mentioned PERSON whose gender is
-  compatible (known from a small first-name list or learnt from earlier pronouns); not replaced
+- he/him/his/himself, she/her/hers/herself → the most recently mentioned PERSON of that gender
+  (known from a small first-name list or learnt from earlier pronouns), else the most recent one
+  of unknown gender; not replaced
   when a compatible PERSON already appears earlier in the same sentence (it already stands alone).
   In a conversation turn the speakers are not candidates (they are "I" and "you").
 - it/its, they/them/their → the one ORG / PRODUCT / WORK_OF_ART / EVENT / FAC (for "they": ORG)
@@ -15,6 +16,18 @@ a gap longer than ``reset_after``):
 - In a conversation turn (the episode has a speaker), first-person pronouns are the speaker:
   "I'm swamped" → "Melanie is swamped", "my kids" → "Melanie's kids", with the verb after "I"
   put into the third person ("I love" → "Melanie loves", "I've" → "Melanie has").
+
+Across puts: a put's discourse starts from the agent's memory (``AgentContext.people``, stage
+``memory``): the people of the agent's recent units of the same user, same session first, within
+the temporal window, so "She joined Google last year." put after "Alice works at Google." becomes
+"Alice joined Google last year."; the put's own mentions come later and win. The speakers of those
+units are speakers too (not candidates in a conversation turn). Never across agents or users (the
+query filters them).
+
+Guards: a he/she pronoun is left alone when its sentence has a subject of its own before it that
+is not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
+already says whose), and a name that occurs in the sentence itself is never the referent ("She
+lives in Porto now" cannot become "Porto lives in Porto now").
 
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:
 "Alice said she would come"); possessives take "'s". Anything uncertain is left as it was:
@@ -28,7 +41,7 @@ from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
 from .names import FEMALE_NAMES, MALE_NAMES
-from .records import CorefFact, CorefText, EntityMention, Episode, NamedFact
+from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
 __all__ = ["Discourse", "resolve_coreferences"]
 
@@ -89,13 +102,18 @@ class _Discourse:
         self.when: datetime | None = None
 
     def person_for(self, gender: str, exclude: frozenset[str] = frozenset()) -> str | None:
+        """The latest person of that gender, else the latest of unknown gender ("She …" after
+        "Ines moved to Porto" is Ines even when the model took Porto for a person)."""
+        unknown = None
         for name in reversed(self.persons):
             if name in exclude:
                 continue
             known = _gender_of(name, self.learnt)
-            if known is None or known == gender:
+            if known == gender:
                 return name
-        return None
+            if known is None and unknown is None:
+                unknown = name
+        return unknown
 
     def mention(self, name: str) -> None:
         if name in self.persons:
@@ -124,8 +142,11 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
                 _agree_verb(tokens, i, replacements)
             continue
         if low in _FEMALE or low in _MALE:
+            if _own_subject_before(tokens, i):
+                continue  # "Guido continued his work": the sentence says whose
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
-            ref = _person_referent(low, i, persons, state, speakers if speaker else frozenset())
+            exclude = (speakers if speaker else frozenset()) | _named_in(tokens, state.persons)
+            ref = _person_referent(low, i, persons, state, exclude)
         elif low in _IT or low in _THEY:
             ref = _thing_referent(tokens, i, low, spans, state)
         else:
@@ -134,6 +155,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             continue
         used.add(ref.surface)
         replacements[i] = _possessive(ref.surface) if possessive else ref.surface
+        if not possessive:
+            _expand_contraction(tokens, i, replacements)
         referents.append(ref)
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
@@ -162,6 +185,17 @@ def _person_referent(low: str, i: int, persons: Sequence[tuple[int, str]], state
     return EntityMention(name, "PERSON")
 
 
+def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
+    """True when a noun or proper noun before token ``i`` is a subject (not a pronoun)."""
+    return any(t.dep in ("nsubj", "nsubjpass") and t.pos in ("PROPN", "NOUN") for t in tokens[:i])
+
+
+def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:
+    """The known names whose words all occur in the sentence."""
+    words = {t.text.lower() for t in tokens}
+    return frozenset(n for n in names if n.split() and all(w.lower() in words for w in n.split()))
+
+
 def _thing_referent(tokens: Sequence[Token], i: int, low: str, spans: Sequence[Span],
                     state: _Discourse) -> EntityMention | None:
     """The one thing (it) or ORG (they) of the previous sentence, when the pronoun at token ``i``
@@ -184,6 +218,18 @@ def _glued(tokens: Sequence[Token], i: int) -> bool:
     before = i > 0 and not tokens[i - 1].ws and tokens[i - 1].text in ("-", "/")
     after = i + 1 < len(tokens) and not tokens[i].ws and tokens[i + 1].text in ("-", "/")
     return before or after
+
+
+def _expand_contraction(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:
+    """"He's a climber" → "Kwame is a climber", not "Kwame's a climber" (which reads as a possessive)."""
+    if i + 1 >= len(tokens) or tokens[i].ws:
+        return
+    low = tokens[i + 1].text.lower().replace("’", "'")
+    if low == "'s":
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        replacements[i + 1] = " has" if after is not None and after.tag == "VBN" else " is"
+    elif low in ("'ll", "'d"):
+        replacements[i + 1] = " " + _AGREE[low]
 
 
 def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:
@@ -216,14 +262,18 @@ def resolve_coreferences(
     named: Sequence[NamedFact],
     *,
     reset_after: timedelta = timedelta(hours=24),
+    context: AgentContext | None = None,
     discourse: Discourse | None = None,
 ) -> list[CorefFact]:
     """Each named fact (from ``ner``) with its text after coreference, in order. Self-contained
-    facts (from an LLM) pass through unchanged. ``discourse`` continues the state of earlier facts
-    of the same put (and keeps it for the next call)."""
+    facts (from an LLM) pass through unchanged. ``context``: the agent's memory (see above);
+    ``discourse`` continues the state of earlier facts of the same put (and keeps it for the next
+    call: the pipeline resolves a long put window by window)."""
+    context = context or AgentContext()
     holder = discourse if discourse is not None else Discourse()
     state = holder.state
-    speakers = frozenset(e.speaker for e in episodes if e.speaker)
+    batch_speakers = frozenset(e.speaker for e in episodes if e.speaker) | frozenset(
+        item.fact.speaker for item in named if item.fact.speaker)
     out: list[CorefFact] = []
     for item in named:
         fact = item.fact
@@ -233,7 +283,10 @@ def resolve_coreferences(
         ):
             state = holder.state = _Discourse()
             state.agent = episode.agent_id
+            for name in context.people.get(fact.episode_index, ()):
+                state.mention(name)
         state.when = episode.event_date
+        speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
             out.append(CorefFact(item, CorefText(fact.text)))
             for e in item.spans:

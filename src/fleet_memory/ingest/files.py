@@ -17,24 +17,29 @@ Formats, by extension and shape:
   number of seconds since 1970 —, optional ``turn_id``, ``session_id``, ``context``, ``tags``,
   ``metadata``), or ``{"turns": [...]}`` / ``{"messages": [...]}``.
 
-Resuming: an item whose document is already stored for the agent (same content hash as
-``store.documents.content_hash``: content, context, speaker) is skipped, so re-running an
-interrupted ingest stores only what is missing.
+Resuming: an item is identified by its content (the hash of ``store.documents.content_hash``:
+content, context, speaker), its source file, its time (when it has one) and its turn id; the
+k-th item of one identity in a run is skipped when the agent already holds k documents of that
+identity. So re-running an interrupted ingest stores only what is missing, while the same words
+said again at another time or turn, or repeated within a file, are stored each time.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidInputError
 from ..store import Database
 from ..store import documents as doc_sql
+from ..validation import check_date
 from .markup import HEADING_SEPARATOR, Block, blocks_of, detect_format
 
 __all__ = ["CHUNK_CHARS", "read_items", "IngestProgress", "ingest_batches"]
@@ -158,7 +163,7 @@ def read_items(path: str | Path) -> list[dict[str, Any]]:
     suffix, source = path.suffix.lower(), path.name[:128]
     try:
         if suffix == ".jsonl":
-            return [item for n, line in enumerate(text.splitlines(), 1) if line.strip()
+            return [item for n, line in enumerate(text.split("\n"), 1) if line.strip()
                     for item in _json_items(json.loads(line), source, f"{path.name}:{n}")]
         if suffix == ".json":
             return _json_items(json.loads(text), source, path.name)
@@ -172,6 +177,22 @@ def _hash(item: Mapping[str, Any]) -> str:
     return doc_sql.content_hash(content, item.get("context"), item.get("speaker"))
 
 
+def _identity(item: Mapping[str, Any]) -> tuple[str, Any, datetime | None, str | None]:
+    try:
+        when = check_date(item.get("timestamp", item.get("event_date")), "timestamp")
+    except InvalidInputError:
+        when = None  # the put reports it
+    turn = item.get("turn_id")
+    return _hash(item), item.get("source"), when, None if turn is None else str(turn)
+
+
+def _matches(stored: tuple, wanted: tuple) -> bool:
+    """A stored document is this item when hash, source and turn agree, and the time too where
+    the item has one (an item without one was stored at the time of its run)."""
+    return stored[0] == wanted[0] and stored[1] == wanted[1] and stored[3] == wanted[3] and (
+        wanted[2] is None or stored[2] == wanted[2])
+
+
 @dataclass(frozen=True, slots=True)
 class IngestProgress:
     """After one batch: items looked at, items skipped as already stored, units stored."""
@@ -183,19 +204,20 @@ class IngestProgress:
 
 def ingest_batches(db: Database, put_many: Callable[..., Sequence[Any]], agent_id: str,
                    items: Iterable[Mapping[str, Any]], *, batch_size: int = 64) -> Iterator[IngestProgress]:
-    """Store ``items`` in batches, skipping documents already stored; yield progress per batch."""
+    """Store ``items`` in batches, skipping those already stored (see the module docstring);
+    yield progress per batch."""
     batch: list[Mapping[str, Any]] = []
+    seen: Counter[tuple] = Counter()  # occurrences of each identity so far in this run
 
     def run(chunk: list[Mapping[str, Any]]) -> IngestProgress:
+        identities = [_identity(i) for i in chunk]
         with db.transaction() as conn:
-            have = doc_sql.existing_hashes(conn, agent_id, [_hash(i) for i in chunk])
-        seen: set[str] = set()
+            stored = doc_sql.stored_identities(conn, agent_id, [i[0] for i in identities])
         fresh = []
-        for item in chunk:
-            h = _hash(item)
-            if h not in have and h not in seen:
+        for item, identity in zip(chunk, identities):
+            seen[identity] += 1
+            if sum(1 for row in stored if _matches(row, identity)) < seen[identity]:
                 fresh.append(item)
-                seen.add(h)
         units = sum(len(r.units) for r in put_many(fresh, agent_id=agent_id)) if fresh else 0
         return IngestProgress(len(chunk), len(chunk) - len(fresh), units)
 

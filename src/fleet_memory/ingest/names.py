@@ -12,6 +12,13 @@ FEMALE_NAMES = {
     "melanie", "gina", "joanna", "audrey", "deborah", "jolene", "nancy", "kate", "katie", "amy", "claire", "chloe",
     "lucy", "lily", "zoe", "ella", "eva", "sara", "rebecca", "rose", "helen", "diana", "nina", "tina", "angela",
     "michelle", "natalie", "sophie", "amelia", "charlotte", "elizabeth", "margaret", "ruth", "jane", "betty",
+    "carol", "carole", "ines", "inês", "marta", "siobhan", "aoife", "niamh", "nkechi", "ngozi", "chioma", "priya",
+    "ananya", "aisha", "fatima", "leila", "yuki", "mei", "ling", "sofia", "lucia", "elena", "irene", "ingrid",
+    "astrid", "freya", "maja", "agnieszka", "katarzyna", "olga", "natasha", "tatiana", "leonor", "beatriz",
+    "camila", "valentina", "gabriela", "isabel", "carmen", "rosa", "paula", "monica", "veronica", "patricia",
+    "barbara", "donna", "sandra", "carla", "heather", "megan", "lauren", "ashley", "amanda", "stephanie",
+    "nicole", "kelly", "emma", "abigail", "harper", "ellie", "molly", "evie", "ines", "clara", "louise", "marie",
+    "julie", "anne", "ana", "eve", "ivy", "violet", "hazel", "iris", "judy", "joan", "alison", "fiona",
 }
 MALE_NAMES = {
     "bob", "john", "james", "robert", "michael", "william", "david", "richard", "joseph", "thomas", "charles",
@@ -19,6 +26,13 @@ MALE_NAMES = {
     "jon", "nate", "tim", "evan", "calvin", "dave", "sam", "tom", "jack", "harry", "oliver", "noah", "liam",
     "ethan", "lucas", "henry", "alexander", "ben", "max", "leo", "adam", "eric", "frank", "greg", "jason", "mike",
     "ryan", "scott", "sean", "carl", "fred", "joe", "luke", "chris", "jim", "bill", "ted", "ron", "tony",
+    "guido", "kwame", "oluwaseun", "tomasz", "joaquin", "joaquín", "grzegorz", "piotr", "pawel", "marek",
+    "jakub", "lukas", "jan", "lars", "sven", "anders", "hans", "klaus", "jurgen", "pierre", "jean", "luc",
+    "marco", "luca", "giovanni", "antonio", "carlos", "jose", "juan", "miguel", "pedro", "diego", "rafael",
+    "hiroshi", "kenji", "takeshi", "raj", "arjun", "rahul", "vikram", "ahmed", "mohammed", "omar", "ali",
+    "hassan", "ibrahim", "emeka", "chidi", "kofi", "kwabena", "seamus", "liam", "cian", "declan", "connor",
+    "patrick", "kevin", "ian", "neil", "stuart", "graham", "keith", "gary", "wayne", "dennis", "larry",
+    "jeff", "steve", "walter", "arthur", "albert", "ralph", "roy", "louis", "philip", "simon", "martin",
 }
 NEUTRAL_NAMES = {"alex", "jordan", "taylor", "casey", "morgan", "riley", "jamie", "pat", "robin", "kim", "lee"}
 

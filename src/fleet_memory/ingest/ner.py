@@ -13,16 +13,28 @@ span covers becomes an entity when the same name was recognised elsewhere in the
 is resolved window by window: in this window or an earlier one of the same put) (its label
 is reused), is a speaker of the conversation (PERSON), or starts with a known first name (PERSON).
 Speakers of conversation turns are PERSON entities of their turns (added when units are
-assembled). O(tokens).
+assembled).
+
+The agent's memory is a gazetteer (``AgentContext.known``: stored entities the put names): a name
+the agent already knows is recognised with its stored label even when the model misses it (any
+capitalised token, whatever its tag: "Ines" tagged a plural noun) or labels it otherwise ("Carol"
+as ORG once it is known as PERSON); a known first name is a PERSON whatever either says. Junk is
+refused before anything else (``junk.is_junk_name``: code identifiers, URL and Markdown fragments,
+shouted legal words). A PERSON right after "in" that nobody knows as a person is a place ("in
+Ancoats"). O(tokens).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from collections.abc import Mapping
+
+from ..naming import normalize_name
 from ..providers.nlp import Span, Token
+from .junk import is_junk_name
 from .names import is_first_name
-from .records import Episode, NamedFact, ParsedFact
+from .records import AgentContext, Episode, NamedFact, ParsedFact
 
 __all__ = ["KEPT_LABELS", "find_entities", "clean_name"]
 
@@ -39,15 +51,29 @@ def clean_name(text: str) -> str:
     return name.strip(" .,;:!?\"'()[]-")
 
 
-def _kept(span: Span) -> Span | None:
+def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping[str, str]) -> Span | None:
     if span.label not in KEPT_LABELS:
         return None
     name = clean_name(span.text)
-    if len(name) < 2 or not any(c.isupper() for c in name):
+    if len(name) < 2 or not any(c.isupper() for c in name) or is_junk_name(name, sentence):
         return None
+    label = _known_label(name, gazetteer)
+    if label is not None and label != span.label:
+        return Span(name, label, span.start, span.end)
+    if label is None and span.label == "PERSON" and span.start > 0 and \
+            tokens[span.start - 1].text.lower() == "in":
+        return Span(name, "GPE", span.start, span.end)  # "in Ancoats": a place the small model took for a person
     if "," in name and span.label not in ("GPE", "LOC", "FAC"):
         return None  # "ya, Melanie" (ORG): a vocative swallowed into a span
     return Span(name, span.label, span.start, span.end)
+
+
+def _known_label(name: str, gazetteer: Mapping[str, str]) -> str | None:
+    """The label the agent's memory gives ``name`` (a known first name is a PERSON), or ``None``."""
+    if is_first_name(name.split()[0]) and len(name.split()) <= 2:
+        return "PERSON"
+    label = gazetteer.get(normalize_name(name))
+    return label if label in KEPT_LABELS else None
 
 
 def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:
@@ -55,18 +81,23 @@ def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:
 
 
 def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
-                  known: dict[str, str] | None = None) -> list[NamedFact]:
+                  context: AgentContext | None = None, known: dict[str, str] | None = None) -> list[NamedFact]:
     """Each parsed fact with its entity spans (same order), cleaned and completed as described above.
     ``known`` (name → label) carries the names of earlier windows of the same put, and is updated."""
+    context = context or AgentContext()
     known = known if known is not None else {}
     for episode in episodes:
         if episode.speaker:
             known.setdefault(clean_name(episode.speaker), "PERSON")
+    for item in parsed:
+        if item.fact.speaker:
+            known.setdefault(clean_name(item.fact.speaker), "PERSON")
     first: list[list[Span]] = []
     initial: list[list[Span]] = []
     for item in parsed:
         spans, openers = [], []
-        for s in (_kept(e) for e in item.parse.ents):
+        gazetteer = context.gazetteer(episodes[item.fact.episode_index].agent_id)
+        for s in (_kept(e, item.parse.tokens, item.fact.text, gazetteer) for e in item.parse.ents):
             if s is None:
                 continue
             if s.end - s.start == 1 and _opens_sentence(item.parse.tokens, s.start):
@@ -77,33 +108,54 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
         first.append(spans)
         initial.append(openers)
     for item, spans, openers in zip(parsed, first, initial):
+        gazetteer = context.gazetteer(episodes[item.fact.episode_index].agent_id)
         for s in openers:
             # The small model tags many chat openers as names ("Nah", "Wanna": PERSON; "Time": ORG).
             # Keep one when the batch knows the name, when it is a known first name (as PERSON), or
             # when it is tagged a proper noun and labelled something other than PERSON ("Google").
             if s.text in known:
                 spans.append(Span(s.text, known[s.text], s.start, s.end))
-            elif is_first_name(s.text):
-                spans.append(Span(s.text, "PERSON", s.start, s.end))
+            elif (label := _known_label(s.text, gazetteer)) is not None:
+                spans.append(Span(s.text, label, s.start, s.end))
             elif item.parse.tokens[s.start].tag in ("NNP", "NNPS") and s.label != "PERSON":
                 spans.append(s)
     out: list[NamedFact] = []
     for item, spans in zip(parsed, first):
-        covered = {i for s in item.parse.ents for i in range(s.start, s.end)}
-        tokens = item.parse.tokens
-        i = 0
-        while i < len(tokens):
-            if tokens[i].tag != "NNP" or i in covered or not tokens[i].text[:1].isupper():
-                i += 1
-                continue
-            j = i
-            while j < len(tokens) and tokens[j].tag == "NNP" and j not in covered:
-                j += 1
-            name = clean_name(" ".join(t.text for t in tokens[i:j]))
-            label = known.get(name) or ("PERSON" if j - i <= 2 and is_first_name(tokens[i].text) else None)
-            if label is not None and len(name) >= 2:
-                spans.append(Span(name, label, i, j))
-            i = j
+        gazetteer = context.gazetteer(episodes[item.fact.episode_index].agent_id)
+        spans.extend(_unlabelled_names(item, spans, known, gazetteer))
         spans.sort(key=lambda s: s.start)
         out.append(NamedFact(item, tuple(spans)))
     return out
+
+
+def _unlabelled_names(item: ParsedFact, spans: Sequence[Span], known: Mapping[str, str],
+                      gazetteer: Mapping[str, str]) -> list[Span]:
+    """Runs of proper nouns no kept span covers that the batch or the agent knows, or that start
+    with a first name; a capitalised token of another tag counts when the agent knows it."""
+    covered = {i for s in item.parse.ents for i in range(s.start, s.end)}
+    covered |= {i for s in spans for i in range(s.start, s.end)}
+    tokens = item.parse.tokens
+
+    def proper(k: int) -> bool:
+        tok = tokens[k]
+        if k in covered or not tok.text[:1].isupper():
+            return False
+        return tok.tag in ("NNP", "NNPS") or (tok.pos not in ("PRON", "DET") and (
+            normalize_name(tok.text) in gazetteer or (k > 0 and is_first_name(tok.text)) or
+            (k == 0 and is_first_name(tok.text) and tok.dep in ("nsubj", "nsubjpass"))))
+
+    found: list[Span] = []
+    i = 0
+    while i < len(tokens):
+        if not proper(i):
+            i += 1
+            continue
+        j = i
+        while j < len(tokens) and proper(j):
+            j += 1
+        name = clean_name(" ".join(t.text for t in tokens[i:j]))
+        label = known.get(name) or _known_label(name, gazetteer)
+        if label is not None and len(name) >= 2 and not is_junk_name(name, item.fact.text):
+            found.append(Span(name, label, i, j))
+        i = j
+    return found

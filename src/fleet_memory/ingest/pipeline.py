@@ -9,12 +9,13 @@ checks once, at construction, that every field a stage reads is the input or add
 stage, and that the stages which need the transaction's connection come last; when it runs, it
 checks that a stage changed only the fields it declared. The order lives in ``STAGES``:
 
-    extract   episodes             → facts      ExtractedFact  offline rules, or the LLM when configured
+    memory    episodes             → context    AgentContext   the agent's recent people + gazetteer (1 query)
+    extract   episodes, context    → facts      ExtractedFact  offline rules, or the LLM when configured
     parse     facts                → parsed     ParsedFact     ONE spaCy pass (nlp.pipe) for the batch
-    entities  episodes, parsed     → named      NamedFact      NER from that parse
-    coref     episodes, named      → coref      CorefFact      pronouns → referents
+    entities  episodes, parsed, context → named NamedFact      NER from that parse + the gazetteer
+    coref     episodes, named, context → coref  CorefFact      pronouns → referents (in the put, then memory)
     validate  coref                → plans      UnitPlan       subject + verb; fragments merged
-    assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers)
+    assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers, dates)
     embed     drafts               → embedded   EmbeddedUnit   one batched embedder call
     write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
@@ -66,13 +67,16 @@ from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import supersession as sup_sql
 from ..store import units as unit_sql
+from ..store.context import agent_context
 from ..store.links import link_units
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
 from .extract import extract_sentences
 from .llm_extract import Progress, extract_with_llm
+from .memory import build_context
 from .ner import find_entities
 from .records import (
+    AgentContext,
     CorefFact,
     EmbeddedUnit,
     Episode,
@@ -117,6 +121,7 @@ class PutState:
 
     episodes: tuple[Episode, ...]
     progress: Progress | None = None
+    context: AgentContext = field(default_factory=AgentContext)
     carry: Carry | None = None  # what windows of one put pass on to the next (see ``Carry``)
     facts: tuple[ExtractedFact, ...] = ()
     parsed: tuple[ParsedFact, ...] = ()
@@ -165,10 +170,11 @@ class Stage:
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage("extract", ("episodes",), ("facts",)),
+    Stage("memory", ("episodes",), ("context",)),
+    Stage("extract", ("episodes", "context"), ("facts",)),
     Stage("parse", ("facts",), ("parsed",), windowed=True),
-    Stage("entities", ("episodes", "parsed", "carry"), ("named",), windowed=True),
-    Stage("coref", ("episodes", "named", "carry"), ("coref",), windowed=True),
+    Stage("entities", ("episodes", "parsed", "context", "carry"), ("named",), windowed=True),
+    Stage("coref", ("episodes", "named", "context", "carry"), ("coref",), windowed=True),
     Stage("validate", ("coref",), ("plans",), windowed=True),
     Stage("assemble", ("episodes", "plans"), ("drafts",), windowed=True),
     Stage("embed", ("drafts", "carry"), ("embedded",), windowed=True, concurrent=True),
@@ -217,7 +223,7 @@ class Pipeline:
             transaction: Callable[[], AbstractContextManager[psycopg.Connection]], *,
             progress: Progress | None = None, window_facts: int = WINDOW_FACTS) -> tuple[PutState, dict[str, float]]:
         """Run every stage; ``progress`` is readable by stages but required by none."""
-        state = PutState(tuple(episodes), progress, Carry())
+        state = PutState(tuple(episodes), progress, carry=Carry())
         timings: dict[str, float] = {}
         outside = [s for s in self.stages if not s.in_transaction]
         for stage in (s for s in outside if not s.windowed):
@@ -337,7 +343,8 @@ class Ingestor:
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.pipeline = Pipeline(STAGES, {
-            "extract": self._extract, "parse": self._parse, "entities": self._entities, "coref": self._coref,
+            "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
+            "coref": self._coref,
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
         }, {"write": self._write, "resolve": self._resolve, "link": self._link,
                                        "supersede": self._supersede})
@@ -389,9 +396,15 @@ class Ingestor:
         return results
 
     # stages ------------------------------------------------------------------------------
+    def _memory(self, s: PutState) -> PutState:
+        window = timedelta(hours=self.config.ingest.temporal_window_hours)
+        with self.db.transaction() as conn:
+            context = build_context(s.episodes, window, lambda queries: agent_context(conn, queries))
+        return replace(s, context=context)
+
     def _extract(self, s: PutState) -> PutState:
         if self.llm is None or not self.config.ingest.llm_extraction:
-            return replace(s, facts=tuple(extract_sentences(s.episodes)))
+            return replace(s, facts=tuple(extract_sentences(s.episodes, s.context)))
         llm_config = self.config.llm or LLMConfig(base_url="", model="")
         facts = extract_with_llm(self.llm, s.episodes, self.config.ingest, llm_config, progress=s.progress)
         return replace(s, facts=tuple(facts))
@@ -411,19 +424,19 @@ class Ingestor:
 
     def _entities(self, s: PutState) -> PutState:
         known = s.carry.known if s.carry is not None else None
-        return replace(s, named=tuple(find_entities(s.episodes, s.parsed, known)))
+        return replace(s, named=tuple(find_entities(s.episodes, s.parsed, s.context, known)))
 
     def _coref(self, s: PutState) -> PutState:
         window = timedelta(hours=self.config.ingest.temporal_window_hours)
         discourse = s.carry.discourse if s.carry is not None else None
         return replace(s, coref=tuple(resolve_coreferences(s.episodes, s.named, reset_after=window,
-                                                           discourse=discourse)))
+                                                           context=s.context, discourse=discourse)))
 
     def _validate(self, s: PutState) -> PutState:
         return replace(s, plans=tuple(plan_units(s.coref)))
 
     def _assemble(self, s: PutState) -> PutState:
-        drafts = (draft_unit(plan, s.episodes[plan.members[0].fact.episode_index].speaker) for plan in s.plans)
+        drafts = (draft_unit(plan, s.episodes[plan.members[0].fact.episode_index]) for plan in s.plans)
         return replace(s, drafts=tuple(drafts))
 
     def _embed(self, s: PutState) -> PutState:
@@ -516,6 +529,7 @@ class Ingestor:
         episode = episodes[draft.episode_index]
         importance = draft.importance if draft.importance is not None else self.importance(draft.text, episode.tags)
         metadata = dict(episode.metadata)
+        metadata.update(draft.metadata)
         if draft.category:
             metadata.setdefault("category", draft.category)
         if draft.kind != "text":
@@ -528,7 +542,8 @@ class Ingestor:
             context = context[: self.config.limits.max_context_chars]
         return unit_sql.NewUnit(
             id=item.unit_id, agent_id=episode.agent_id, text=draft.text, embedding=item.embedding,
-            event_date=episode.event_date, created_at=now, memory_type=draft.memory_type, importance=importance,
+            event_date=draft.event_date or episode.event_date, created_at=now, memory_type=draft.memory_type,
+            importance=importance,
             context=context, document_id=doc_ids[draft.episode_index], tags=episode.tags,
             user_id=episode.user_id, session_id=episode.session_id, source=episode.source,
             speaker=draft.speaker or episode.speaker, metadata=metadata,

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..store.units import NewUnit
 
 __all__ = [
+    "AgentContext",
     "Episode",
     "ExtractedFact",
     "ParsedFact",
@@ -64,6 +65,21 @@ class Episode:
     corrects: UUID | None = None  # the unit this episode's first unit supersedes (``update``)
     format: str = "auto"  # how ``content`` is read: auto, text, markdown, rst (``markup``)
     keep_code: bool = False  # store each code block of structured content as one unit of its own
+
+
+@dataclass(frozen=True, slots=True)
+class AgentContext:
+    """What the agent's memory tells about a put (stage ``memory``): per episode index, the people
+    of the agent's recent units (least relevant first, so the most relevant is the latest
+    antecedent) and the speakers among them; per agent, the stored entities the put names
+    (normalised name → label), the gazetteer NER uses."""
+
+    people: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    speakers: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    known: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def gazetteer(self, agent_id: str) -> Mapping[str, str]:
+        return self.known.get(agent_id, {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,14 +157,19 @@ class CorefFact:
 
 @dataclass(frozen=True, slots=True)
 class UnitPlan:
-    """The facts that become one unit, in order (all of one episode); at least one is complete."""
+    """The facts that become one unit, in order (all of one episode); at least one is complete,
+    unless ``subjectless``: the episode had no complete sentence and its fragments are kept with
+    an implied subject (a chat line such as "Started at the new clinic today.")."""
 
     members: tuple[CorefFact, ...]
+    subjectless: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class UnitDraft:
-    """The text of one unit-to-be and the entities it mentions."""
+    """The text of one unit-to-be and the entities it mentions; ``event_date`` when its text names
+    the date of the event (else the episode's), ``metadata`` what the unit adds to the episode's
+    (put_at, date_phrase, question, implied_subject)."""
 
     episode_index: int
     text: str
@@ -157,6 +178,8 @@ class UnitDraft:
     speaker: str | None
     category: str | None
     mentions: tuple[EntityMention, ...]
+    event_date: datetime | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
     context: str | None = None  # heading path of structured text
     links: tuple[tuple[str, str], ...] = ()
     kind: str = "text"

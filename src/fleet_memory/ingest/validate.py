@@ -1,6 +1,8 @@
 """Validation: a unit needs a subject and a verb (dependency parse). Fragments are never stored
 on their own: a fragment is merged into the previous valid fact of the same episode, or, when it
-comes first, into the next one; an episode with no valid fact yields no unit. Facts from an LLM
+comes first, into the next one. An episode with no valid fact keeps its fragments as one
+``subjectless`` unit when they hold three words or more (a chat line such as "Started at the new
+clinic today." or "Off to a friend's birthday dinner."; assembly names the implied subject). Facts from an LLM
 (``self_contained``) count as valid. Runs after coreference, which reads every fact (fragments
 too), so that a plan holds the facts with their final texts. O(tokens).
 """
@@ -55,15 +57,26 @@ def is_complete(parse: Parsed) -> bool:
     )
 
 
+def _keepable(items: Sequence[CorefFact]) -> bool:
+    """Fragments worth a unit of their own: three words or more in all."""
+    return sum(1 for item in items for t in item.parse.tokens if t.text[:1].isalnum()) >= 3
+
+
 def plan_units(facts: Sequence[CorefFact]) -> list[UnitPlan]:
     """Group the facts into units, in order."""
-    plans: list[list[CorefFact]] = []
+    plans: list[UnitPlan | list[CorefFact]] = []
     pending: list[CorefFact] = []  # fragments waiting for the next valid fact of the same episode
     current_episode: int | None = None
     open_plan: list[CorefFact] | None = None  # the last plan of the current episode
+
+    def close_episode() -> None:
+        if open_plan is None and pending and _keepable(pending):
+            plans.append(UnitPlan(tuple(pending), subjectless=True))
+
     for item in facts:
         episode = item.fact.episode_index
         if episode != current_episode:
+            close_episode()
             current_episode, open_plan, pending = episode, None, []
         valid = item.fact.self_contained or is_complete(item.parse)
         if item.fact.kind == "code":  # a kept code block is a unit of its own, never merged
@@ -77,4 +90,5 @@ def plan_units(facts: Sequence[CorefFact]) -> list[UnitPlan]:
             open_plan.append(item)
         else:
             pending.append(item)
-    return [UnitPlan(tuple(p)) for p in plans]
+    close_episode()
+    return [p if isinstance(p, UnitPlan) else UnitPlan(tuple(p)) for p in plans]

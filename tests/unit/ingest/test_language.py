@@ -66,8 +66,12 @@ def test_validation_needs_subject_and_verb_and_merges_fragments():
     texts = ["Especially in spring.", "Alice loves hiking.", "Mostly in Yosemite.", "Bob runs."]
     _, parsed, _, coref = _run(texts)
     assert [is_complete(p.parse) for p in parsed] == [False, True, False, True]
-    # each is its own episode here, so fragments alone are dropped
-    assert [[m.fact.text for m in p.members] for p in plan_units(coref)] == [[texts[1]], [texts[3]]]
+    # each is its own episode here: a fragment alone is kept as a subjectless unit (3+ words)
+    plans = plan_units(coref)
+    assert [[m.fact.text for m in p.members] for p in plans] == [[t] for t in texts]
+    assert [p.subjectless for p in plans] == [True, False, True, False]
+    short = _run(["In spring.", "Bob runs."])[3]
+    assert [[m.fact.text for m in p.members] for p in plan_units(short)] == [["Bob runs."]]
     same = [CorefFact(NamedFact(ParsedFact(ExtractedFact(0, c.fact.text, "episodic"), c.parse), ()), c.coref)
             for c in coref]
     assert [[m.fact.text for m in p.members] for p in plan_units(same)] == [texts[:3], texts[3:]]

@@ -133,7 +133,8 @@ def test_the_last_headings_are_embedded_with_the_unit_text():
     from fleet_memory.ingest.pipeline import Ingestor
     from fleet_memory.ingest.records import UnitDraft
 
-    draft = UnitDraft(0, "Rich needs Python 3.8.", "semantic", None, None, None, (), "Rich > Guide > Installation")
+    draft = UnitDraft(0, "Rich needs Python 3.8.", "semantic", None, None, None, (),
+                      context="Rich > Guide > Installation")
     ingestor = Ingestor.__new__(Ingestor)
     ingestor.config = Config()
     assert ingestor._embedded_text(draft) == "Guide > Installation: Rich needs Python 3.8."

@@ -1,0 +1,47 @@
+"""The event time a unit's text names: "She moved to Berlin in March 2024." happened in March 2024,
+whatever day it was put. The shared parser (``language.find_dates``, with days without a year) reads
+the text relative to the put's time; the first expression that names a day or a month (a calendar
+date, "in May", "yesterday", "last Friday", "3 days ago", "on 3 May") and does not contain the put's
+time ("today", "this morning" change nothing) sets the unit's event date to the start of its window
+— a day keeps the put's time of day — provided it is not after the put (a future date is an
+appointment, not an event: it stays in the text). A month without a year is the nearer of the last
+and the next such month ("leaving in January" said in December is next January: not dated); a day
+without a year counts only after "on" ("on 3 May", not "her birthday is 9 August"). Weeks, years and
+"N months ago" are too wide to date an event and are left alone. The unit's text keeps its words;
+the put's time goes to metadata (``put_at``) with the words matched (``date_phrase``). Pure; linear
+in the text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from ..language import find_dates
+
+__all__ = ["named_event_date"]
+
+
+def named_event_date(text: str, put_at: datetime) -> tuple[datetime, str] | None:
+    """``(event date, words)`` the text names, or ``None`` (see the module docstring)."""
+    naive = put_at.replace(tzinfo=None)
+    for found in find_dates(text, put_at, partial_days=True):
+        if found.unit not in ("day", "month") or (found.unit == "month" and found.relative
+                                                   and not found.phrase.startswith(("in ", "during "))):
+            continue  # "last month", "3 months ago": too wide
+        if found.start <= naive < found.end:
+            continue
+        if found.relative and found.unit == "month":
+            ahead = found.start.replace(year=found.start.year + 1)
+            if ahead - naive < naive - found.end:
+                continue  # "leaving in January" said in December: next January, not last
+        if found.relative and found.unit == "day" and any(c.isdigit() for c in found.phrase) and \
+                not text[:found.position].lower().rstrip().endswith("on"):
+            continue  # "her birthday is 9 August": a date, not when something happened
+        if found.unit == "day":
+            when = found.start + timedelta(hours=naive.hour, minutes=naive.minute, seconds=naive.second)
+        else:
+            when = found.start
+        if when > naive:
+            continue
+        return when.replace(tzinfo=put_at.tzinfo), found.phrase
+    return None

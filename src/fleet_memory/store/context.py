@@ -1,0 +1,116 @@
+"""What an agent already knows that helps read a new put: the people of its recent units and the
+stored entities the put names (the gazetteer). ONE statement per put, for all its (agent, user,
+session) groups together, whatever the number of pronouns or names in it.
+
+Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
+DISTINCT FROM``: never another user's) whose event date lies in ``[since, until]``, units of the
+same session first, then the most recent, at most ``units`` of them — with, per unit, its speaker
+and the entities it mentions (with their labels); ``known`` — the agent's entities whose normalised
+name or an alias is one of the group's ``names`` (``naming.lookup_forms``), with their stored label.
+Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
+(agent_id, event_date) index, the unique name index and the GIN alias index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from ..naming import lookup_forms
+from .rows import fetch
+
+__all__ = ["ContextQuery", "KnownName", "RecentPerson", "agent_context"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextQuery:
+    agent_id: str
+    user_id: str | None
+    session_id: str | None
+    since: datetime
+    until: datetime
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecentPerson:
+    """A person of a recent unit: ``rank`` 0 is the most relevant unit (same session, latest);
+    ``position`` where the name occurs in the unit's text (-1: the unit's speaker)."""
+
+    name: str
+    rank: int
+    position: int
+    label: str = "PERSON"
+
+
+@dataclass(frozen=True, slots=True)
+class KnownName:
+    name: str
+    normalized_name: str
+    label: str
+    aliases: tuple[str, ...]
+
+
+_SQL = """
+WITH g AS (
+  SELECT * FROM unnest(%(gi)s::int[], %(a)s::text[], %(u)s::text[], %(s)s::text[], %(since)s::timestamptz[],
+                       %(until)s::timestamptz[]) AS g(gi, agent_id, user_id, session_id, since, until)
+), recent AS (
+  SELECT g.gi, g.agent_id, r.id, r.text, r.speaker, r.rank FROM g CROSS JOIN LATERAL (
+    SELECT u.id, u.text, u.speaker,
+           row_number() OVER (ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC,
+                                       u.event_date DESC, u.created_at DESC) - 1 AS rank
+    FROM memory_units u
+    WHERE u.agent_id = g.agent_id AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
+      AND u.event_date BETWEEN g.since AND g.until
+    ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.event_date DESC, u.created_at DESC
+    LIMIT %(k)s) r
+), asked AS (
+  SELECT * FROM unnest(%(ni)s::int[], %(n)s::text[], %(f)s::text[]) AS x(gi, norm, surface)
+)
+SELECT 'recent' AS kind, r.gi, e.name, '' AS normalized_name, e.label, r.rank,
+       strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases
+FROM recent r
+JOIN unit_entities ue ON ue.agent_id = r.agent_id AND ue.unit_id = r.id
+JOIN entities e ON e.agent_id = r.agent_id AND e.id = ue.entity_id
+UNION ALL
+SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[] FROM recent r WHERE r.speaker IS NOT NULL
+UNION ALL
+SELECT DISTINCT 'known', g.gi, e.name, e.normalized_name, e.label, 0, 0, e.aliases
+FROM g JOIN asked x ON x.gi = g.gi
+JOIN entities e ON e.agent_id = g.agent_id AND (e.normalized_name = x.norm OR e.aliases @> ARRAY[x.surface])
+"""
+
+
+def agent_context(conn: psycopg.Connection, queries: Sequence[ContextQuery],
+                  units: int = 8) -> list[tuple[list[RecentPerson], list[KnownName]]]:
+    """Per query, in order: ``(recent people, known names)`` as the module docstring describes;
+    one statement for all of them."""
+    if not queries:
+        return []
+    asked: list[tuple[int, str, str]] = []
+    for gi, q in enumerate(queries):
+        normalized, surfaces = lookup_forms(q.names)
+        asked += [(gi, n, "") for n in normalized] + [(gi, "", f) for f in surfaces]
+    params = {
+        "gi": list(range(len(queries))), "a": [q.agent_id for q in queries], "u": [q.user_id for q in queries],
+        "s": [q.session_id for q in queries], "since": [q.since for q in queries],
+        "until": [q.until for q in queries], "k": units,
+        "ni": [a[0] for a in asked], "n": [a[1] for a in asked], "f": [a[2] for a in asked],
+    }
+    out: list[tuple[list[RecentPerson], list[KnownName]]] = [([], []) for _ in queries]
+    for r in fetch(conn, _SQL, params, _row):
+        people, known = out[r["gi"]]
+        if r["kind"] == "recent" and r["name"]:
+            people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"]))
+        elif r["kind"] == "known":
+            known.append(KnownName(r["name"], r["normalized_name"], r["label"], tuple(r["aliases"] or ())))
+    return out
+
+
+def _row(c: Mapping[str, Any]) -> Mapping[str, Any]:
+    return c

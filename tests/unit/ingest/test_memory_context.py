@@ -1,0 +1,132 @@
+"""The pure parts of reading a put against the agent's memory (issue 12): the context built from
+the one query per group, coreference seeded with it, the gazetteer, "Name: " turns, implied
+subjects, junk names and dates named in the text. Rule-based parser, no database, no model."""
+
+from datetime import datetime, timedelta, timezone
+
+from fleet_memory.clock import FixedClock
+from fleet_memory.ingest.coref import resolve_coreferences
+from fleet_memory.ingest.dating import named_event_date
+from fleet_memory.ingest.extract import extract_sentences
+from fleet_memory.ingest.implied import with_subject
+from fleet_memory.ingest.junk import is_common_alias, is_junk_name
+from fleet_memory.ingest.memory import build_context, candidate_names, groups_of
+from fleet_memory.ingest.ner import find_entities
+from fleet_memory.ingest.records import AgentContext, Episode, ExtractedFact, ParsedFact
+from fleet_memory.language import find_dates
+from fleet_memory.providers.nlp import RuleNLP
+from fleet_memory.store.context import KnownName, RecentPerson
+
+NOW = FixedClock().now()
+NLP = RuleNLP({"Alice": "PERSON", "Bob": "PERSON", "Google": "ORG", "Zed": "PERSON", "Carol": "ORG"})
+
+
+def _coref(contents, context, speakers=None):
+    speakers = speakers or [None] * len(contents)
+    episodes = [Episode("a", c, NOW, speaker=s) for c, s in zip(contents, speakers)]
+    facts = [ExtractedFact(i, c, "episodic", speaker=s) for i, (c, s) in enumerate(zip(contents, speakers))]
+    parsed = [ParsedFact(f, p) for f, p in zip(facts, NLP.parse([f.text for f in facts]))]
+    named = find_entities(episodes, parsed, context)
+    return named, resolve_coreferences(episodes, named, context=context)
+
+
+def test_groups_and_the_names_asked():
+    episodes = [Episode("a", "Met Carol Smith.", NOW, session_id="s1"), Episode("a", "x", NOW, session_id="s2"),
+                Episode("b", "Hi", NOW, session_id="s1"), Episode("a", "Bob too.", NOW + timedelta(hours=1),
+                                                                  session_id="s1")]
+    groups = groups_of(episodes, timedelta(hours=24))
+    assert [(g.query.agent_id, g.query.session_id, g.indexes) for g in groups] == [
+        ("a", "s1", (0, 3)), ("a", "s2", (1,)), ("b", "s1", (2,))]
+    first = groups[0].query
+    assert first.since == NOW - timedelta(hours=24) and first.until == NOW + timedelta(hours=1)
+    assert {"carol", "smith", "carol smith", "met carol smith", "bob"} <= set(first.names)
+    assert len(candidate_names(["A B C D E F G"] * 3, limit=5)) == 5
+
+
+def test_context_orders_people_least_relevant_first_and_keeps_first_names_of_other_labels():
+    calls = []
+
+    def query(queries):
+        calls.append(queries)
+        return [([RecentPerson("Bob", 1, 0), RecentPerson("Zed", 0, 10), RecentPerson("Alice", 0, 0),
+                 RecentPerson("Acme", 0, 3, "ORG"), RecentPerson("Carol", 1, 5, "ORG"), RecentPerson("Sam", 0, -1)],
+                [KnownName("Carol", "carol", "ORG", ("Caz",)), KnownName("Porto", "porto", "GPE", ())])]
+
+    context = build_context([Episode("a", "She left.", NOW)], timedelta(hours=24), query)
+    assert len(calls) == 1
+    assert context.people[0] == ("Bob", "Carol", "Sam", "Alice", "Zed")
+    assert context.speakers[0] == frozenset({"Sam"})
+    assert context.gazetteer("a") == {"carol": "PERSON", "caz": "PERSON", "porto": "GPE"}
+
+
+def test_a_pronoun_with_no_antecedent_in_the_put_takes_the_memory_s_latest_person():
+    context = AgentContext(people={0: ("Bob", "Alice")})
+    _, coref = _coref(["She joined Google."], context)
+    assert coref[0].coref.text == "Alice joined Google."
+    _, coref = _coref(["Bob met Zed.", "He joined Google."], AgentContext(people={0: ("Alice",), 1: ("Alice",)}))
+    assert coref[1].coref.text == "Bob joined Google."  # the put's own people come later and win
+    _, coref = _coref(["She joined Google."], AgentContext())
+    assert coref[0].coref.text == "She joined Google."
+
+
+def test_memory_speakers_are_not_antecedents_in_a_conversation_turn():
+    context = AgentContext(people={0: ("Alice", "Bob")}, speakers={0: frozenset({"Bob"})})
+    _, coref = _coref(["He joined Google."], context, speakers=["Alice"])
+    assert coref[0].coref.text == "He joined Google."
+
+
+def test_the_gazetteer_relabels_and_a_first_name_is_a_person():
+    named, _ = _coref(["Carol joined Google."], AgentContext(known={"a": {"google": "PRODUCT"}}))
+    assert {(s.text, s.label) for s in named[0].spans} == {("Carol", "PERSON"), ("Google", "PRODUCT")}
+
+
+def test_name_colon_lines_are_that_speakers_turns():
+    context = AgentContext(known={"a": {"kwabena asante": "PERSON"}})
+    episodes = [Episode("a", "Sam: I love the new flat.\nKwabena Asante: The view is great.\nIt faces east.", NOW),
+                Episode("a", "Note: buy milk.", NOW), Episode("a", "Bob: I agree.", NOW, speaker="Alice")]
+    facts = extract_sentences(episodes, context)
+    assert [(f.speaker, f.text) for f in facts] == [
+        ("Sam", "I love the new flat."), ("Kwabena Asante", "The view is great."), ("Kwabena Asante", "It faces east."),
+        (None, "Note: buy milk."), ("Alice", "Bob: I agree.")]
+
+
+def test_the_implied_subject():
+    def run(text, subject="Alice"):
+        return with_subject(NLP.parse([text])[0].tokens, text, subject)
+
+    assert run("Started at the new clinic today.") == "Alice started at the new clinic today."
+    assert run("Met Bob at the barbecue.") == "Alice met Bob at the barbecue."
+    assert run("Sounds like fun.") is None
+    assert run("Dinner with the team.") is None
+
+
+def test_junk_names():
+    for name in ("snake_case", "Rich blog](https://img.shields.io/badge", "os.path"):
+        assert is_junk_name(name), name
+    for name in ("StopIteration", "getValue"):
+        assert is_junk_name(name, f"Raise {name} when the iterator is exhausted."), name
+    assert not is_junk_name("YouTube", "I watched it on YouTube last night.")
+    assert is_junk_name("WHATSOEVER", "THE SOFTWARE IS PROVIDED AS IS WITHOUT WARRANTY WHATSOEVER")
+    for name in ("NASA", "McDonald", "iPhone", "Guido van Rossum", "St. James"):
+        assert not is_junk_name(name, "NASA hired Guido van Rossum."), name
+    assert is_common_alias("SOFTWARE", "Python Software Foundation")
+    assert is_common_alias("software", "Python Software Foundation")
+    assert not is_common_alias("PSF", "Python Software Foundation")
+    assert not is_common_alias("Mel", "Melanie")
+
+
+def test_dates_in_the_text():
+    put = datetime(2025, 5, 8, 13, 56, tzinfo=timezone.utc)
+    assert named_event_date("She moved to Berlin in March 2024.", put) == (
+        datetime(2024, 3, 1, tzinfo=timezone.utc), "march 2024")
+    assert named_event_date("I went there yesterday.", put)[0] == put - timedelta(days=1)
+    assert named_event_date("We met on 3 May.", put)[0] == datetime(2025, 5, 3, 13, 56, tzinfo=timezone.utc)
+    assert named_event_date("Her birthday is 3 May.", put) is None  # a date, not an event
+    assert named_event_date("The engineer comes on 20 May.", put) is None  # the future: an appointment
+    assert named_event_date("I am leaving in June.", put) is None  # next June is nearer
+    assert named_event_date("We went skiing in January.", put)[0] == datetime(2025, 1, 1, tzinfo=timezone.utc)
+    assert named_event_date("I joined last year.", put) is None
+    assert named_event_date("I did it today.", put) is None
+    found = find_dates("on 7 May, then May 9th", put, partial_days=True)
+    assert [(e.phrase, e.start.day) for e in found] == [("7 may", 7)]
+    assert find_dates("on 7 May", put) == []  # queries do not read days without a year
