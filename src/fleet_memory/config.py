@@ -78,6 +78,7 @@ class IngestConfig:
     supersede_min_similarity: float = 0.3
     supersede_candidates: int = 20
     llm_supersession: bool = True
+    embed_headings: int = 2  # the last N headings of a unit's heading path are embedded with its text
 
 
 @dataclass(frozen=True, slots=True)

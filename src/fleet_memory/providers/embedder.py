@@ -78,7 +78,9 @@ class SentenceTransformerEmbedder:
                 self._model = model
         return self._model
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, threads: int | None = None) -> np.ndarray:
+        """Unit vectors of ``texts``; ``threads`` caps torch's threads for this call (the ingest
+        pipeline embeds on one while spaCy parses on another core)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._model or self._load()
@@ -86,13 +88,14 @@ class SentenceTransformerEmbedder:
         if len(texts) == 1:
             single = self._single if self._single is not None else self._build_single(model)
         with self._embed_lock:
-            return self._embed(model, single, texts)
+            return self._embed(model, single, texts, threads)
 
-    def _embed(self, model, single: _SingleText | bool | None, texts: list[str]) -> np.ndarray:
+    def _embed(self, model, single: _SingleText | bool | None, texts: list[str],
+               threads: int | None = None) -> np.ndarray:
         if single:
             with _torch_threads(1):
                 return single(texts[0])
-        with _torch_threads(1 if len(texts) <= _SMALL_BATCH else None):
+        with _torch_threads(1 if len(texts) <= _SMALL_BATCH else threads):
             vectors = model.encode(
                 list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                 show_progress_bar=False,
@@ -233,7 +236,9 @@ class HashingEmbedder:
             return vec
         return vec / norm
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, threads: int | None = None) -> np.ndarray:
+        """Unit vectors of ``texts``; ``threads`` caps torch's threads for this call (the ingest
+        pipeline embeds on one while spaCy parses on another core)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._vector(t) for t in texts])

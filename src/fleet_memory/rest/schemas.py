@@ -41,6 +41,10 @@ class PutIn(Request):
     source: Optional[Tag] = None
     speaker: Optional[Tag] = None
     metadata: dict[str, Any] = {}
+    format: Literal["auto", "text", "markdown", "rst"] = Field(
+        "auto", description="How content is read: Markdown / reStructuredText by their parsers (prose only, "
+                            "heading path as context); auto detects them.")
+    keep_code: bool = Field(False, description="Store each code block of structured content as one unit.")
 
 
 class UpdateIn(Request):
