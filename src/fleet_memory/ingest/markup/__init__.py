@@ -29,7 +29,7 @@ FORMATS = ("auto", "text", "markdown", "rst")
 _MD = re.compile(r"^(?:\s{0,3}#{1,6}\s+\S|\s{0,3}(?:```|~~~))|\]\((?:https?:|\./|/|#|mailto:)|!\[[^\]]*\]\(",
                  re.MULTILINE)
 _RST = re.compile(r"^\.\.\s+(?:[\w:-]+::|\|[^|]+\||_[^:]+:)|`[^`<]+<[^>]+>`__?", re.MULTILINE)
-_UNDERLINE = re.compile(r"^([^\n]*\S[^\n]*)\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
+_UNDERLINE = re.compile(r"^([^\n]*\S)[ \t]*\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
 
 
 def detect_format(text: str) -> str:
