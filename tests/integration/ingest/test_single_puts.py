@@ -45,7 +45,7 @@ def test_memory_is_never_shared_across_agents_or_users(real_memory, clock):
     now = clock.now()
     _put(real_memory, "Carol is allergic to peanuts.", now, user_id="u1")
     assert _put(real_memory, "She moved to Berlin.", now, agent="agent_2").texts == ["She moved to Berlin."]
-    assert _put(real_memory, "She moved to Berlin.", now, user_id="u2").texts == ["She moved to Berlin."]
+    assert _put(real_memory, "She moved to Munich.", now, user_id="u2").texts == ["She moved to Munich."]
     assert _put(real_memory, "She moved to Berlin.", now, user_id="u1").texts == ["Carol moved to Berlin."]
 
 
