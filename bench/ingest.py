@@ -11,9 +11,23 @@ units, one transaction) with no other stage — the least any pipeline must do. 
 all-MiniLM-L6-v2 and the same embedded PostgreSQL; models are warmed up before timing; the floor
 runs first for each conversation, then the pipeline.
 
+Worst put (``--worst-chars N``, default the content limit, 2,000,000 characters; 0 skips it): one
+put of N characters of short capitalised fragments ("Kelvo Brashu. Tamri Quen. …"), every one a
+new name for NER and entity resolution — the input that held an agent for 14 minutes at 1.5 MB when
+resolution compared names pairwise. Printed as seconds per MB with its stage seconds.
+
 Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
-over conversations), the floor's turns/s, their ratio, and the link rows per unit after ingestion
-(stored temporal and semantic links, mean and max per unit; entity links are derived when read).
+over conversations; parse and embed overlap, so they add up to more than the wall time), the
+floor's turns/s, their ratio, and the link rows per unit after ingestion (stored temporal and
+semantic links, mean and max per unit; entity links are derived when read).
+
+``--agent-sizes 1000,50000``: also the first conversation's ``put_many`` into agents prefilled to
+each size, units/s for each (``ingest_scale.agent_sizes``). ``--long-turns 5``: also LongMemEval-like
+long turns (5 LoCoMo turns joined into one, user/assistant), one ``put_many`` per session into one
+agent, turns/s (``ingest_scale.long_turns``). ``--floor-one-thread``: also a floor that embeds on one
+torch thread, as the pipeline's worker does while spaCy parses (on a busy machine one thread is
+often faster than two; this separates that from the overlap). Run it under ``nice`` on a shared machine: only
+ratios measured in the same run mean anything there.
 """
 
 from __future__ import annotations
@@ -26,11 +40,12 @@ import time
 import uuid
 from pathlib import Path
 
+from ingest_scale import agent_sizes, long_turns
 from locomo_data import load, turn_items
 
 
-def floor_ingest(mem, agent: str, items: list[dict]) -> float:
-    """Embedding + bulk insert of the turn texts, nothing else."""
+def floor_ingest(mem, agent: str, items: list[dict], threads: int | None = None) -> float:
+    """Embedding + bulk insert of the turn texts, nothing else (``threads``: torch threads)."""
     from datetime import datetime, timezone
 
     from fleet_memory.store import documents as doc_sql
@@ -38,7 +53,7 @@ def floor_ingest(mem, agent: str, items: list[dict]) -> float:
 
     started = time.perf_counter()
     texts = [i["text"] for i in items]
-    vectors = mem.embedder.embed(texts)
+    vectors = mem.embedder.embed(texts, threads=threads) if threads else mem.embedder.embed(texts)
     now = datetime.now(timezone.utc)
     docs, units = [], []
     for item, vec in zip(items, vectors):
@@ -54,12 +69,44 @@ def floor_ingest(mem, agent: str, items: list[dict]) -> float:
     return time.perf_counter() - started
 
 
+def worst_content(chars: int) -> str:
+    """Short capitalised two-word fragments, distinct and unlike each other, up to ``chars``."""
+    import random
+    import string
+
+    rng = random.Random(14)
+    parts, size = [], 0
+    while size < chars:
+        words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 7))).title()
+                 for _ in range(2)]
+        part = " ".join(words) + "."
+        parts.append(part)
+        size += len(part) + 1
+    return " ".join(parts)[:chars]
+
+
+def worst_put(mem, agent: str, chars: int) -> dict:
+    content = worst_content(chars)
+    started = time.perf_counter()
+    result = mem.put(agent, content)
+    seconds = time.perf_counter() - started
+    mb = len(content.encode("utf-8")) / 1e6
+    return {"chars": len(content), "seconds": seconds, "s_per_mb": seconds / mb, "units": len(result.units),
+            "stage_seconds": result.stage_seconds}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
     parser.add_argument("--home", type=Path, help="embedded database directory (default: a temporary one)")
+    parser.add_argument("--worst-chars", type=int, default=2_000_000, help="size of the worst-put line (0: skip)")
+    parser.add_argument("--agent-sizes", default="", help="e.g. 1000,50000: put into agents of these sizes")
+    parser.add_argument("--long-turns", type=int, default=0, help="join this many turns into one long turn")
+    parser.add_argument("--skip-main", action="store_true", help="only the --agent-sizes / --long-turns parts")
+    parser.add_argument("--floor-one-thread", action="store_true",
+                        help="also a floor that embeds on one torch thread (as the pipeline's worker does)")
     args = parser.parse_args(argv)
 
     from fleet_memory import Config, FleetMemory
@@ -77,13 +124,15 @@ def main(argv: list[str] | None = None) -> int:
                          agent_id=f"warmup-{run}")
             mem.embedder.embed(["warm up the embedder with a second batch"] * 64)
             turns = units = 0
-            floor_s = pipe_s = 0.0
+            floor_s = floor1_s = pipe_s = 0.0
             stages: dict[str, float] = {}
             agents = []
-            for conv in convs:
+            for conv in ([] if args.skip_main else convs):
                 items = turn_items(conv)
                 turns += len(items)
                 floor_s += floor_ingest(mem, f"floor-{run}-{conv['conversation_id']}", items)
+                if args.floor_one_thread:
+                    floor1_s += floor_ingest(mem, f"floor1-{run}-{conv['conversation_id']}", items, threads=1)
                 agent = f"pipe-{run}-{conv['conversation_id']}"
                 agents.append(agent)
                 started = time.perf_counter()
@@ -94,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                     stages[name] = stages.get(name, 0.0) + secs
                 print(f"  {conv['conversation_id']}: {len(items)} turns → {sum(len(r.units) for r in results)} units",
                       file=sys.stderr)
+            worst = worst_put(mem, f"worst-{run}", args.worst_chars) if args.worst_chars else None
+            sizes = agent_sizes(mem, convs, [int(n) for n in args.agent_sizes.split(",") if n], run)
+            long = long_turns(mem, convs, args.long_turns, run, floor_ingest) if args.long_turns else None
             links: dict[str, dict[str, float]] = {}
             totals = {"units": 0, "entities": 0}
             with mem.db.transaction() as conn:
@@ -105,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
                         agg = links.setdefault(kind, {"rows": 0, "max_degree": 0, "units_linked": 0, "_sum": 0.0})
                         agg["rows"] += row["rows"]
                         agg["max_degree"] = max(agg["max_degree"], row["max_degree"])
+    _print_scale(sizes, long)
+    if args.skip_main:
+        if args.json:
+            args.json.write_text(json.dumps({"agent_sizes": sizes, "long_turns": long}, indent=2))
+        return 0
     for kind, agg in links.items():
         agg["rows_per_unit"] = agg["rows"] / max(1, totals["units"])
         agg.pop("_sum")
@@ -112,19 +169,47 @@ def main(argv: list[str] | None = None) -> int:
     pipeline = {"turns_per_s": turns / pipe_s, "units_per_s": units / pipe_s, "seconds": pipe_s,
                 "turns": turns, "units": units, "stage_seconds": stages}
     floor = {"turns_per_s": turns / floor_s, "seconds": floor_s}
+    if floor1_s:
+        floor["one_thread"] = {"turns_per_s": turns / floor1_s, "seconds": floor1_s,
+                               "ratio": pipeline["turns_per_s"] / (turns / floor1_s)}
     out = {"pipeline": pipeline, "floor": floor, "ratio": pipeline["turns_per_s"] / floor["turns_per_s"],
-           "links": links, "entities": totals["entities"], "conversations": len(convs)}
+           "links": links, "entities": totals["entities"], "conversations": len(convs), "worst_put": worst,
+           "agent_sizes": sizes, "long_turns": long}
 
     print(f"{'':<26}{'turns/s':>10}{'units/s':>10}{'seconds':>10}")
     print(f"{'floor (embed + insert)':<26}{floor['turns_per_s']:>10.1f}{'':>10}{floor_s:>10.1f}")
+    if floor1_s:
+        print(f"{'floor, one torch thread':<26}{turns / floor1_s:>10.1f}{'':>10}{floor1_s:>10.1f}")
     print(f"{'full offline pipeline':<26}{pipeline['turns_per_s']:>10.1f}{pipeline['units_per_s']:>10.1f}{pipe_s:>10.1f}")
+    if floor1_s:
+        print(f"ratio pipeline / floor on one torch thread: {floor['one_thread']['ratio']:.2f}")
     print(f"ratio pipeline / floor: {out['ratio']:.2f}   ({turns} turns → {units} units, {totals['entities']} entities)")
     print("stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
     for kind, agg in sorted(links.items()):
         print(f"{kind} links: {agg['rows']} rows, {agg['rows_per_unit']:.2f} per unit, max {agg['max_degree']} on one unit")
+    if worst:
+        print(f"worst put: {worst['chars']:,} characters of short capitalised fragments in {worst['seconds']:.1f} s"
+              f" = {worst['s_per_mb']:.1f} s/MB ({worst['units']} units); stages: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in worst["stage_seconds"].items()))
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0
+
+
+def _print_scale(sizes: list[dict], long: dict | None) -> None:
+    for row in sizes:
+        print(f"agent of {row['prefill_units']:>6} units: {row['turns']} turns → {row['units']} units in "
+              f"{row['seconds']:.1f} s, {row['units_per_s']:.1f} units/s   ("
+              + ", ".join(f"{k} {v:.2f}" for k, v in row["stage_seconds"].items()) + ")")
+    if len(sizes) > 1:
+        print(f"units/s at {sizes[-1]['prefill_units']} / at {sizes[0]['prefill_units']}: "
+              f"{sizes[-1]['units_per_s'] / sizes[0]['units_per_s']:.2f}")
+    if long:
+        print(f"long turns ({long['chars_per_turn']:.0f} chars each): {long['sessions']} session puts, "
+              f"{long['turns']} turns → {long['units']} units, {long['turns_per_s']:.1f} turns/s, "
+              f"{long['units_per_s']:.1f} units/s, median {long['median_put_s']:.2f} s per session put; "
+              f"floor {long['floor_turns_per_s']:.1f} turns/s, ratio "
+              f"{long['turns_per_s'] / long['floor_turns_per_s']:.2f}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ The scenario (``bench/data/realuse.toml``, format and paragraph rules in ``realu
 is stored into four agents, each put the way an agent would make it live:
 
 - ``docs``: paragraphs of seven documentation and licence texts of installed packages, one ``put``
-  per paragraph (``source`` = package/file), dated days before the questions;
+  per paragraph (``source`` = package/file), dated days before the questions; with
+  ``--docs-as-files``, each text whole in one ``put`` (context package/file; Markdown and reST read
+  by their parsers, so units carry heading paths; ``--embed-headings N`` sets how many heading
+  levels are embedded with a unit's text, ``IngestConfig.embed_headings``);
 - ``assistant``: a user's chat messages over a year (16 sessions), one ``put`` per message with its
   own ``event_date`` and ``session_id``;
 - ``mixed``: both of the above in one agent, put in time order;
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import dataclasses
 import json
 import shutil
 import sys
@@ -53,6 +57,7 @@ import realuse_scenario as scenario_mod
 from realuse_scenario import AGENT_SOURCES, Put, Question, Scenario, normalise
 
 SYSTEMS = ("fleet-memory", "vector", "bm25", "bm25+vector")
+DOCS_AS_FILES = False  # --docs-as-files
 TOP = 10
 DEEP = 50  # depth of the lists that are fused
 RRF_K = 60
@@ -68,9 +73,16 @@ def store(mem, agent_id: str, puts: list[Put]) -> float:
     """Single puts for docs and chat messages; one put_many per LongMemEval session."""
     started = time.perf_counter()
     sessions: dict[str, list[Put]] = defaultdict(list)
+    whole: set[str] = set()
     for p in puts:
         if p.source == "lme":
             sessions[p.session].append(p)
+        elif p.source == "docs" and DOCS_AS_FILES:
+            if p.origin not in whole:  # the whole installed text in one put, read by its parser
+                whole.add(p.origin)
+                package, file = p.origin.split("/", 1)
+                mem.put(agent_id, scenario_mod.doc_text(package, file), event_date=p.event_date, source=p.origin,
+                        context=p.origin)
         elif p.source == "docs":
             mem.put(agent_id, p.text, event_date=p.event_date, source=p.origin)
         else:
@@ -287,6 +299,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--database-url", help="a PostgreSQL with pgvector (default: an embedded server in a"
                                                " temporary directory); the bench replaces its agents realuse-*")
     parser.add_argument("--scenario", default=str(scenario_mod.SCENARIO), help="scenario file")
+    parser.add_argument("--docs-as-files", action="store_true",
+                        help="put each documentation text whole (Markdown/reST read by their parsers, units "
+                             "with heading paths) instead of one put per paragraph")
+    parser.add_argument("--embed-headings", type=int, default=None,
+                        help="IngestConfig.embed_headings: heading levels embedded with a unit's text")
     args = parser.parse_args(argv)
     args.agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     unknown = [a for a in args.agents if a not in AGENT_SOURCES]
@@ -310,6 +327,11 @@ def main(argv: list[str] | None = None) -> int:
     scenario = scenario_mod.load(Path(args.scenario))
     scenario_mod.check(scenario)
     config = Config(database_url=args.database_url) if args.database_url else Config(home=temporary_home())
+    global DOCS_AS_FILES
+    DOCS_AS_FILES = args.docs_as_files
+    if args.embed_headings is not None:
+        config = dataclasses.replace(config, ingest=dataclasses.replace(config.ingest,
+                                                                          embed_headings=args.embed_headings))
     started = time.perf_counter()
     with FleetMemory(config) as mem:
         agents = {name: run_agent(mem, name, scenario) for name in args.agents}

@@ -67,7 +67,6 @@ class IngestConfig:
     temporal_max_links: int = 20
     semantic_top_k: int = 5
     semantic_min_similarity: float = 0.7
-    entity_threshold_person_exact: float = 0.4
     entity_threshold: float = 0.6
     entity_recency_days: float = 30.0
     llm_extraction: bool = False  # extract facts with the configured LLM instead of the offline rules
@@ -79,6 +78,7 @@ class IngestConfig:
     supersede_min_similarity: float = 0.3
     supersede_candidates: int = 20
     llm_supersession: bool = True
+    embed_headings: int = 2  # the last N headings of a unit's heading path are embedded with its text
 
 
 @dataclass(frozen=True, slots=True)

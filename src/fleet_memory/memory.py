@@ -118,13 +118,16 @@ class FleetMemory:
             memory_type: str = "episodic", importance: float | None = None, tags: Iterable[str] = (),
             user_id: str | None = None, session_id: str | None = None, source: str | None = None,
             speaker: str | None = None, metadata: Mapping[str, Any] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> PutResult:
+            progress: Callable[[int, int], None] | None = None, format: str = "auto",
+            keep_code: bool = False) -> PutResult:
         """Store ``content`` as a document and its sentence-level units, in one transaction.
-        ``progress(done, total)`` reports LLM extraction chunks."""
+        ``progress(done, total)`` reports LLM extraction chunks. ``format`` (auto, text, markdown,
+        rst) says how ``content`` is read, ``keep_code`` keeps code blocks as units of their own
+        (``ingest.request``)."""
         episode = build_episode(
             self.config.limits, self.clock.now(), agent_id, content, context=context, event_date=event_date,
             memory_type=memory_type, importance=importance, tags=tags, user_id=user_id, session_id=session_id,
-            source=source, speaker=speaker, metadata=metadata,
+            source=source, speaker=speaker, metadata=metadata, format=format, keep_code=keep_code,
         )
         return self._ingest.put_many([episode], progress=progress)[0]
 
@@ -370,7 +373,7 @@ class FleetMemory:
         budget = None if max_chars is None else check_positive_int(max_chars, "max_chars",
                                                                     self.config.limits.max_content_chars)
         check_budget(text, budget)
-        results = self.search(agent_id, text, top_k=limit, min_importance=min_importance, user_id=user_id)
+        results = self.search(agent_id, text, limit=limit, min_importance=min_importance, user_id=user_id)
         return render_context(text, results, max_chars=budget)
 
     def process_conversation(self, agent_id: str, turns: Iterable[Mapping[str, Any]], *, user_id: str | None = None,

@@ -98,7 +98,11 @@ def check_date(value: object, field: str) -> datetime | None:
             raise InvalidInputError(field, f"{value!r} is not an ISO-8601 date", "e.g. 2024-05-08T13:56:00Z") from None
     if not isinstance(value, datetime):
         raise InvalidInputError(field, f"must be a datetime, got {type(value).__name__}")
-    return as_utc(value)
+    try:
+        return as_utc(value)
+    except OverflowError:
+        raise InvalidInputError(field, f"{value.isoformat()} falls outside the years 1 to 9999 in UTC",
+                                "0001-01-01T00:00Z to 9999-12-31T23:59:59Z") from None
 
 
 def check_positive_int(value: object, field: str, maximum: int) -> int:
@@ -166,6 +170,21 @@ def check_tags(values: object, limits: Limits, field: str = "tags") -> tuple[str
     return tags
 
 
+def _check_json_text(field: str, value: Any) -> None:
+    """Every string (keys too) of a JSON value can be stored: no NUL character (jsonb refuses
+    ``\\u0000``), no lone surrogate. Literal backslashes are ordinary text."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            _check_encodable(field, item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def check_metadata(value: object, field: str = "metadata") -> dict[str, Any]:
     if value is None:
         return {}
@@ -175,8 +194,9 @@ def check_metadata(value: object, field: str = "metadata") -> dict[str, Any]:
         text = json.dumps(dict(value), allow_nan=False, default=str)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(field, f"is not JSON-serialisable: {exc}") from None
-    _check_encodable(field, text.replace("\\u0000", "\x00"))
-    return json.loads(text)
+    loaded = json.loads(text)
+    _check_json_text(field, loaded)
+    return loaded
 
 
 def check_uuid(value: object, field: str = "id") -> UUID:

@@ -104,7 +104,8 @@ def test_ingest_text_and_markdown_files_and_skip_them_on_rerun(cli, tmp_path):
     first = out_json(cli("ingest", str(tmp_path / "notes.txt"), str(tmp_path / "trip.md"), "-a", "a1", "--json"))
     assert first["items"] == 3 and first["skipped"] == 0 and first["units"] >= 3
     units = out_json(cli("list", "-a", "a1", "--json"))["units"]
-    assert {u["context"] for u in units} == {"notes.txt", "Trip to Yosemite", "Food"}
+    assert {u["context"] for u in units} == {"notes.txt", "trip.md > Trip to Yosemite",
+                                             "trip.md > Trip to Yosemite > Food"}
     again = out_json(cli("ingest", str(tmp_path / "notes.txt"), str(tmp_path / "trip.md"), "-a", "a1", "--json"))
     assert again == {**first, "skipped": 3, "units": 0}
 
@@ -415,3 +416,11 @@ def test_update_and_history(cli):
     text = cli("history", old_id, "-a", "a1")
     assert text.exit_code == 0 and "2025-01-01" in text.stdout and "(current)" in text.stdout
 
+
+def test_put_reads_markdown_when_asked(cli):
+    report = out_json(cli("put", "# Trip\n\nAlice moved to [Lisbon](https://lisbon.example).", "-a", "md",
+                          "--format", "markdown", "--json"))
+    assert [u["text"] for u in report["units"]] == ["Alice moved to Lisbon."]
+    plain = out_json(cli("put", "# Trip\n\nBob moved to [Porto](https://porto.example).", "-a", "md",
+                         "--format", "text", "--json"))
+    assert any("](https://porto.example)" in u["text"] for u in plain["units"])

@@ -21,13 +21,15 @@ def put(ctx: typer.Context, content: str = typer.Argument(..., help="Text to rem
         user_id: Optional[str] = typer.Option(None, help="The user it is about (search --user-id, forget-user)."),
         session_id: Optional[str] = typer.Option(None, help="The session it came from."),
         source: Optional[str] = typer.Option(None, help="Where it came from (a file, a URL, a tool)."),
+        fmt: str = typer.Option("auto", "--format", help="auto, text, markdown or rst."),
+        keep_code: bool = typer.Option(False, "--keep-code", help="Keep code blocks as units of their own."),
         as_json: bool = JSON) -> None:
     """Remember one piece of text."""
     text = sys.stdin.read() if content == "-" else content
     with memory_from(ctx) as memory:
         result = memory.put(agent, text, context=context, event_date=date, memory_type=memory_type,
                             importance=importance, tags=tag, speaker=speaker, user_id=user_id,
-                            session_id=session_id, source=source)
+                            session_id=session_id, source=source, format=fmt, keep_code=keep_code)
     if as_json:
         return print_json(result)
     out = console()

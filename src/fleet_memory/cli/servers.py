@@ -20,6 +20,9 @@ def serve(ctx: typer.Context,
           no_auth: bool = typer.Option(False, "--no-auth", help="No API keys; only allowed on 127.0.0.1."),
           max_body_mb: float = typer.Option(16.0, help="Larger request bodies get 413.")) -> None:
     """Run the REST server (OpenAPI at /docs) with the MCP endpoint at /mcp."""
+    import signal
+    import sys
+
     from ..extras import require
 
     require("server", "fleet-memory serve", "fastapi", "uvicorn", "mcp", "fastapi_offline")
@@ -34,7 +37,12 @@ def serve(ctx: typer.Context,
     verbose = state(ctx).verbose
     typer.echo(f"fleet-memory: opening the database and loading the models, then serving on http://{host}:{port} "
                f"(API docs at /docs){'' if verbose else '; --verbose before serve logs each request'}", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="info" if verbose else "warning", access_log=verbose)
+    # This command owns the process. uvicorn shuts down on SIGTERM, then raises the signal again
+    # with the handler it found: a Python one exits normally, so the embedded server's exit hook
+    # runs (the default handler killed the process and left PostgreSQL running).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    uvicorn.run(app, host=host, port=port, log_level="info" if verbose else "warning", access_log=verbose,
+                timeout_graceful_shutdown=5)
 
 
 def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(

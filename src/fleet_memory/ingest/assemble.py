@@ -1,8 +1,9 @@
 """Assembling one unit from its plan: the unit's text is its facts' texts after coreference,
 joined by a space; it mentions its speaker (the fact's, else the episode's: a PERSON), then, fact
 by fact, the entity spans, the coreference referents and the names an LLM extractor gave, each
-normalised name once (first surface form kept). Type, importance, speaker and category come from
-the first fact.
+normalised name once (first surface form kept) — except inline code of structured text
+(``literals``), which is never a name. Type, importance, speaker, category, heading path
+(``context``) and kind come from the first fact; links are those of all its facts.
 
 What the unit adds to the episode's metadata:
 
@@ -61,10 +62,13 @@ def draft_unit(plan: UnitPlan, episode: Episode) -> UnitDraft:
         metadata["put_at"] = episode.event_date.isoformat()
         metadata["date_phrase"] = phrase
     mentions: dict[str, EntityMention] = {}
+    literals = {lit for item in plan.members for lit in item.fact.literals}
 
     def add(surface: str, label: str) -> None:
         name = clean_name(surface)
         key = normalize_name(name)
+        if literals and any(name in lit or lit in name for lit in literals):
+            return
         if key and key not in mentions:
             mentions[key] = EntityMention(name, label)
 
@@ -77,5 +81,7 @@ def draft_unit(plan: UnitPlan, episode: Episode) -> UnitDraft:
             add(ref.surface, ref.label)
         for ent in item.fact.entities:
             add(ent.surface, ent.label)
+    links = tuple(dict.fromkeys(link for item in plan.members for link in item.fact.links))
     return UnitDraft(first.episode_index, text, first.memory_type, first.importance, first.speaker,
-                     first.category, tuple(mentions.values()), event_date, metadata)
+                     first.category, tuple(mentions.values()), event_date, metadata, first.context, links,
+                     first.kind)

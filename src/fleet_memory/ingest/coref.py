@@ -43,7 +43,7 @@ from ..providers.nlp import Parsed, Span, Token
 from .names import FEMALE_NAMES, MALE_NAMES
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
-__all__ = ["resolve_coreferences"]
+__all__ = ["Discourse", "resolve_coreferences"]
 
 _FEMALE = {"she", "her", "hers", "herself"}
 _MALE = {"he", "him", "his", "himself"}
@@ -249,17 +249,29 @@ def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -
         replacements[j] = _third_person(verb.text)
 
 
+class Discourse:
+    """The discourse state of one put, carried from one window of its facts to the next (the
+    pipeline resolves a long put window by window, in order)."""
+
+    def __init__(self) -> None:
+        self.state = _Discourse()
+
+
 def resolve_coreferences(
     episodes: Sequence[Episode],
     named: Sequence[NamedFact],
     *,
     reset_after: timedelta = timedelta(hours=24),
     context: AgentContext | None = None,
+    discourse: Discourse | None = None,
 ) -> list[CorefFact]:
     """Each named fact (from ``ner``) with its text after coreference, in order. Self-contained
-    facts (from an LLM) pass through unchanged. ``context``: the agent's memory (see above)."""
+    facts (from an LLM) pass through unchanged. ``context``: the agent's memory (see above);
+    ``discourse`` continues the state of earlier facts of the same put (and keeps it for the next
+    call: the pipeline resolves a long put window by window)."""
     context = context or AgentContext()
-    state = _Discourse()
+    holder = discourse if discourse is not None else Discourse()
+    state = holder.state
     batch_speakers = frozenset(e.speaker for e in episodes if e.speaker) | frozenset(
         item.fact.speaker for item in named if item.fact.speaker)
     out: list[CorefFact] = []
@@ -269,7 +281,7 @@ def resolve_coreferences(
         if state.agent != episode.agent_id or (
             state.when is not None and abs(episode.event_date - state.when) > reset_after
         ):
-            state = _Discourse()
+            state = holder.state = _Discourse()
             state.agent = episode.agent_id
             for name in context.people.get(fact.episode_index, ()):
                 state.mention(name)

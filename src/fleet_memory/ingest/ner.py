@@ -9,7 +9,8 @@ known first name (then as PERSON), or when it is tagged a proper noun with a lab
 
 The small model misses names it saw elsewhere ("Alice loves hiking" has no PERSON span while
 "Alice works at Google" has one). So, in one pass over the batch, a run of proper nouns that no
-span covers becomes an entity when the same name was recognised elsewhere in the batch (its label
+span covers becomes an entity when the same name was recognised elsewhere in the batch (a long put
+is resolved window by window: in this window or an earlier one of the same put) (its label
 is reused), is a speaker of the conversation (PERSON), or starts with a known first name (PERSON).
 Speakers of conversation turns are PERSON entities of their turns (added when units are
 assembled).
@@ -80,10 +81,11 @@ def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:
 
 
 def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
-                  context: AgentContext | None = None) -> list[NamedFact]:
-    """Each parsed fact with its entity spans (same order), cleaned and completed as described above."""
+                  context: AgentContext | None = None, known: dict[str, str] | None = None) -> list[NamedFact]:
+    """Each parsed fact with its entity spans (same order), cleaned and completed as described above.
+    ``known`` (name → label) carries the names of earlier windows of the same put, and is updated."""
     context = context or AgentContext()
-    known: dict[str, str] = {}
+    known = known if known is not None else {}
     for episode in episodes:
         if episode.speaker:
             known.setdefault(clean_name(episode.speaker), "PERSON")

@@ -23,19 +23,31 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
     supersede units                → superseded older units whose fact a new unit updates
                                                  (``ingest.supersede``: the rule, or one LLM call)
 
+Overlap (``windowed`` and ``concurrent`` stages): after ``extract``, the facts are cut into
+windows of about ``WINDOW_FACTS`` facts, never splitting an episode (fragments merge within one).
+The caller's thread runs parse … assemble window by window (coreference and the names the batch
+knows carry over from one window to the next, so a window reads as the continuation of the
+previous one), and hands each window's drafts to one worker thread that embeds them — with one
+torch thread while spaCy is parsing the next window, so the two cores are both busy, and with all
+of them for the last window. The unit texts are final before they are embedded. A put with one
+window runs every stage in the caller's thread, as before. Windows are merged in order before the
+transaction. Work per window is O(its facts); nothing in it reads the agent's stored units.
+
 Everything for one ``put_many`` is written in one transaction: after a crash there is either the
-whole call or none of it. Stage timings (seconds) are logged at debug level and returned in every
-``PutResult.stage_seconds``.
+whole call or none of it. Stage timings (seconds, summed over windows; the concurrent ones overlap
+the others) are logged at debug level and returned in every ``PutResult.stage_seconds``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -47,7 +59,7 @@ from ..clock import Clock
 from ..config import Config, LLMConfig
 from ..errors import ConfigurationError
 from ..model import MemoryType, PutResult, StoredUnit
-from ..providers.embedder import Embedder
+from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
 from ..providers.nlp import NLP, SpacyNLP
 from ..store import Database, planner
@@ -58,7 +70,7 @@ from ..store import units as unit_sql
 from ..store.context import agent_context
 from ..store.links import link_units
 from .assemble import draft_unit
-from .coref import resolve_coreferences
+from .coref import Discourse, resolve_coreferences
 from .extract import extract_sentences
 from .llm_extract import Progress, extract_with_llm
 from .memory import build_context
@@ -83,8 +95,8 @@ if TYPE_CHECKING:
     import psycopg
 
 __all__ = [
-    "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "SKIPPED_FILLER", "SKIPPED_FRAGMENTS", "SKIPPED_LLM",
-    "DUPLICATE",
+    "Carry", "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "WINDOW_FACTS", "fact_windows",
+    "SKIPPED_FILLER", "SKIPPED_FRAGMENTS", "SKIPPED_LLM", "DUPLICATE",
 ]
 
 _log = logging.getLogger(__name__)
@@ -110,6 +122,7 @@ class PutState:
     episodes: tuple[Episode, ...]
     progress: Progress | None = None
     context: AgentContext = field(default_factory=AgentContext)
+    carry: Carry | None = None  # what windows of one put pass on to the next (see ``Carry``)
     facts: tuple[ExtractedFact, ...] = ()
     parsed: tuple[ParsedFact, ...] = ()
     named: tuple[NamedFact, ...] = ()
@@ -125,8 +138,19 @@ class PutState:
     superseded: int = 0  # older units a new unit superseded
 
 
+class Carry:
+    """Mutable state of one ``Pipeline.run`` shared by its windows, in order: the coreference
+    discourse, the names the batch knows, and whether the caller's thread is done parsing."""
+
+    def __init__(self) -> None:
+        self.discourse = Discourse()
+        self.known: dict[str, str] = {}
+        self.front_done = threading.Event()
+
+
 _FIELDS = tuple(f.name for f in dataclasses.fields(PutState))
-_INPUTS = ("episodes", "progress")
+_INPUTS = ("episodes", "progress", "carry")
+WINDOW_FACTS = 96
 
 Runner = Callable[[PutState], PutState]
 TransactionRunner = Callable[[PutState, "psycopg.Connection"], PutState]
@@ -141,17 +165,19 @@ class Stage:
     requires: tuple[str, ...]
     provides: tuple[str, ...]
     in_transaction: bool = False
+    windowed: bool = False  # runs once per window of facts (see the module docstring)
+    concurrent: bool = False  # a windowed stage run in the worker thread
 
 
 STAGES: tuple[Stage, ...] = (
     Stage("memory", ("episodes",), ("context",)),
     Stage("extract", ("episodes", "context"), ("facts",)),
-    Stage("parse", ("facts",), ("parsed",)),
-    Stage("entities", ("episodes", "parsed", "context"), ("named",)),
-    Stage("coref", ("episodes", "named", "context"), ("coref",)),
-    Stage("validate", ("coref",), ("plans",)),
-    Stage("assemble", ("episodes", "plans"), ("drafts",)),
-    Stage("embed", ("drafts",), ("embedded",)),
+    Stage("parse", ("facts",), ("parsed",), windowed=True),
+    Stage("entities", ("episodes", "parsed", "context", "carry"), ("named",), windowed=True),
+    Stage("coref", ("episodes", "named", "context", "carry"), ("coref",), windowed=True),
+    Stage("validate", ("coref",), ("plans",), windowed=True),
+    Stage("assemble", ("episodes", "plans"), ("drafts",), windowed=True),
+    Stage("embed", ("drafts", "carry"), ("embedded",), windowed=True, concurrent=True),
     Stage("write", ("episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
     Stage("resolve", ("units",), ("mentions",), in_transaction=True),
     Stage("link", ("units",), ("links",), in_transaction=True),
@@ -175,6 +201,9 @@ class Pipeline:
                 raise ConfigurationError(f"pipeline stage {stage.name!r} runs outside the transaction "
                                          "after one inside it")
             in_txn = in_txn or stage.in_transaction
+            if (stage.windowed and stage.in_transaction) or (stage.concurrent and not stage.windowed):
+                raise ConfigurationError(f"pipeline stage {stage.name!r}: only stages outside the transaction "
+                                         "run per window, and only windowed stages run concurrently")
             unknown = [f for f in stage.requires + stage.provides if f not in _FIELDS]
             if unknown:
                 raise ConfigurationError(f"pipeline stage {stage.name!r} names {', '.join(unknown)}, "
@@ -185,20 +214,24 @@ class Pipeline:
                     f"pipeline stage {stage.name!r} needs {', '.join(missing)}, which no earlier stage provides"
                 )
             available.update(stage.provides)
+        _check_windows(stages)
         self.stages = tuple(stages)
         self.runners = dict(runners)
         self.transaction_runners = dict(transaction_runners)
 
     def run(self, episodes: Sequence[Episode],
             transaction: Callable[[], AbstractContextManager[psycopg.Connection]], *,
-            progress: Progress | None = None) -> tuple[PutState, dict[str, float]]:
+            progress: Progress | None = None, window_facts: int = WINDOW_FACTS) -> tuple[PutState, dict[str, float]]:
         """Run every stage; ``progress`` is readable by stages but required by none."""
-        state = PutState(tuple(episodes), progress)
+        state = PutState(tuple(episodes), progress, carry=Carry())
         timings: dict[str, float] = {}
-        for stage in self.stages:
-            if not stage.in_transaction:
-                runner = self.runners[stage.name]
-                state = self._run_stage(stage, state, timings, lambda: runner(state))
+        outside = [s for s in self.stages if not s.in_transaction]
+        for stage in (s for s in outside if not s.windowed):
+            runner = self.runners[stage.name]
+            state = self._run_stage(stage, state, timings, lambda: runner(state))
+        windowed = [s for s in outside if s.windowed]
+        if windowed:
+            state = self._run_windows(state, windowed, timings, window_facts)
         inside = [s for s in self.stages if s.in_transaction]
         if inside:
             with transaction() as conn:
@@ -207,18 +240,82 @@ class Pipeline:
                     state = self._run_stage(stage, state, timings, lambda: txn_runner(state, conn))
         return state, timings
 
+    def _run_windows(self, state: PutState, stages: Sequence[Stage], timings: dict[str, float],
+                     window_facts: int) -> PutState:
+        """The windowed stages, window by window; concurrent ones in one worker thread."""
+        windows = fact_windows(state.facts, window_facts)
+        front = [s for s in stages if not s.concurrent]
+        back = [s for s in stages if s.concurrent]
+        assert state.carry is not None
+        if len(windows) <= 1 or not back:
+            state.carry.front_done.set()
+            return self._run_sequence(stages, state, timings)
+        back_timings: list[dict[str, float]] = []
+
+        def run_back(window: PutState) -> PutState:
+            mine: dict[str, float] = {}
+            back_timings.append(mine)
+            return self._run_sequence(back, window, mine)
+
+        with ThreadPoolExecutor(1, thread_name_prefix="fleet-memory-embed") as pool:
+            try:
+                pending = [pool.submit(run_back, self._run_sequence(front, replace(state, facts=w), timings))
+                           for w in windows]
+            finally:
+                state.carry.front_done.set()
+            done = [f.result() for f in pending]
+        for mine in back_timings:
+            for name, secs in mine.items():
+                timings[name] = timings.get(name, 0.0) + secs
+        provided = [f for s in stages for f in s.provides]
+        merged = {f: tuple(item for d in done for item in getattr(d, f)) for f in provided}
+        return replace(state, **merged)
+
+    def _run_sequence(self, stages: Sequence[Stage], state: PutState, timings: dict[str, float]) -> PutState:
+        for stage in stages:
+            runner = self.runners[stage.name]
+            state = self._run_stage(stage, state, timings, lambda: runner(state))
+        return state
+
     @staticmethod
     def _run_stage(stage: Stage, before: PutState, timings: dict[str, float],
                    produce: Callable[[], PutState]) -> PutState:
         started = time.perf_counter()
         after = produce()
-        timings[stage.name] = time.perf_counter() - started
+        timings[stage.name] = timings.get(stage.name, 0.0) + time.perf_counter() - started
         changed = [f for f in _FIELDS if getattr(after, f) is not getattr(before, f)]
         undeclared = [f for f in changed if f not in stage.provides]
         if undeclared:
             raise ConfigurationError(f"pipeline stage {stage.name!r} changed {', '.join(undeclared)}, "
                                      f"declared {', '.join(stage.provides)}")
         return after
+
+
+def _check_windows(stages: Sequence[Stage]) -> None:
+    """Windowed stages form one run right after the plain outside stages, concurrent ones last."""
+    kinds = [("txn" if s.in_transaction else "conc" if s.concurrent else "win" if s.windowed else "plain")
+             for s in stages]
+    order = {"plain": 0, "win": 1, "conc": 2, "txn": 3}
+    if any(order[a] > order[b] for a, b in zip(kinds, kinds[1:])):
+        raise ConfigurationError("pipeline stages must run plain, then windowed, then concurrent, "
+                                 "then in the transaction: " + ", ".join(s.name for s in stages))
+
+
+def fact_windows(facts: Sequence[ExtractedFact], size: int) -> list[tuple[ExtractedFact, ...]]:
+    """``facts`` cut into runs of at least ``size`` facts (the last may be shorter), each ending
+    where an episode ends. One run when there are fewer than ``2 * size`` facts."""
+    if len(facts) < 2 * size:
+        return [tuple(facts)] if facts else []
+    windows: list[tuple[ExtractedFact, ...]] = []
+    start = 0
+    for i in range(1, len(facts) + 1):
+        ends_episode = i == len(facts) or facts[i].episode_index != facts[i - 1].episode_index
+        if ends_episode and (i - start >= size or i == len(facts)):
+            windows.append(tuple(facts[start:i]))
+            start = i
+    if len(windows) > 1 and len(windows[-1]) < size // 2:
+        windows[-2:] = [windows[-2] + windows[-1]]
+    return windows
 
 
 class Ingestor:
@@ -244,6 +341,7 @@ class Ingestor:
         self.importance = importance
         self.nlp = nlp if nlp is not None else SpacyNLP()
         self.llm = llm
+        self.window_facts = WINDOW_FACTS
         self.pipeline = Pipeline(STAGES, {
             "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
             "coref": self._coref,
@@ -272,7 +370,8 @@ class Ingestor:
                 if i in known else next(stored) for i in range(len(episodes))]
 
     def _put_fresh(self, episodes: Sequence[Episode], progress: Progress | None) -> list[PutResult]:
-        state, timings = self.pipeline.run(episodes, self.db.transaction, progress=progress)
+        state, timings = self.pipeline.run(episodes, self.db.transaction, progress=progress,
+                                           window_facts=self.window_facts)
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
         counts = state.unit_counts
         if grown := planner.crossed(counts, Counter(unit.row.agent_id for unit in state.units)):
@@ -313,6 +412,10 @@ class Ingestor:
     def _parse(self, s: PutState) -> PutState:
         texts, appended = [], []
         for f in s.facts:
+            if f.kind == "code":  # kept code is not language: nothing to parse, no entity in it
+                texts.append("")
+                appended.append(False)
+                continue
             needs = not f.text.rstrip().endswith(_TERMINAL)
             texts.append(f.text + "." if needs else f.text)
             appended.append(needs)
@@ -320,12 +423,14 @@ class Ingestor:
         return replace(s, parsed=tuple(ParsedFact(f, p, a) for f, p, a in zip(s.facts, parses, appended)))
 
     def _entities(self, s: PutState) -> PutState:
-        return replace(s, named=tuple(find_entities(s.episodes, s.parsed, s.context)))
+        known = s.carry.known if s.carry is not None else None
+        return replace(s, named=tuple(find_entities(s.episodes, s.parsed, s.context, known)))
 
     def _coref(self, s: PutState) -> PutState:
         window = timedelta(hours=self.config.ingest.temporal_window_hours)
+        discourse = s.carry.discourse if s.carry is not None else None
         return replace(s, coref=tuple(resolve_coreferences(s.episodes, s.named, reset_after=window,
-                                                           context=s.context)))
+                                                           context=s.context, discourse=discourse)))
 
     def _validate(self, s: PutState) -> PutState:
         return replace(s, plans=tuple(plan_units(s.coref)))
@@ -335,8 +440,20 @@ class Ingestor:
         return replace(s, drafts=tuple(drafts))
 
     def _embed(self, s: PutState) -> PutState:
-        vectors = self.embedder.embed([d.text for d in s.drafts])
+        texts = [self._embedded_text(d) for d in s.drafts]
+        if s.carry is not None and not s.carry.front_done.is_set() and isinstance(self.embedder, SentenceTransformerEmbedder):
+            vectors = self.embedder.embed(texts, threads=1)  # spaCy has the other core
+        else:
+            vectors = self.embedder.embed(texts)
         return replace(s, embedded=tuple(EmbeddedUnit(d, uuid.uuid4(), v) for d, v in zip(s.drafts, vectors)))
+
+    def _embedded_text(self, draft: UnitDraft) -> str:
+        """What is embedded for a unit: its text, after the last ``IngestConfig.embed_headings``
+        headings of its heading path when it comes from structured text ("Installation: …")."""
+        levels = self.config.ingest.embed_headings
+        if not draft.context or levels <= 0:
+            return draft.text
+        return " > ".join(draft.context.split(" > ")[-levels:]) + ": " + draft.text
 
     def _write(self, s: PutState, conn: psycopg.Connection) -> PutState:
         now = self.clock.now()
@@ -417,11 +534,19 @@ class Ingestor:
         metadata.update(draft.metadata)
         if draft.category:
             metadata.setdefault("category", draft.category)
+        if draft.kind != "text":
+            metadata["kind"] = draft.kind
+        if draft.links:
+            metadata["links"] = [{"text": text, "url": url} for text, url in draft.links]
+        context = episode.context
+        if draft.context:  # the heading path of structured text, under the put's own context
+            context = f"{episode.context} > {draft.context}" if episode.context else draft.context
+            context = context[: self.config.limits.max_context_chars]
         return unit_sql.NewUnit(
             id=item.unit_id, agent_id=episode.agent_id, text=draft.text, embedding=item.embedding,
             event_date=draft.event_date or episode.event_date, created_at=now, memory_type=draft.memory_type,
             importance=importance,
-            context=episode.context, document_id=doc_ids[draft.episode_index], tags=episode.tags,
+            context=context, document_id=doc_ids[draft.episode_index], tags=episode.tags,
             user_id=episode.user_id, session_id=episode.session_id, source=episode.source,
             speaker=draft.speaker or episode.speaker, metadata=metadata,
         )

@@ -63,6 +63,8 @@ class Episode:
     speaker: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     corrects: UUID | None = None  # the unit this episode's first unit supersedes (``update``)
+    format: str = "auto"  # how ``content`` is read: auto, text, markdown, rst (``markup``)
+    keep_code: bool = False  # store each code block of structured content as one unit of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +90,10 @@ class EntityMention:
 
 @dataclass(frozen=True, slots=True)
 class ExtractedFact:
-    """One fact of one episode. ``self_contained`` facts (from an LLM) skip coreference and
-    validation; ``entities`` are names the extractor already found."""
+    """One fact of one episode. ``self_contained`` facts (from an LLM, or code) skip coreference and
+    validation; ``entities`` are names the extractor already found. From structured text:
+    ``context`` is the heading path, ``links`` the (text, URL) pairs of its block, ``literals`` the
+    inline code of its block (never entities), ``kind`` ``"code"`` for a kept code block (not parsed)."""
 
     episode_index: int
     text: str
@@ -99,6 +103,10 @@ class ExtractedFact:
     category: str | None = None
     self_contained: bool = False
     entities: tuple[EntityMention, ...] = ()
+    context: str | None = None
+    links: tuple[tuple[str, str], ...] = ()
+    literals: tuple[str, ...] = ()
+    kind: str = "text"
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +180,9 @@ class UnitDraft:
     mentions: tuple[EntityMention, ...]
     event_date: datetime | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    context: str | None = None  # heading path of structured text
+    links: tuple[tuple[str, str], ...] = ()
+    kind: str = "text"
 
 
 @dataclass(frozen=True, slots=True)

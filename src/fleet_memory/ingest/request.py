@@ -3,7 +3,12 @@
 ``put_many`` items are mappings with the keyword names of ``put`` (``content`` — or ``text`` for a
 conversation turn —, ``context``, ``event_date`` — or ``timestamp`` —, ``memory_type``,
 ``importance``, ``tags``, ``user_id``, ``session_id``, ``source``, ``speaker``, ``metadata``,
-``turn_id``) and optionally ``agent_id``.
+``turn_id``, ``format``, ``keep_code``) and optionally ``agent_id``.
+
+``format`` says how ``content`` is read: ``"auto"`` (the default: Markdown or reStructuredText
+when it shows their signs, see ``markup.detect_format``, else plain text), ``"text"``,
+``"markdown"`` or ``"rst"``; ``keep_code`` (default false) stores each code block of structured
+content as one unit of kind ``"code"`` instead of dropping it.
 """
 
 from __future__ import annotations
@@ -24,14 +29,29 @@ from ..validation import (
     check_tags,
     check_text,
 )
+from .markup import FORMATS
 from .records import Episode
 
 __all__ = ["build_episode", "build_episodes"]
 
 _ITEM_KEYS = {
     "agent_id", "content", "text", "context", "event_date", "timestamp", "memory_type", "importance", "tags",
-    "user_id", "session_id", "source", "speaker", "metadata", "turn_id",
+    "user_id", "session_id", "source", "speaker", "metadata", "turn_id", "format", "keep_code",
 }
+
+
+def _check_format(value: object, field: str) -> str:
+    if value is None:
+        return "auto"
+    if value not in FORMATS:
+        raise InvalidInputError(field, f"unknown format {value!r}", ", ".join(FORMATS))
+    return str(value)
+
+
+def _check_flag(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(field, f"must be true or false, got {type(value).__name__}")
+    return value
 
 
 def build_episode(
@@ -51,6 +71,8 @@ def build_episode(
     speaker: object = None,
     metadata: object = None,
     turn_id: object = None,
+    format: object = "auto",
+    keep_code: object = False,
     field_prefix: str = "",
 ) -> Episode:
     p = field_prefix
@@ -70,6 +92,8 @@ def build_episode(
         source=check_optional_text(source, f"{p}source", limits.max_tag_chars),
         speaker=check_optional_text(speaker, f"{p}speaker", limits.max_tag_chars),
         metadata=meta,
+        format=_check_format(format, f"{p}format"),
+        keep_code=_check_flag(keep_code, f"{p}keep_code"),
     )
 
 

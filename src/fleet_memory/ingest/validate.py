@@ -79,7 +79,10 @@ def plan_units(facts: Sequence[CorefFact]) -> list[UnitPlan]:
             close_episode()
             current_episode, open_plan, pending = episode, None, []
         valid = item.fact.self_contained or is_complete(item.parse)
-        if valid:
+        if item.fact.kind == "code":  # a kept code block is a unit of its own, never merged
+            plans.append([item])
+            open_plan, pending = None, []
+        elif valid:
             open_plan = pending + [item]
             pending = []
             plans.append(open_plan)

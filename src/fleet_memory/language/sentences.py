@@ -2,7 +2,9 @@
 quotes or brackets) when followed by whitespace and an upper-case letter, digit or opening quote;
 keeps common abbreviations (Mr., Dr., e.g., U.S.) and decimals together; newlines that separate
 paragraphs or list items also end a sentence. Used for ingestion, LLM chunking and conversation
-extraction alike."""
+extraction alike. A "sentence" longer than ``MAX_SENTENCE_CHARS`` (no real one is) is cut at the
+last space before the limit, or at the limit, so no stage ever sees more than that in one piece
+(spaCy refuses texts over 1,000,000 characters)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import re
 
 from .months import MONTH_NAMES, MONTHS
 
-__all__ = ["split_sentences"]
+__all__ = ["MAX_SENTENCE_CHARS", "split_sentences"]
+
+MAX_SENTENCE_CHARS = 10_000
 
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co",
@@ -22,7 +26,7 @@ _PARAGRAPH = re.compile(r"\n\s*\n|\n\s*(?:[-*•]|\d+[.)])\s+")
 
 
 def _ends_with_abbreviation(chunk: str) -> bool:
-    match = re.search(r"([A-Za-z][A-Za-z.]*)\.$", chunk)
+    match = re.search(r"([A-Za-z][A-Za-z.]*)\.$", chunk[-40:])  # the tail only: linear, not quadratic
     if not match:
         return False
     word = match.group(1).lower()
@@ -46,4 +50,15 @@ def split_sentences(text: str) -> list[str]:
         tail = block[start:].strip()
         if tail:
             sentences.append(tail)
-    return [s for s in sentences if s]
+    return [piece for s in sentences if s for piece in _cut(s)]
+
+
+def _cut(sentence: str) -> list[str]:
+    pieces = []
+    while len(sentence) > MAX_SENTENCE_CHARS:
+        cut = sentence.rfind(" ", MAX_SENTENCE_CHARS // 2, MAX_SENTENCE_CHARS + 1)
+        cut = cut if cut > 0 else MAX_SENTENCE_CHARS
+        pieces.append(sentence[:cut].strip())
+        sentence = sentence[cut:].strip()
+    pieces.append(sentence)
+    return [p for p in pieces if p]

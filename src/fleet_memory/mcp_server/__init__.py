@@ -75,6 +75,7 @@ def build_server(memory: Callable[[], FleetMemory], *, default_agent: str | None
 
     _store_tools(server, call)
     _recall_tools(server, call)
+    _refuse_unknown_arguments(server)
     return server
 
 
@@ -143,3 +144,15 @@ def _recall_tools(server: Any, call: Call) -> None:
         """The people, organisations and places remembered, with how often each is mentioned."""
         entities = await call(ctx, agent_id, lambda m, a: m.list_entities(a, limit=limit))
         return {"entities": entities}
+
+
+def _refuse_unknown_arguments(server: Any) -> None:
+    """Every tool refuses arguments it does not take (the SDK's default ignores them, so a
+    misspelt ``importance`` was silently dropped); the listed input schemas say so too."""
+    from pydantic import ConfigDict
+
+    for tool in server._tool_manager.list_tools():
+        base = tool.fn_metadata.arg_model
+        strict = type(base.__name__, (base,), {"model_config": ConfigDict(**base.model_config, extra="forbid")})
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = {**tool.parameters, "additionalProperties": False}

@@ -41,7 +41,10 @@ def bundled_model_path() -> str:
 
 
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded on first ``embed``; thread-safe loading."""
+    """A sentence-transformers model, loaded on first ``embed``. Thread-safe: loading, and every
+    ``embed``, which runs under one lock — the shared fast tokenizer keeps its padding and
+    truncation settings as mutable state and the torch thread count is process-wide, so two
+    concurrent calls (a batch and a single text) produced ragged tensors (a 500 under load)."""
 
     def __init__(self, model: str | None = None, *, dimension: int = 384, batch_size: int = 64) -> None:
         self.model_name = model
@@ -49,6 +52,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
+        self._embed_lock = threading.Lock()
         self._single: _SingleText | bool | None = None  # None: not tried yet; False: unavailable
 
     def _load(self):
@@ -74,16 +78,24 @@ class SentenceTransformerEmbedder:
                 self._model = model
         return self._model
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, threads: int | None = None) -> np.ndarray:
+        """Unit vectors of ``texts``; ``threads`` caps torch's threads for this call (the ingest
+        pipeline embeds on one while spaCy parses on another core)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._model or self._load()
+        single = None
         if len(texts) == 1:
             single = self._single if self._single is not None else self._build_single(model)
-            if single:
-                with _torch_threads(1):
-                    return single(texts[0])
-        with _torch_threads(1 if len(texts) <= _SMALL_BATCH else None):
+        with self._embed_lock:
+            return self._embed(model, single, texts, threads)
+
+    def _embed(self, model, single: _SingleText | bool | None, texts: list[str],
+               threads: int | None = None) -> np.ndarray:
+        if single:
+            with _torch_threads(1):
+                return single(texts[0])
+        with _torch_threads(1 if len(texts) <= _SMALL_BATCH else threads):
             vectors = model.encode(
                 list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                 show_progress_bar=False,
@@ -224,7 +236,9 @@ class HashingEmbedder:
             return vec
         return vec / norm
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, threads: int | None = None) -> np.ndarray:
+        """Unit vectors of ``texts``; ``threads`` caps torch's threads for this call (the ingest
+        pipeline embeds on one while spaCy parses on another core)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._vector(t) for t in texts])

@@ -22,15 +22,18 @@ require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
 
 from fastapi import APIRouter, FastAPI, Header, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from .. import __version__
+from ..config import Limits
 from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
 from ..providers import heap
 from . import schemas as s
 from .deps import Agent, Memory
 from .agents import agents_router
 from .docs import mount_docs
+from .errors import location, validation_error
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
 
@@ -39,9 +42,13 @@ if TYPE_CHECKING:
 
 __all__ = ["create_app"]
 
+_MAX_PAGE = Limits().max_top_k
+_GRAPH_LIMIT = Query(200, ge=1, le=5_000)
+
+
 def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
     if isinstance(exc, InvalidInputError):
-        detail = [{"loc": ["body", *exc.field.split(".")], "msg": exc.problem, "type": "invalid_input",
+        detail = [{"loc": location(request, exc.field), "msg": exc.problem, "type": "invalid_input",
                    "ctx": {"limit": exc.limit}}]
         return JSONResponse({"detail": detail}, status_code=422)
     status = (404 if isinstance(exc, NotFoundError) else exc.status if isinstance(exc, AuthError)
@@ -92,7 +99,8 @@ def memories_router() -> APIRouter:
         return [u.to_dict() for u in memory.history(agent, unit_id)]
 
     @r.get("/memories", response_model=s.UnitPageOut)
-    def list_units(agent: Agent, memory: Memory, limit: int = 100, offset: int = 0,
+    def list_units(agent: Agent, memory: Memory, limit: int = Query(100, ge=1, le=_MAX_PAGE),
+                   offset: int = Query(0, ge=0),
                    include_archived: bool = False) -> Any:
         page = memory.list_units(agent, limit=limit, offset=offset, include_archived=include_archived)
         return {"units": [u.to_dict() for u in page.units], "next_offset": page.next_offset}
@@ -160,12 +168,12 @@ def pictures_router() -> APIRouter:
 
     @r.get("/graph", response_model=s.GraphOut)
     def graph(agent: Agent, memory: Memory, entity: Optional[str] = None, query: Optional[str] = None,
-              since: Optional[str] = None, until: Optional[str] = None, limit: int = Query(200)) -> Any:
+              since: Optional[str] = None, until: Optional[str] = None, limit: int = _GRAPH_LIMIT) -> Any:
         return graph_of(agent, memory, entity, query, since, until, limit).to_dict()
 
     @r.get("/graph.html", response_class=HTMLResponse)
     def graph_page(agent: Agent, memory: Memory, entity: Optional[str] = None, query: Optional[str] = None,
-                   since: Optional[str] = None, until: Optional[str] = None, limit: int = Query(200)) -> HTMLResponse:
+                   since: Optional[str] = None, until: Optional[str] = None, limit: int = _GRAPH_LIMIT) -> HTMLResponse:
         from ..viz import render_html
 
         return HTMLResponse(render_html(graph_of(agent, memory, entity, query, since, until, limit)))
@@ -182,7 +190,7 @@ def pictures_router() -> APIRouter:
                 yield from spool
 
         return StreamingResponse(lines(), media_type="application/x-ndjson",
-                                 headers={"Content-Disposition": f'attachment; filename="{agent}.jsonl"'})
+                                 headers={"Content-Disposition": _attachment(f"{agent}.jsonl")})
 
     @r.post("/import", status_code=201, response_model=s.TransferOut,
             openapi_extra={"requestBody": {"required": True, "content": {"application/x-ndjson": {
@@ -193,9 +201,17 @@ def pictures_router() -> APIRouter:
             text = (await request.body()).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInputError("body", f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        return (await run_in_threadpool(memory.import_agent, agent, text.splitlines())).to_dict()
+        return (await run_in_threadpool(memory.import_agent, agent, text.split("\n"))).to_dict()
 
     return r
+
+
+def _attachment(filename: str) -> str:
+    """A Content-Disposition any agent id fits in (RFC 6266: ASCII fallback plus UTF-8 name)."""
+    from urllib.parse import quote
+
+    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in filename)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[], FleetMemory] | None = None,
@@ -233,6 +249,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
     app.state.auth, app.state.ready = auth, False
     app.add_exception_handler(FleetMemoryError, _error)
+    app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)

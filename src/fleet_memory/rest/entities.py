@@ -4,22 +4,28 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Query, Response
+
+from ..config import Limits
 
 from . import schemas as s
 from .deps import Agent, Memory
+
+
+_MAX = Limits().max_top_k
 
 
 def entities_router() -> APIRouter:
     r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["entities"])
 
     @r.get("/entities", response_model=list[s.EntityOut])
-    def list_entities(agent: Agent, memory: Memory, limit: int = 100, offset: int = 0,
-                      label: Optional[str] = None) -> Any:
+    def list_entities(agent: Agent, memory: Memory, limit: int = Query(100, ge=1, le=_MAX),
+                      offset: int = Query(0, ge=0), label: Optional[str] = None) -> Any:
         return memory.list_entities(agent, limit=limit, offset=offset, label=label)
 
     @r.get("/entities/{entity}", response_model=s.EntityDetailOut)
-    def get_entity(agent: Agent, memory: Memory, entity: str, unit_limit: int = 100) -> Any:
+    def get_entity(agent: Agent, memory: Memory, entity: str,
+                   unit_limit: int = Query(100, ge=1, le=_MAX)) -> Any:
         detail = memory.get_entity(agent, entity, unit_limit=unit_limit)
         return {"entity": detail.entity, "units": [u.to_dict() for u in detail.units]}
 

@@ -56,7 +56,8 @@ class BodyLimit:
 
 class McpAuth:
     """The MCP streamable-HTTP endpoint behind the API keys: 401 before MCP sees the request;
-    per-agent scope (403) is checked by each tool call (see ``mcp_server``)."""
+    per-agent scope (403) is checked by each tool call (see ``mcp_server``). GET, which would
+    open a server-sent stream that never ends in stateless mode, is answered 405."""
 
     def __init__(self, inner: Callable, state: Callable[[], Any], auth: bool) -> None:
         self.inner, self.state, self.auth = inner, state, auth
@@ -82,6 +83,9 @@ class McpAuth:
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         import anyio
 
+        if scope.get("method") == "GET":  # stateless JSON mode has no server-sent stream to open
+            return await _send_json(send, 405, {"detail": "GET /mcp is not supported: POST JSON-RPC requests"},
+                                    [(b"allow", b"POST, DELETE")])
         if self.auth:
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers") or []}
             try:

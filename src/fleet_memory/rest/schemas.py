@@ -1,37 +1,50 @@
 """Wire schemas (Pydantic) for the REST server, separate from the domain records. Requests forbid
-unknown fields; the facade checks bounds and names the field when it refuses (→ 422)."""
+unknown fields and non-finite numbers; the facade checks bounds and names the field when it
+refuses (→ 422). The schema states the same bounds (``Limits``' defaults), so a client generated
+from the OpenAPI document validates the way the server does."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from ..config import Limits
 from ..model import AgentSummary as AgentSummaryOut  # noqa: F401
 from ..model import AgentStats as StatsOut  # plain records with no wire-only fields serve as they are
 from ..transfer import TransferReport as TransferOut
 
 MemoryTypeName = Literal["episodic", "semantic", "procedural"]
+_L = Limits()
+Name = Annotated[str, Field(max_length=_L.max_agent_id_chars)]
+Tag = Annotated[str, Field(min_length=1, max_length=_L.max_tag_chars)]
+Tags = Annotated[list[Tag], Field(max_length=_L.max_tags)]
+Unit = Annotated[float, Field(ge=0, le=1)]
 
 
 class Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class PutIn(Request):
-    content: str = Field(..., description="Text to remember; split into sentence-level units.")
-    context: Optional[str] = None
+    content: str = Field(..., min_length=1, max_length=_L.max_content_chars,
+                         description="Text to remember; split into sentence-level units.")
+    context: Optional[str] = Field(None, max_length=_L.max_context_chars)
     event_date: Optional[datetime] = Field(None, description="When it happened (naive = UTC); default now.")
     memory_type: MemoryTypeName = "episodic"
-    importance: Optional[float] = Field(None, ge=0, le=1)
-    tags: list[str] = []
-    user_id: Optional[str] = None
-    session_id: Optional[str] = None
-    source: Optional[str] = None
-    speaker: Optional[str] = None
+    importance: Optional[Unit] = None
+    tags: Tags = []
+    user_id: Optional[Name] = None
+    session_id: Optional[Name] = None
+    source: Optional[Tag] = None
+    speaker: Optional[Tag] = None
     metadata: dict[str, Any] = {}
+    format: Literal["auto", "text", "markdown", "rst"] = Field(
+        "auto", description="How content is read: Markdown / reStructuredText by their parsers (prose only, "
+                            "heading path as context); auto detects them.")
+    keep_code: bool = Field(False, description="Store each code block of structured content as one unit.")
 
 
 class UpdateIn(Request):
@@ -45,7 +58,7 @@ class UpdateIn(Request):
 
 
 class PutManyIn(Request):
-    items: list[PutIn] = Field(..., min_length=1)
+    items: list[PutIn] = Field(..., min_length=1, max_length=_L.max_batch_items)
 
 
 class StoredUnitOut(BaseModel):
@@ -93,17 +106,17 @@ class UnitPageOut(BaseModel):
 
 
 class SearchIn(Request):
-    query: str
-    top_k: int = 10
-    thinking_budget: int = 100
+    query: str = Field(..., min_length=1, max_length=_L.max_query_chars)
+    top_k: int = Field(10, ge=1, le=_L.max_top_k)
+    thinking_budget: int = Field(100, ge=1, le=_L.max_thinking_budget)
     types: Optional[list[MemoryTypeName]] = None
-    min_importance: Optional[float] = None
-    max_age_days: Optional[float] = None
+    min_importance: Optional[Unit] = None
+    max_age_days: Optional[float] = Field(None, ge=0, le=365_000)
     since: Optional[datetime] = None
     until: Optional[datetime] = None
-    tags: Optional[list[str]] = None
-    user_id: Optional[str] = None
-    session_id: Optional[str] = None
+    tags: Optional[Tags] = None
+    user_id: Optional[Name] = None
+    session_id: Optional[Name] = None
     include_archived: bool = False
     metadata: Optional[dict[str, Union[StrictBool, int, float, str, None]]] = Field(
         None, description="Only units whose metadata has each of these keys equal to its value.")
@@ -136,11 +149,11 @@ class SearchOut(BaseModel):
 
 
 class ContextIn(Request):
-    message: str
-    user_id: Optional[str] = None
-    limit: int = 10
-    min_importance: float = 0.3
-    max_chars: Optional[int] = None
+    message: str = Field(..., min_length=1, max_length=_L.max_query_chars)
+    user_id: Optional[Name] = None
+    limit: int = Field(10, ge=1, le=_L.max_top_k)
+    min_importance: Unit = 0.3
+    max_chars: Optional[int] = Field(None, ge=1, le=_L.max_content_chars)
 
 
 class ContextOut(BaseModel):

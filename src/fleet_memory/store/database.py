@@ -9,6 +9,10 @@ their transaction, and nothing uses LISTEN or temporary tables. Prepared stateme
 exception PgBouncer before 1.21 cannot carry: ``prepared_statements=False`` makes psycopg send
 every statement unnamed (``prepare_threshold=None``). ``tests/integration/fleet/test_pooling.py``
 checks all of this against real server sessions, and through a real PgBouncer where installed.
+
+A connection that breaks inside a transaction (the server stopped, the backend was terminated,
+none could be had in time) surfaces as ``DatabaseUnavailableError``, so every front door reports
+it as such.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from pathlib import Path
 
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ..errors import DatabaseUnavailableError
 
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
@@ -92,9 +98,15 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A connection inside one transaction: committed on success, rolled back on any error."""
-        with self._pool.connection() as conn:
-            conn.execute(TRANSACTION_SETTINGS)
-            yield conn
+        try:
+            with self._pool.connection() as conn:
+                conn.execute(TRANSACTION_SETTINGS)
+                yield conn
+        except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
+            if isinstance(exc, psycopg.errors.QueryCanceled):
+                raise
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
 
     def close(self) -> None:
         self._pool.close()

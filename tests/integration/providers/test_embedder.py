@@ -32,3 +32,30 @@ def test_an_untraceable_model_keeps_the_plain_path(real_embedder) -> None:
             raise TypeError("not a sentence-transformers pipeline")
 
     assert _SingleText.build(Broken()) is None
+
+
+def test_concurrent_calls_of_every_shape_agree_with_sequential_ones(real_embedder) -> None:
+    """Found by bench/soak.py: concurrent puts raced on the shared tokenizer (HTTP 500)."""
+    import threading
+
+    jobs = [[f"Alice met Bob number {i} in Paris."] if i % 2 else
+            [f"Soak {i}: Alice met Bob in Paris.", "Hi", "She gave him a book about " + "long " * (i % 7 + 1)]
+            for i in range(48)]
+    expected = [real_embedder.embed(job) for job in jobs]
+    got: dict[int, object] = {}
+    errors: list[BaseException] = []
+
+    def run(worker: int) -> None:
+        for i in range(worker, len(jobs), 8):
+            try:
+                got[i] = real_embedder.embed(jobs[i])
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert all(np.allclose(got[i], expected[i], atol=1e-5) for i in range(len(jobs)))

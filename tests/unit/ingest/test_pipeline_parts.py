@@ -13,7 +13,7 @@ from fleet_memory.store.links import temporal_weight
 from fleet_memory.ingest.llm_extract import chunk_text, estimate_tokens, plan_chunks
 from fleet_memory.ingest.pipeline import STAGES, Pipeline, PutState, Stage
 from fleet_memory.ingest.records import Episode
-from fleet_memory.ingest.resolve import _threshold, entity_score, label_family, name_similarity
+from fleet_memory.ingest.resolve import entity_score, label_family, name_similarity
 from fleet_memory.naming import normalize_name
 
 NOW = FixedClock().now()
@@ -88,9 +88,7 @@ def test_entity_scoring():
     assert name_similarity("Al", "Alice", person=True) < 0.8  # too short to tell
     assert entity_score(1.0, 0.0, 0.0) == 0.5
     assert entity_score(0.9, 0.0, 1.0) == pytest.approx(0.65)
-    config = IngestConfig()
-    assert _threshold(config, "PERSON", True) == 0.4 and _threshold(config, "PERSON", False) == 0.6
-    assert _threshold(config, "ORG", True) == 0.6
+    assert IngestConfig().entity_threshold == 0.6
     assert label_family("GPE") == label_family("LOC") != label_family("ORG")
 
 

@@ -1,0 +1,197 @@
+"""Load and fault soak: a real ``fleet-memory serve`` on 127.0.0.1, killed with SIGKILL and
+restarted in the middle, under N client threads.
+
+    python bench/soak.py [--threads 8] [--duration 120] [--agents 40] [--json OUT]
+
+Each thread loops until the time is up, picking an agent of ``--agents`` and a request: a put
+(45 %), a search (30 %), a context build (15 %) or an export (10 %). After half the duration the
+server process gets SIGKILL and a new one is started on the same port and home (the embedded
+PostgreSQL keeps running and is joined); requests meanwhile fail to connect and are counted as
+such. Once the new server answers, the load runs for the other half of the duration.
+
+Printed (and written with ``--json``): requests and errors by kind (HTTP status or exception),
+p50 / p95 / p99 latency per route before and after the restart, seconds until the new server
+answered, and the check that every acknowledged put (201) is stored whole: after the run, each
+agent's export must hold every acknowledged document, with exactly the units (count and texts)
+the acknowledgement listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import httpx
+
+ROUTES = (("put", 45), ("search", 30), ("context", 15), ("export", 10))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(home: Path, port: int) -> tuple[subprocess.Popen, float]:
+    exe = shutil.which("fleet-memory", path=str(Path(sys.executable).parent)) or "fleet-memory"
+    env = {**os.environ, "FLEET_MEMORY_HOME": str(home)}
+    started = time.monotonic()
+    log = open(home.parent / f"serve-{port}-{int(started)}.log", "w")  # kept for --logs
+    proc = subprocess.Popen([exe, "serve", "--no-auth", "--port", str(port)], env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return proc, time.monotonic() - started
+        except httpx.HTTPError:
+            if proc.poll() is not None:
+                raise SystemExit("the server exited during start-up")
+            time.sleep(0.1)
+
+
+class Soak:
+    def __init__(self, base: str, agents: int, seed: int) -> None:
+        self.base, self.agents = base, [f"soak-{i:03d}" for i in range(agents)]
+        self.rng = random.Random(seed)
+        self.phase = "before"
+        self.lock = threading.Lock()
+        self.latency: dict[tuple[str, str], list[float]] = defaultdict(list)
+        self.errors: Counter[tuple[str, str, str]] = Counter()
+        self.requests: Counter[str] = Counter()
+        self.acked: dict[str, list[dict]] = defaultdict(list)
+
+    def request(self, client: httpx.Client, route: str, agent: str, n: int) -> httpx.Response:
+        a = f"{self.base}/v1/agents/{agent}"
+        if route == "put":
+            content = f"Soak {n}: Alice met Bob number {n} in Paris. She gave him a book about {agent}."
+            return client.post(f"{a}/memories", json={"content": content})
+        if route == "search":
+            return client.post(f"{a}/search", json={"query": "Who did Alice meet in Paris?", "top_k": 5})
+        if route == "context":
+            return client.post(f"{a}/context", json={"message": "What did Alice give Bob?"})
+        return client.get(f"{a}/export")
+
+    def worker(self, stop: threading.Event, seed: int) -> None:
+        rng = random.Random(seed)
+        names, weights = zip(*ROUTES)
+        with httpx.Client(timeout=60) as client:
+            while not stop.is_set():
+                route, agent, n = rng.choices(names, weights)[0], rng.choice(self.agents), rng.getrandbits(40)
+                phase, started = self.phase, time.perf_counter()
+                try:
+                    response = self.request(client, route, agent, n)
+                    kind = None if response.status_code < 400 else f"HTTP {response.status_code}"
+                except httpx.HTTPError as exc:
+                    response, kind = None, type(exc).__name__
+                    time.sleep(0.05)
+                elapsed = time.perf_counter() - started
+                with self.lock:
+                    self.requests[phase] += 1
+                    if kind:
+                        self.errors[(phase, route, kind)] += 1
+                    else:
+                        self.latency[(route, phase)].append(elapsed)
+                        if route == "put":
+                            self.acked[agent].append(response.json())
+
+    def verify(self, client: httpx.Client) -> dict[str, int]:
+        checked = lost = wrong = 0
+        for agent, acks in self.acked.items():
+            lines = [json.loads(line) for line in client.get(f"{self.base}/v1/agents/{agent}/export").text.split("\n")
+                     if line]
+            docs = {r["row"]["id"] for r in lines if r.get("table") == "documents"}
+            units = defaultdict(list)
+            for r in lines:
+                if r.get("table") == "memory_units":
+                    units[r["row"]["document_id"]].append(r["row"]["text"])
+            for ack in acks:
+                checked += 1
+                if ack["document_id"] not in docs:
+                    lost += 1
+                elif sorted(units[ack["document_id"]]) != sorted(u["text"] for u in ack["units"]):
+                    wrong += 1
+        return {"acknowledged_puts": checked, "lost": lost, "not_whole": wrong}
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000 if len(values) > 1 else values[0] * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--duration", type=float, default=120.0, help="seconds of load")
+    parser.add_argument("--agents", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--logs", type=Path, help="copy the servers' logs into this folder")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="fm-soak-") as tmp:
+        home, port = Path(tmp) / "home", free_port()
+        home.mkdir()
+        server, first_start = start_server(home, port)
+        soak = Soak(f"http://127.0.0.1:{port}", args.agents, args.seed)
+        with httpx.Client(timeout=300) as warm:  # load the models before the clock starts
+            warm.post(f"{soak.base}/v1/agents/warmup/memories", json={"content": "Alice warmed up in Paris."})
+        stop = threading.Event()
+        threads = [threading.Thread(target=soak.worker, args=(stop, args.seed + i)) for i in range(args.threads)]
+        for t in threads:
+            t.start()
+        time.sleep(args.duration / 2)
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        soak.phase = "after"
+        server, back_s = start_server(home, port)
+        time.sleep(args.duration / 2)  # as long under load after the restart as before it
+        stop.set()
+        for t in threads:
+            t.join()
+        with httpx.Client(timeout=300) as client:
+            check = soak.verify(client)
+        server.send_signal(signal.SIGTERM)
+        server.wait(60)
+        if args.logs:
+            args.logs.mkdir(parents=True, exist_ok=True)
+            for log in Path(tmp).glob("serve-*.log"):
+                shutil.copy(log, args.logs / log.name)
+
+    fivexx = sum(n for (_, _, kind), n in soak.errors.items() if kind.startswith("HTTP 5"))
+    out = {"threads": args.threads, "duration_s": args.duration, "agents": args.agents,
+           "requests": dict(soak.requests), "errors": {" ".join(k): n for k, n in sorted(soak.errors.items())},
+           "http_5xx": fivexx, "restart_back_s": back_s, "first_start_s": first_start, "check": check,
+           "latency_ms": {f"{r} {p}": {"n": len(v), "p50": pct(v, 50), "p95": pct(v, 95), "p99": pct(v, 99)}
+                          for (r, p), v in sorted(soak.latency.items())}}
+    print(f"soak: {args.threads} threads, {args.duration:.0f} s, {args.agents} agents, SIGKILL + restart at half time")
+    print(f"requests: before {soak.requests['before']}, after {soak.requests['after']}; "
+          f"server answered again {back_s:.1f} s after the kill")
+    print(f"{'route':<10}{'phase':<8}{'ok':>7}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}")
+    for key, row in out["latency_ms"].items():
+        route, phase = key.split()
+        print(f"{route:<10}{phase:<8}{row['n']:>7}{row['p50']:>10.0f}{row['p95']:>10.0f}{row['p99']:>10.0f}")
+    print("errors: " + (", ".join(f"{k}: {n}" for k, n in out["errors"].items()) or "none"))
+    print(f"5xx: {fivexx}; acknowledged puts {check['acknowledged_puts']}, lost {check['lost']}, "
+          f"not whole {check['not_whole']}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+    return 0 if fivexx == 0 and not check["lost"] and not check["not_whole"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""No process is left behind (issue 14, item 8), with real processes and signals: the embedded
+PostgreSQL stops after its owner is killed, a stale owner list is repaired at start, and
+``fleet-memory serve`` shuts down cleanly on SIGTERM even while a request runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+OWNER = ("import sys, time\nfrom pathlib import Path\nfrom fleet_memory import Config, FleetMemory\n"
+         "m = FleetMemory(Config(home=Path(sys.argv[1])))\nprint('ready', flush=True)\n"
+         "if sys.argv[2] == 'stay':\n    time.sleep(600)\nm.close()\n")
+FLEET_MEMORY = shutil.which("fleet-memory", path=str(Path(sys.executable).parent))
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FLEET_MEMORY_")}
+    return {**env, "FLEET_MEMORY_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
+
+
+def _owner(home: Path, mode: str) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", OWNER, str(home), mode], stdout=subprocess.PIPE, text=True,
+                            env=_env(home))
+    assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def _postmaster(home: Path) -> int | None:
+    try:
+        pid = int((home / "pg" / "postmaster.pid").read_text().split("\n", 1)[0])
+    except (OSError, ValueError):
+        return None
+    return pid if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE else None
+
+
+def _gone(pid: int | None, within_s: float = 60) -> bool:
+    """Wait (bounded) for ``pid`` to exit; a condition with a deadline, not a speed measurement."""
+    deadline = time.monotonic() + within_s
+    while pid is not None and time.monotonic() < deadline:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return True
+        time.sleep(0.2)
+    return pid is None or not psutil.pid_exists(pid)
+
+
+@pytest.fixture
+def home(tmp_path):
+    yield tmp_path / "home"
+    pid = _postmaster(tmp_path / "home")
+    if pid is not None:  # never leave one behind, whatever the test did
+        os.kill(pid, signal.SIGINT)
+        _gone(pid, 30)
+
+
+def test_the_server_stops_after_its_owner_is_killed(home) -> None:
+    owner = _owner(home, "stay")
+    postmaster = _postmaster(home)
+    assert postmaster is not None
+    owner.kill()  # SIGKILL: no exit hook runs
+    owner.wait()
+    assert _gone(postmaster), "the embedded PostgreSQL outlived its only owner"
+
+
+def test_a_stale_owner_list_is_repaired_at_start(home) -> None:
+    _owner(home, "leave").wait()  # creates and stops the server once
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (home / "pg" / ".handle_pids.json").write_text(json.dumps([dead.pid]))  # as a killed owner leaves it
+    owner = _owner(home, "leave")
+    postmaster = _postmaster(home)
+    owner.wait()
+    assert json.loads((home / "pg" / ".handle_pids.json").read_text()) == []
+    assert _gone(postmaster, 10), "a stale owner pid kept the server running after its last real owner left"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.models
+def test_serve_shuts_down_on_sigterm_mid_request_and_stops_postgres(home) -> None:
+    port = _free_port()
+    serve = subprocess.Popen([FLEET_MEMORY, "serve", "--no-auth", "--port", str(port)], env=_env(home),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    postmaster = _postmaster(home)
+    assert postmaster is not None
+    content = " ".join(f"Alice visited city number {i} with Bob." for i in range(400))
+    answers: list = []
+    worker = threading.Thread(target=lambda: answers.append(
+        httpx.post(f"{base}/v1/agents/a1/memories", json={"content": content}, timeout=120)), daemon=True)
+    worker.start()
+    time.sleep(1.0)  # the put is loading models / parsing now
+    serve.send_signal(signal.SIGTERM)
+    try:
+        code = serve.wait(60)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+        pytest.fail("serve did not exit after SIGTERM")
+    assert code in (0, 128 + signal.SIGTERM)
+    assert _gone(postmaster, 10), "the embedded PostgreSQL outlived serve"
