@@ -19,7 +19,7 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
     embed     drafts               → embedded   EmbeddedUnit   one batched embedder call
     write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
-    link      units                → links      temporal + semantic links
+    link      units                → links      temporal (at the put's time) + semantic links
     supersede units                → superseded older units whose fact a new unit updates
                                                  (``ingest.supersede``: the rule, or one LLM call)
 
@@ -489,7 +489,9 @@ class Ingestor:
         by_agent: dict[str, list[tuple[uuid.UUID, datetime, np.ndarray]]] = {}
         for unit in s.units:
             row = unit.row
-            by_agent.setdefault(row.agent_id, []).append((row.id, row.event_date, row.embedding))
+            # linked at the time it was said: a unit dated by its text ("yesterday") stays next to its turn
+            said = s.episodes[unit.episode_index].event_date
+            by_agent.setdefault(row.agent_id, []).append((row.id, said, row.embedding))
         counts = {"temporal": 0, "semantic": 0}
         for agent_id in sorted(by_agent):
             made = link_units(conn, agent_id, by_agent[agent_id], self.config.ingest)

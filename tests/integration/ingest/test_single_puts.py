@@ -45,7 +45,7 @@ def test_memory_is_never_shared_across_agents_or_users(real_memory, clock):
     now = clock.now()
     _put(real_memory, "Carol is allergic to peanuts.", now, user_id="u1")
     assert _put(real_memory, "She moved to Berlin.", now, agent="agent_2").texts == ["She moved to Berlin."]
-    assert _put(real_memory, "She moved to Berlin.", now, user_id="u2").texts == ["She moved to Berlin."]
+    assert _put(real_memory, "She moved to Munich.", now, user_id="u2").texts == ["She moved to Munich."]
     assert _put(real_memory, "She moved to Berlin.", now, user_id="u1").texts == ["Carol moved to Berlin."]
 
 
@@ -140,3 +140,20 @@ def test_one_statement_answers_every_group_of_a_put(real_memory, clock, db_url):
     assert answers[3] == ([], [])  # never another agent's
     assert {(k.name, k.label) for k in answers[0][1]} == {("Google", "ORG"), ("Bob", "PERSON")}
     assert {k.name for k in answers[2][1]} == {"Alice"}  # the gazetteer is the agent's, whatever the user
+
+
+def test_a_unit_dated_by_its_text_stays_linked_to_the_turns_said_with_it(real_memory, clock, db_url):
+    import psycopg
+
+    now = clock.now()
+    results = real_memory.put_many([
+        {"content": "Alice adopted a puppy two days ago.", "speaker": "Alice", "event_date": now},
+        {"content": "Bob bought a new bike for the commute.", "speaker": "Bob", "event_date": now},
+    ], agent_id="agent_1")
+    dated, plain = (r.unit_ids[0] for r in results)
+    assert real_memory.get("agent_1", dated).event_date == now - timedelta(days=2)  # outside the 24 h window
+    with psycopg.connect(db_url) as conn:
+        kinds = {k for (k,) in conn.execute(
+            "SELECT kind FROM links WHERE agent_id = 'agent_1' AND ((from_id = %s AND to_id = %s)"
+            " OR (from_id = %s AND to_id = %s))", (dated, plain, plain, dated)).fetchall()}
+    assert "temporal" in kinds
