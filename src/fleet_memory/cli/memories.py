@@ -129,7 +129,7 @@ def list_units(ctx: typer.Context, agent: str = AGENT, limit: int = typer.Option
         console().print(f"… more with --offset {page.next_offset}")
 
 
-def update(ctx: typer.Context, unit_id: str, content: str = typer.Argument(..., help="The new version ('-': stdin)."),
+def update(ctx: typer.Context, unit_id: str = UNIT_ID, content: str = typer.Argument(..., help="The new version ('-': stdin)."),
            agent: str = AGENT, date: Optional[str] = typer.Option(None, "--date", help="When it changed (default now)."),
            as_json: bool = JSON) -> None:
     """Store a new version of a memory; it supersedes the old one (kept in its history)."""
@@ -145,7 +145,7 @@ def update(ctx: typer.Context, unit_id: str, content: str = typer.Argument(..., 
     out.print(f"supersedes {unit_id}" if result.units else f"note: {result.skipped_reason}")
 
 
-def history(ctx: typer.Context, unit_id: str, agent: str = AGENT, as_json: bool = JSON) -> None:
+def history(ctx: typer.Context, unit_id: str = UNIT_ID, agent: str = AGENT, as_json: bool = JSON) -> None:
     """Every version of a memory, oldest first, with the date each stopped being current."""
     with memory_from(ctx) as memory:
         units = memory.history(agent, unit_id)

@@ -69,7 +69,7 @@ def build_graph(memory, clock) -> None:
     """One unit the query finds, 30 neighbours, and 3 more behind each neighbour (120 units)."""
     now = clock.now()
     items = [{"content": "The lighthouse keeper polished the great brass lamp.", "event_date": now}]
-    items += [{"content": f"Record number {i} describes a ship that sailed past harbour {i}.",
+    items += [{"content": f"The logbook page {i} describes a ship that sailed past harbour {i}.",
                "event_date": now - timedelta(days=30 + i)} for i in range(120)]
     results = memory.put_many(items, agent_id=AGENT)
     entry = results[0].unit_ids[0]
