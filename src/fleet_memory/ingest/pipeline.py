@@ -357,12 +357,13 @@ class Ingestor:
     # public ------------------------------------------------------------------------------
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         """Store the episodes; an episode already stored (``DUPLICATE``: the same content, context and
-        speaker — the document's content hash — with the same event time, for the same agent) stores
+        speaker — the document's content hash — with the same event time, for the same agent and user) stores
         nothing new and returns the units stored the first time. One statement checks the batch.
         An ``update`` (``corrects``) is never a duplicate."""
         with self.db.transaction() as conn:
             known = doc_sql.find_duplicates(conn, [
-                (e.agent_id, doc_sql.content_hash(e.content, e.context, e.speaker), e.event_date) for e in episodes])
+                (e.agent_id, doc_sql.content_hash(e.content, e.context, e.speaker), e.event_date, e.user_id)
+                for e in episodes])
         known = {i: v for i, v in known.items() if episodes[i].corrects is None}
         fresh = [e for i, e in enumerate(episodes) if i not in known]
         stored = iter(self._put_fresh(fresh, progress) if fresh else [])

@@ -91,19 +91,22 @@ def delete_agent(conn: psycopg.Connection, agent_id: str) -> int:
     return removed
 
 
-def find_duplicates(conn: psycopg.Connection, keys: Sequence[tuple[str, str, datetime]]
+def find_duplicates(conn: psycopg.Connection, keys: Sequence[tuple[str, str, datetime, str | None]]
                     ) -> dict[int, tuple[UUID, list[tuple[UUID, str, str]]]]:
-    """For each ``(agent_id, content_hash, event_date)`` (by position) already stored: the first such
-    document and its units ``(id, text, memory_type)`` in write order. One statement."""
+    """For each ``(agent_id, content_hash, event_date, user_id)`` (by position) already stored for
+    that user: the first such document and its units ``(id, text, memory_type)`` in write order —
+    never another user's units. One statement."""
     if not keys:
         return {}
     rows = conn.execute(
         "SELECT k.i, d.id, u.id, u.text, u.memory_type"
-        " FROM unnest(%s::text[], %s::text[], %s::timestamptz[]) WITH ORDINALITY AS k(a, h, e, i)"
-        " CROSS JOIN LATERAL (SELECT id FROM documents WHERE agent_id = k.a AND content_hash = k.h AND event_date = k.e"
-        "   ORDER BY created_at, id LIMIT 1) d"
+        " FROM unnest(%s::text[], %s::text[], %s::timestamptz[], %s::text[]) WITH ORDINALITY AS k(a, h, e, usr, i)"
+        " CROSS JOIN LATERAL (SELECT id FROM documents x WHERE x.agent_id = k.a AND x.content_hash = k.h"
+        "   AND x.event_date = k.e AND NOT EXISTS (SELECT 1 FROM memory_units m WHERE m.agent_id = k.a"
+        "   AND m.document_id = x.id AND m.user_id IS DISTINCT FROM k.usr)"
+        "   ORDER BY x.created_at, x.id LIMIT 1) d"
         " LEFT JOIN memory_units u ON u.agent_id = k.a AND u.document_id = d.id ORDER BY k.i, u.seq",
-        ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]),
+        ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [k[3] for k in keys]),
     ).fetchall()
     found: dict[int, tuple[UUID, list[tuple[UUID, str, str]]]] = {}
     for i, doc_id, uid, text, mtype in rows:

@@ -86,3 +86,12 @@ def test_forgetting_the_user_who_corrected_a_fact_makes_the_old_fact_current_aga
     with pytest.raises(NotFoundError):
         memory.get(AGENT, new_id)
     assert memory.get(AGENT, old_id).valid_until is None
+
+
+def test_the_same_words_from_another_user_are_not_a_duplicate(memory) -> None:
+    first = memory.put(AGENT, "The team offsite is in Lisbon.", event_date=WHEN, user_id="u1")
+    again = memory.put(AGENT, "The team offsite is in Lisbon.", event_date=WHEN, user_id="u1")
+    other = memory.put(AGENT, "The team offsite is in Lisbon.", event_date=WHEN, user_id="u2")
+    assert again.skipped_reason == DUPLICATE and again.unit_ids == first.unit_ids
+    assert other.skipped_reason != DUPLICATE and set(other.unit_ids).isdisjoint(first.unit_ids)
+    assert all(memory.get(AGENT, uid).user_id == "u2" for uid in other.unit_ids)
