@@ -8,7 +8,7 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    and unarchived units only).
 2. **A shared predicate slot** — both texts match the pattern of one slot in ``SLOTS``: where
    someone lives (lives in, moved to, moved into a flat), works (works at, a job, joined, left,
-   handed in notice, "an analyst at X"), their manager (manager, boss, reports to), a phone number,
+   handed in notice, "an analyst at X", "started at the clinic as a nurse"), their manager (manager, boss, reports to), a phone number,
    an email address, a password, a diet (am vegetarian, gone vegan), a plan's date or status (set for,
    is on, booked, moved, postponed, cancelled, is off, meets at) or a name (called, named, renamed).
 3. **The same subject** — the subject keys (``subject_keys``) of the two parses intersect: the
@@ -65,7 +65,8 @@ SLOTS: dict[str, re.Pattern[str]] = {
                             r"|\b(relocat\w*|settled) (to|in)\b|\b(home|flat|house|apartment) (is )?in\b", _I),
     "employer": re.compile(r"\bworks? (at|for|as)\b|\bworking (at|for|as)\b|\bjob\b|\bjoined\b|\bhired\b"
                            r"|\bemployed\b|\bnotice\b|\bresign\w*|\bquit\b|\bleaving\b|\bleft\b|\bhead of\b"
-                           r"|\b(is|am|'m|are) an? (\w+ ){0,3}(at|for) [A-Z]", _I),
+                           r"|\b(is|am|'m|are) an? (\w+ ){0,3}(at|for) [A-Z]"
+                           r"|\bstart\w* (working )?(at|with) [^.]*\bas an? \w+", _I),
     "manager": re.compile(r"\bmanager\b|\bboss\b|\breports? to\b|\bsupervisor\b", _I),
     "phone": re.compile(r"\b(phone|mobile|number)\b.*\d{3}|\d{3}.*\b(phone|mobile|number)\b", _I),
     "email": re.compile(r"\be-?mail (address )?is\b|\S+@\S+\.\w+", _I),
