@@ -21,17 +21,33 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   values for "before" / "used to" / "in 2024" questions without overturning a clear relevance
   margin. Neither applies in the ``vector`` preset (``fuse=False``: cosine alone).
 
-  And, for questions about the present, **demotion below the successor**
-  (``demote_below_successors``): a superseded unit whose successor was reached too is placed
-  ``DEMOTION_MARGIN`` below it, however much more relevant it looked (the old sentence often
-  matches the question's words better: "Where does Ines live?" / "Ines lives in Lisbon." against
-  "Ines moved to Porto."). Applied along chains (Lisbon → Porto → Braga), at most ``len`` passes;
-  the factor ``demotion`` shows how far a score was moved.
+  And, for questions about the present, **the current version takes the stale one's place**.
+  The old sentence often matches the question's words better than its successor ("Where does Ines
+  live?" / "Ines lives in Lisbon." against "Ines moved to Porto."; "Where do I work?" / "Work is
+  busy: I'm a data analyst at Harlow Logistics." against "Started at the new clinic today as a
+  senior analyst.", which shares no word with the question), so a stale unit that was reached is
+  evidence that the current value of the same fact answers the question. Each reached superseded
+  unit leads to the current end of its line of successors (``store.supersession.chains``:
+  Harlow → notice → clinic gives the clinic; a successor the walk did not reach is read in one
+  more statement, as if reached over a ``supersedes`` link, when it passes the request's filters):
+
+  1. ``promote_successors``: the current unit scores at least what the stale unit scored (factor
+     ``promotion``);
+  2. ``demote_below_successors``: the stale unit is placed ``DEMOTION_MARGIN`` below it however
+     much more relevant it looked (factor ``demotion``).
+
+  So a stale unit's rank goes to the current value and the stale one follows right after it: the
+  top ``k`` gains at most one unit per stale unit in it, and nothing else moves up. Without a
+  current end (every successor superseded too by ``as_of``), nothing is promoted.
 
 Past cues (word boundaries, case-insensitive): before, used to, previously, originally, formerly,
 former, old, earlier, at first, first (planned|booked|set|called), supposed to, back then, ago,
 last (year|summer|…), was/were/did/had as the question's verb, and a year or month named with "in".
-A question naming a time window that ended before ``now`` is about the past too.
+A question naming a time window that ended before ``now`` is about the past too — unless it says
+it asks about the present: still, now, currently, these days, at the moment, nowadays, any more /
+anymore ("Am I still going to Kyoto in April?" asked in June asks whether the plan stands, not
+what it was in April). A past cue in the words wins over a present one ("What was my number
+before I changed it, and is it still active?" asks for the old value).
 """
 
 from __future__ import annotations
@@ -43,7 +59,8 @@ from typing import TypeVar
 
 from ..model import TimeWindow
 
-__all__ = ["asks_about_past", "is_superseded", "supersession_term", "demote_below_successors", "DEMOTION_MARGIN"]
+__all__ = ["asks_about_past", "is_superseded", "supersession_term", "promote_successors", "demote_below_successors",
+           "DEMOTION_MARGIN"]
 
 DEMOTION_MARGIN = 0.05
 
@@ -58,11 +75,15 @@ _PAST = re.compile(
 )
 
 
+_PRESENT = re.compile(r"\b(still|now|currently|these days|at the moment|nowadays|any ?more|at present)\b",
+                      re.IGNORECASE)
+
+
 def asks_about_past(query: str, window: TimeWindow | None, now: datetime) -> bool:
     """Does the question ask what was true before (rather than what is true now)?"""
-    if window is not None and window.end <= now:
+    if _PAST.search(query) is not None:
         return True
-    return _PAST.search(query) is not None
+    return window is not None and window.end <= now and _PRESENT.search(query) is None
 
 
 def is_superseded(valid_until: datetime | None, at: datetime) -> bool:
@@ -73,6 +94,18 @@ def supersession_term(superseded: bool, past: bool, superseded_weight: float, pa
     if not superseded:
         return 0.0
     return past_weight if past else -superseded_weight
+
+
+def promote_successors(scores: Mapping[K, float], current: Mapping[K, K]) -> dict[K, float]:
+    """New scores for the current units of ``current`` (stale → current) that score below a stale
+    unit they replaced: the best such stale score. Units missing from ``scores`` promote nothing."""
+    moved: dict[K, float] = {}
+    for old, new in current.items():
+        if old in scores and new in scores:
+            best = max(moved.get(new, scores[new]), scores[old])
+            if best > scores[new]:
+                moved[new] = best
+    return moved
 
 
 def demote_below_successors(scores: Mapping[K, float], successors: Mapping[K, K]) -> dict[K, float]:

@@ -23,10 +23,10 @@
 Superseded units (``recall.current``): ``as_of`` and ``include_superseded=False`` are filters; by
 default a superseded unit carries the bounded ``supersession_term`` in its score, and ``explain``
 shows its ``valid_until`` and ``superseded_by``; for questions about the present a superseded unit
-is placed below its successor when both were reached (one more statement, only when some reached
-unit is superseded).
+takes its place and the stale unit follows right below it (one or two more statements, only
+when some reached unit is superseded).
 
-Statements per search: at most 5 + hops walked (+ 1 to reinforce, + 1 when a reached unit is superseded), whatever the budget (one of
+Statements per search: at most 5 + hops walked (+ 1 to reinforce, + 2 when a reached unit is superseded), whatever the budget (one of
 them is the transaction's settings, ``store.database``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
@@ -52,8 +52,8 @@ from ..store import entities as entity_sql
 from ..store import links as link_sql
 from ..store import supersession as sup_sql
 from ..store import units as unit_sql
-from .activation import Edge, Reached, path_to, spread
-from .current import asks_about_past, demote_below_successors, is_superseded
+from .activation import Edge, Reached, Step, path_to, spread
+from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors
 from .query import content_words, name_candidates
 from .request import SearchRequest
 from .scoring import PoolStats, Scored, Signals, direct_score, entry_activation, pool_stats, score
@@ -203,32 +203,64 @@ def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, ent
     return Walk(reached, found, ids)
 
 
-def _score(conn: psycopg.Connection, request: SearchRequest, entries: Entries, walk: Walk,
-           importance: RankImportance) -> tuple[list[Ranked], dict[UUID, UUID]]:
-    """Every reached unit whose features are known, scored, superseded units demoted below their
-    successors for questions about the present (``recall.current``); the top ``top_k``, best
-    first (ties: similarity, seq), and the successors of the superseded units reached."""
-    ranked = []
+def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, entries: Entries, walk: Walk,
+           importance: RankImportance) -> tuple[list[Ranked], dict[UUID, UUID], Walk]:
+    """Every reached unit whose features are known, scored; for questions about the present the
+    current versions of reached superseded units take their place (``recall.current``); the top
+    ``top_k``, best first (ties: similarity, seq), the direct successors of the superseded units
+    reached, and the walk with the current versions it was given."""
     at = request.as_of or request.now
     past = asks_about_past(request.query, entries.window, request.now)
-    for key, node in walk.reached.items():
-        cand = entries.pool.get(key) or walk.found.get(key)
-        if cand is None:
-            continue
-        scored = score(_signals(cand, node.activation, entries.window, importance, at, past), entries.stats,
-                       request.settings, request.now)
-        ranked.append(Ranked(key, cand, scored))
+    ranked = [_ranked(key, cand, node.activation, request, entries, importance, at, past)
+              for key, node in walk.reached.items()
+              if (cand := entries.pool.get(key) or walk.found.get(key)) is not None]
     ended = [r.candidate.unit.id for r in ranked if is_superseded(r.candidate.unit.valid_until, at)]
-    successors = sup_sql.successors(conn, request.agent_id, ended) if ended else {}
-    if successors and not past and request.settings.fuse:
-        moved = demote_below_successors({r.candidate.unit.id: r.scored.score for r in ranked}, successors)
-        ranked = [_demoted(r, moved[r.candidate.unit.id]) if r.candidate.unit.id in moved else r for r in ranked]
+    chains = sup_sql.chains(conn, request.agent_id, ended, at) if ended else {}
+    if chains and not past and request.settings.fuse:
+        ranked, walk = _current_first(conn, request, flt, entries, walk, ranked, chains, importance, at)
     ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
-    return ranked[: request.top_k], successors
+    return ranked[: request.top_k], {old: c.successor for old, c in chains.items()}, walk
 
 
-def _demoted(r: Ranked, value: float) -> Ranked:
-    factors = {**r.scored.factors, "demotion": value - r.scored.score, "score": value}
+def _ranked(key: int, cand: cand_sql.Candidate, activation: float, request: SearchRequest, entries: Entries,
+            importance: RankImportance, at: datetime, past: bool) -> Ranked:
+    signals = _signals(cand, activation, entries.window, importance, at, past)
+    return Ranked(key, cand, score(signals, entries.stats, request.settings, request.now))
+
+
+def _current_first(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, entries: Entries,
+                   walk: Walk, ranked: list[Ranked], chains: dict[UUID, sup_sql.Chain],
+                   importance: RankImportance, at: datetime) -> tuple[list[Ranked], Walk]:
+    """Questions about the present: the current version of each reached superseded unit is read
+    when the walk did not reach it (one statement), promoted to the stale unit's score, and the
+    stale unit demoted below it (``recall.current``)."""
+    current = {old: c.current for old, c in chains.items() if c.current is not None}
+    by_id = {r.candidate.unit.id: r for r in ranked}
+    missing = sorted({new for new in current.values() if new not in by_id}, key=str)
+    if missing:
+        reached, found, ids = dict(walk.reached), dict(walk.found), dict(walk.ids)
+        sources: dict[UUID, Ranked] = {}  # the best-scoring stale unit that leads to each
+        for old, new in sorted(current.items(), key=lambda p: -by_id[p[0]].scored.score):
+            sources.setdefault(new, by_id[old])
+        for cand in cand_sql.candidates(conn, request.agent_id, missing, entries.features, flt):
+            src = sources[cand.unit.id]
+            node = reached[src.seq]
+            reached[cand.seq] = Reached(node.activation, node.hops + 1, Step(src.seq, "supersedes", 1.0))
+            found[cand.seq], ids[cand.seq] = cand, cand.unit.id
+            r = _ranked(cand.seq, cand, node.activation, request, entries, importance, at, False)
+            ranked.append(r)
+            by_id[cand.unit.id] = r
+        walk = Walk(reached, found, ids)
+    scores = {uid: r.scored.score for uid, r in by_id.items()}
+    promoted = promote_successors(scores, current)
+    scores.update(promoted)
+    demoted = demote_below_successors(scores, current)
+    moves = {**{k: ("promotion", v) for k, v in promoted.items()}, **{k: ("demotion", v) for k, v in demoted.items()}}
+    return [_moved(r, *moves[r.candidate.unit.id]) if r.candidate.unit.id in moves else r for r in ranked], walk
+
+
+def _moved(r: Ranked, factor: str, value: float) -> Ranked:
+    factors = {**r.scored.factors, factor: value - r.scored.score, "score": value}
     return Ranked(r.seq, r.candidate, Scored(value, factors))
 
 
@@ -277,7 +309,7 @@ class Recaller:
             if entries is None:
                 return []
             walk = _walk(conn, request, flt, entries)
-            ranked, successors = _score(conn, request, entries, walk, self.importance)
+            ranked, successors, walk = _score(conn, request, flt, entries, walk, self.importance)
             if request.reinforce:
                 unit_sql.reinforce(conn, request.agent_id, [r.candidate.unit.id for r in ranked], request.now)
         return [_result(request, entries, walk, r, successors) for r in ranked]

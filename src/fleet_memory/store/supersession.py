@@ -23,7 +23,8 @@ from ..model import MemoryUnit
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["Candidate", "candidates", "supersede", "successors", "history", "reopen", "reopen_document"]
+__all__ = ["Candidate", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen",
+           "reopen_document"]
 
 _COLS = ", ".join(f"o.{c.strip()}" for c in UNIT_COLUMNS.split(","))
 
@@ -94,6 +95,42 @@ def successors(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> 
     rows = conn.execute("SELECT old_id, new_id FROM supersessions WHERE agent_id = %s AND old_id = ANY(%s)",
                         (agent_id, list(ids))).fetchall()
     return {o: n for o, n in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """Where a superseded unit's line of successors leads: its direct successor and the first unit
+    along the line that is still current at the time asked (``None`` when none is)."""
+
+    successor: UUID
+    current: UUID | None
+
+
+CHAIN_DEPTH = 32  # versions followed per unit; a longer line of successors stops there
+
+
+def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: datetime) -> dict[UUID, Chain]:
+    """``{old_id: Chain}`` for those of ``ids`` that were superseded: the direct successor and the
+    first successor (transitively, at most ``CHAIN_DEPTH`` versions) not superseded at ``at``.
+    One statement."""
+    if not ids:
+        return {}
+    rows = conn.execute(
+        "WITH RECURSIVE line(start, id, depth) AS ("
+        "   SELECT old_id, new_id, 1 FROM supersessions WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
+        "   UNION ALL SELECT l.start, s.new_id, l.depth + 1 FROM line l"
+        "   JOIN supersessions s ON s.agent_id = %(a)s AND s.old_id = l.id WHERE l.depth < %(d)s)"
+        " SELECT l.start, l.id, l.depth, (u.valid_until IS NULL OR u.valid_until > %(at)s) AS current"
+        " FROM line l JOIN memory_units u ON u.agent_id = %(a)s AND u.id = l.id ORDER BY l.start, l.depth",
+        {"a": agent_id, "ids": list(ids), "d": CHAIN_DEPTH, "at": at},
+    ).fetchall()
+    out: dict[UUID, Chain] = {}
+    for start, unit, depth, current in rows:
+        chain = out.get(start) or Chain(unit, None)
+        if chain.current is None and current:
+            chain = Chain(chain.successor, unit)
+        out[start] = chain
+    return out
 
 
 def history(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> list[MemoryUnit]:
