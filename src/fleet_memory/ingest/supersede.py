@@ -8,7 +8,8 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    and unarchived units only).
 2. **A shared predicate slot** — both texts match the pattern of one slot in ``SLOTS``: where
    someone lives (lives in, moved to, moved into a flat), works (works at, a job, joined, left,
-   handed in notice, "an analyst at X", "started at the clinic as a nurse"), their manager (manager, boss, reports to), a phone number,
+   handed in notice, "an analyst at X", "started at the clinic as a nurse"), their manager (manager, boss, reports to), a phone number (a phone word or "number" with
+   phone-shaped digits, seven or more: "Record number 3 ... 412 points" is none),
    an email address, a password, a diet (am vegetarian, gone vegan), a plan's date or status (set for,
    is on, booked, moved, postponed, cancelled, is off, meets at) or a name (called, named, renamed).
 3. **The same subject** — the subject keys (``subject_keys``) of the two parses intersect: the
@@ -68,7 +69,10 @@ SLOTS: dict[str, re.Pattern[str]] = {
                            r"|\b(is|am|'m|are) an? (\w+ ){0,3}(at|for) [A-Z]"
                            r"|\bstart\w* (working )?(at|with) [^.]*\bas an? \w+", _I),
     "manager": re.compile(r"\bmanager\b|\bboss\b|\breports? to\b|\bsupervisor\b", _I),
-    "phone": re.compile(r"\b(phone|mobile|number)\b.*\d{3}|\d{3}.*\b(phone|mobile|number)\b", _I),
+    # a phone word (or "number") AND phone-shaped digits: 7+ digits, single spaces/dashes/dots/brackets
+    # between them ("Record number 3 ... 412 points" is no phone number)
+    "phone": re.compile(r"(?=.*\b(phone|mobile|cell|landline|telephone|number)\b).*(?<![\w,.])(\+|\()?\d"
+                        r"([ ().-]?\d){6,}(?!\w|[,.]\d)", _I),
     "email": re.compile(r"\be-?mail (address )?is\b|\S+@\S+\.\w+", _I),
     "password": re.compile(r"\b(password|passcode|pin|door code)\b", _I),
     "diet": re.compile(r"\b(am|'m|is|are|been|gone|went|become|became|turned|going|stay\w*) (fully |strictly |"
@@ -80,7 +84,7 @@ SLOTS: dict[str, re.Pattern[str]] = {
     "name": re.compile(r"\b(is|are|was) (called|named)\b|\brenamed\b|\bnew name\b", _I),
 }
 _SLOT_NOUNS = frozenset({"manager", "boss", "supervisor", "number", "phone", "mobile", "email", "address",
-                         "password", "diet", "job", "name", "home", "flat"})
+                         "password", "diet", "job", "name", "home", "flat", "cell", "telephone", "landline"})
 _FIRST_PERSON = frozenset({"i", "me", "my", "we", "us", "our", "mine", "ours", "myself"})
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _PLAN_OBJECT_DEPS = ("dobj", "obj")

@@ -15,3 +15,20 @@ from fleet_memory.ingest.supersede import SLOTS
 ])
 def test_employer_slot(text, expected):
     assert bool(SLOTS["employer"].search(text)) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Tomasz's number is 07700 900461.", True),
+    ("Tomasz has a new phone number: 07700 900982, the old one is gone.", True),
+    ("Tomasz changed his number again, it's 07700 900347 now.", True),
+    ("My mobile is 555-0142-77.", True),
+    ("Call me on my cell, +44 20 7946 0958.", True),
+    # a number is a phone number only in a phone-ish context: phone-shaped digits
+    ("Record number 3 was set in 2019 with 412 points.", False),
+    ("Record number 2 was set in 2021 with 398 points.", False),
+    ("The number of visitors was 1,200 in 2024.", False),
+    ("Room number 214 is on the second floor.", False),
+    ("My phone battery lasts about 600 minutes.", False),
+])
+def test_phone_slot_needs_a_phone_number(text, expected):
+    assert bool(SLOTS["phone"].search(text)) is expected
