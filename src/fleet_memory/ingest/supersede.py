@@ -35,13 +35,16 @@ Kyoto trip." (plans with no shared object).
 With an LLM (``LLMConfig`` set and ``IngestConfig.llm_supersession`` on) the pairs that pass 1 and
 either 2 or 3 — a wider net than the rule's — go to it in ONE structured call per put; each pair
 is answered ``update``, ``duplicate`` or ``unrelated`` and validated like extraction
-(``providers.llm.structured_call``: an invalid answer is retried, then the put fails before
-anything is committed). ``update`` and ``duplicate`` supersede; the LLM's answer replaces the
-rule's for those pairs.
+(``providers.llm.structured_call``: an invalid answer is retried). ``update`` and ``duplicate``
+supersede; the LLM's answer replaces the rule's for the pairs it names (a pair it leaves out keeps
+the rule's decision). When the judge fails — the endpoint is down, or no valid answer comes after
+the retries — the put does not fail: the offline rule decides every pair, and a warning is logged
+(the units were stored already; supersession only refines them).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,11 +57,13 @@ import psycopg
 from pydantic import BaseModel, Field
 
 from ..config import IngestConfig
+from ..errors import ProviderError
 from ..providers.llm import LLM, structured_call
 from ..providers.nlp import NLP, Parsed, Token
 from ..store import supersession as sup_sql
 
-__all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "judge_with_llm", "Verdicts", "supersede_units"]
+__all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "judge_with_llm", "Verdicts",
+           "supersede_units"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -89,6 +94,7 @@ _FIRST_PERSON = frozenset({"i", "me", "my", "we", "us", "our", "mine", "ours", "
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _PLAN_OBJECT_DEPS = ("dobj", "obj")
 SELF = "self"
+_log = logging.getLogger(__name__)
 
 
 def slots(text: str) -> frozenset[str]:
@@ -218,20 +224,43 @@ _PROMPT = (
 )
 
 
-def judge_with_llm(llm: LLM, pairs: Sequence[tuple[Fact, Fact]], *, retries: int = 2) -> list[Pair]:
-    """ONE structured call for all pairs (older, newer); the pairs answered update or duplicate."""
+def llm_verdicts(llm: LLM, pairs: Sequence[tuple[Fact, Fact]], *, retries: int = 2) -> dict[int, str]:
+    """ONE structured call for all pairs (older, newer): ``{pair index: verdict}`` for the pairs the
+    answer names (indexes outside the list are ignored; a pair named twice keeps its first verdict).
+    Raises ``ProviderError`` (``ExtractionError`` for an invalid answer after the retries)."""
     if not pairs:
-        return []
+        return {}
     lines = [f"#{i} OLDER ({o.event_date.date().isoformat()}): {o.text}\n   NEWER ({n.event_date.date().isoformat()}):"
              f" {n.text}" for i, (o, n) in enumerate(pairs)]
     messages = [{"role": "system", "content": _PROMPT}, {"role": "user", "content": "\n".join(lines)}]
     answer = structured_call(llm, messages, Verdicts, retries=retries)
-    out: list[Pair] = []
+    out: dict[int, str] = {}
     for v in answer.verdicts:
-        if v.pair < len(pairs) and v.verdict != "unrelated":
-            older, newer = pairs[v.pair]
-            out.append(Pair(older.id, newer.id, f"llm:{v.verdict}"))
+        if v.pair < len(pairs):
+            out.setdefault(v.pair, v.verdict)
     return out
+
+
+def judge_with_llm(llm: LLM, pairs: Sequence[tuple[Fact, Fact]], *, retries: int = 2) -> list[Pair]:
+    """The pairs (older, newer) the LLM answered update or duplicate (``llm_verdicts``)."""
+    return [Pair(pairs[i][0].id, pairs[i][1].id, f"llm:{v}")
+            for i, v in sorted(llm_verdicts(llm, pairs, retries=retries).items()) if v != "unrelated"]
+
+
+def _with_llm(llm: LLM, ask: Sequence[tuple[Fact, Fact]], decided: list[Pair], retries: int) -> list[Pair]:
+    """The LLM's verdicts replace the rule's for the pairs it answered; when it fails (endpoint down,
+    no valid answer after the retries) the rule decides alone and the put goes on (logged)."""
+    if not ask:
+        return decided
+    try:
+        verdicts = llm_verdicts(llm, ask, retries=retries)
+    except ProviderError as exc:
+        _log.warning("supersession: the LLM judge failed, the offline rule decides this put: %s", exc)
+        return decided
+    answered = {(ask[i][0].id, ask[i][1].id) for i in verdicts}
+    kept = [p for p in decided if (p.older, p.newer) not in answered]
+    return kept + [Pair(ask[i][0].id, ask[i][1].id, f"llm:{v}") for i, v in sorted(verdicts.items())
+                   if v != "unrelated"]
 
 
 def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, str, datetime, np.ndarray]],
@@ -261,7 +290,7 @@ def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple
             pairs.append((facts[c.new_id], facts[c.unit.id]))
     decided, ask = rule_pairs(pairs)
     if llm is not None:
-        decided = judge_with_llm(llm, ask, retries=retries)
+        decided = _with_llm(llm, ask, decided, retries)
     chosen: dict[UUID, Pair] = {}
     for p in sorted(decided, key=lambda p: (texts[p.newer][1], str(p.newer))):
         chosen.setdefault(p.older, p)  # the earliest successor
