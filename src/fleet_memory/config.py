@@ -93,6 +93,7 @@ class LifecycleConfig:
     consolidation_max_units: int = 2_000
     batch_size: int = 1_000
     schedule_interval_s: float = 3_600.0
+    idempotency_key_ttl_hours: float = 24.0  # a retried write within this returns the first response
 
 
 def default_home() -> Path:

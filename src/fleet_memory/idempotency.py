@@ -7,7 +7,15 @@ waits (polling every ``poll_s``, at most ``wait_s``) until the response is there
 a retry that finds the key used for a different request (another request hash) is refused. If the
 write fails, the owner **releases** the key (deletes the row), so a retry runs it again. A client
 whose first call timed out therefore gets the first call's result, whether it is still running or
-done. Keys are kept (a later cleanup may drop old ones); deleting an agent drops its keys.
+done.
+
+Keys expire after ``ttl`` (``LifecycleConfig.idempotency_key_ttl_hours``, 24 h by default, counted
+from the first request): a retry within it returns the first response, the same key after it is a
+new request. Expired keys are deleted cheaply in two places — each claim first deletes up to
+``EXPIRE_BATCH`` of its agent's expired keys in the same transaction (indexed, so a write never
+reads live keys and the table holds about one ``ttl`` of keys per writing agent), and ``maintain``
+deletes every expired key, in batches, for agents that stopped writing. A claim whose owner died
+mid-request (its row never completed) is freed by the same expiry. Deleting an agent drops its keys.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from .clock import Clock
@@ -23,7 +32,10 @@ from .errors import InvalidInputError
 from .store import Database
 from .store import idempotency as key_sql
 
-__all__ = ["run_once", "request_hash"]
+__all__ = ["run_once", "request_hash", "KEY_TTL", "EXPIRE_BATCH"]
+
+KEY_TTL = timedelta(hours=24)
+EXPIRE_BATCH = 100
 
 
 def request_hash(request: Any) -> str:
@@ -32,7 +44,8 @@ def request_hash(request: Any) -> str:
 
 
 def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
-             produce: Callable[[], dict[str, Any]], *, wait_s: float = 600.0, poll_s: float = 0.1) -> dict[str, Any]:
+             produce: Callable[[], dict[str, Any]], *, wait_s: float = 600.0, poll_s: float = 0.1,
+             ttl: timedelta = KEY_TTL) -> dict[str, Any]:
     """``produce()`` (a JSON-ready response) at most once per ``(agent_id, key)``; see the module."""
     if not isinstance(key, str) or not 1 <= len(key) <= 255:
         raise InvalidInputError("Idempotency-Key", "must be 1 to 255 characters", "1-255 characters")
@@ -40,7 +53,9 @@ def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
     deadline = time.monotonic() + wait_s
     while True:
         with db.transaction() as conn:
-            owned = key_sql.claim(conn, agent_id, key, digest, clock.now())
+            now = clock.now()
+            key_sql.expire(conn, agent_id, now - ttl, EXPIRE_BATCH)
+            owned = key_sql.claim(conn, agent_id, key, digest, now)
             found = None if owned else key_sql.read(conn, agent_id, key)
         if owned:
             break

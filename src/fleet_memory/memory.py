@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
@@ -207,7 +207,8 @@ class FleetMemory:
                    produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """``produce()`` once per (agent, key); a retry returns the first JSON response
         (``idempotency.run_once``)."""
-        return run_once(self.db, self.clock, self._agent(agent_id), key, request, produce)
+        return run_once(self.db, self.clock, self._agent(agent_id), key, request, produce,
+                        ttl=timedelta(hours=self.config.lifecycle.idempotency_key_ttl_hours))
 
     def history(self, agent_id: str, unit_id: UUID | str) -> list[MemoryUnit]:
         """Every version of the fact the unit belongs to, oldest first (``facts.history``)."""

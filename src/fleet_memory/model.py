@@ -292,7 +292,8 @@ def _fields(value: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class MaintenanceReport:
-    """What one ``maintain`` run did: units examined and archived, in total and per memory type."""
+    """What one ``maintain`` run did: units examined and archived, in total and per memory type, and
+    the expired idempotency keys it deleted."""
 
     now: datetime
     agent_id: str | None
@@ -301,6 +302,7 @@ class MaintenanceReport:
     examined_by_type: Mapping[str, int] = field(default_factory=dict)
     archived_by_type: Mapping[str, int] = field(default_factory=dict)
     batches: int = 0
+    expired_keys: int = 0  # idempotency keys past their time to live, deleted
 
     def to_dict(self) -> dict[str, Any]:
         return _fields(self)

@@ -9,6 +9,8 @@ Algorithm, per run at one ``now``:
    base importance and the last access; below ``archive_below`` it gets ``archived_at = now``.
 3. Nothing else is written: the base importance is never overwritten with a decayed value, so a
    second run at the same ``now`` finds nothing new to archive, and decay never compounds.
+4. Idempotency keys older than ``idempotency_key_ttl_hours`` (``fleet_memory.idempotency``) are
+   deleted, ``batch_size`` per transaction (indexed on their creation time: live keys are not read).
 
 Two processes running this at once split the pages between them (each skips the rows the other
 holds), so together they archive exactly what one run would have, each unit once.
@@ -17,12 +19,13 @@ holds), so together they archive exactly what one run would have, each unit once
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timedelta
 from uuid import UUID
 
 from ..config import LifecycleConfig
 from ..model import MaintenanceReport, MemoryUnit
 from ..store import Database
+from ..store import idempotency as key_sql
 from ..store import maintenance as maint_sql
 from .decay import should_archive
 
@@ -58,8 +61,19 @@ class Maintainer:
         return MaintenanceReport(
             now=now, agent_id=agent_id, examined=sum(examined.values()), archived=sum(archived.values()),
             examined_by_type=dict(sorted(examined.items())), archived_by_type=dict(sorted(archived.items())),
-            batches=batches,
+            batches=batches, expired_keys=self.expire_keys(agent_id, now),
         )
+
+    def expire_keys(self, agent_id: str | None, now: datetime) -> int:
+        """Delete the idempotency keys (one agent's, or all) older than the configured time to live."""
+        before = now - timedelta(hours=self.config.idempotency_key_ttl_hours)
+        total = 0
+        while True:
+            with self.db.transaction() as conn:
+                gone = key_sql.expire(conn, agent_id, before, self.config.batch_size)
+            total += gone
+            if gone < self.config.batch_size:
+                return total
 
     def restore(self, agent_id: str, unit_id: UUID, now: datetime) -> MemoryUnit | None:
         """Un-archive a unit; its curve starts afresh at ``now``. ``None`` when it does not exist."""

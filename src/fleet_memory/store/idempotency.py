@@ -1,5 +1,6 @@
 """SQL for ``idempotency_keys``: claim a key (a NULL response = running), read it, complete it,
-release it after a failure. One statement each; see ``fleet_memory.idempotency`` for the protocol."""
+release it after a failure, expire old keys. One statement each; see ``fleet_memory.idempotency``
+for the protocol."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-__all__ = ["claim", "read", "complete", "release"]
+__all__ = ["claim", "read", "complete", "release", "expire"]
 
 
 def claim(conn: psycopg.Connection, agent_id: str, key: str, request_hash: str, now: datetime) -> bool:
@@ -33,3 +34,14 @@ def complete(conn: psycopg.Connection, agent_id: str, key: str, response: Any) -
 
 def release(conn: psycopg.Connection, agent_id: str, key: str) -> None:
     conn.execute("DELETE FROM idempotency_keys WHERE agent_id = %s AND key = %s AND response IS NULL", (agent_id, key))
+
+
+def expire(conn: psycopg.Connection, agent_id: str | None, before: datetime, limit: int) -> int:
+    """Delete at most ``limit`` keys created before ``before`` (of one agent, or of all): indexed on
+    ``created_at`` (migration 009), so live keys are never read. Returns how many went."""
+    agent = "agent_id = %(a)s AND " if agent_id is not None else ""
+    return conn.execute(
+        "DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys"
+        f" WHERE {agent}created_at < %(b)s LIMIT %(n)s))",
+        {"a": agent_id, "b": before, "n": limit},
+    ).rowcount
