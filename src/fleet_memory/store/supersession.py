@@ -6,7 +6,9 @@ Storage (migration 008): ``supersessions`` holds one row per superseded unit, ``
 (``rule:<slot>``, ``llm`` or ``update``). The superseded unit's ``memory_units.valid_until`` is the
 successor's event time, so filters (``as_of``, ``include_superseded``) read one column of the row
 they already read. Deleting either unit removes the pair (foreign keys cascade); the delete paths
-call ``reopen`` first so that a unit whose successor is deleted is current again.
+(one unit, a document, a user's units) call ``reopen`` first: a unit whose successor is deleted is
+superseded by the next version that stays, or is current again when none does — never left
+ended by a unit that no longer exists.
 """
 
 from __future__ import annotations
@@ -152,22 +154,43 @@ def history(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> list[Memo
 
 
 def reopen(conn: psycopg.Connection, agent_id: str, deleted: Sequence[UUID]) -> int:
-    """Before ``deleted`` units go: the units they superseded are current again. One statement."""
+    """Before ``deleted`` units go, the units they superseded (and that stay): each is superseded
+    instead by the first unit along its line of successors that stays (Lisbon → Porto → Braga,
+    Porto deleted: Lisbon → Braga, ``valid_until`` = Braga's event time), or, with none left,
+    is current again. Returns how many units were re-linked or reopened. Two or three statements."""
     if not deleted:
         return 0
+    rows = conn.execute(
+        "WITH RECURSIVE fwd(old, id, depth) AS ("
+        "   SELECT old_id, new_id, 1 FROM supersessions"
+        "   WHERE agent_id = %(a)s AND new_id = ANY(%(d)s) AND NOT old_id = ANY(%(d)s)"
+        "   UNION ALL SELECT f.old, s.new_id, f.depth + 1 FROM fwd f"
+        "   JOIN supersessions s ON s.agent_id = %(a)s AND s.old_id = f.id"
+        "   WHERE f.id = ANY(%(d)s) AND f.depth < %(depth)s)"
+        " SELECT o.old, h.id, h.event_date FROM (SELECT DISTINCT old FROM fwd) o"
+        " LEFT JOIN LATERAL (SELECT f.id, u.event_date FROM fwd f"
+        "   JOIN memory_units u ON u.agent_id = %(a)s AND u.id = f.id"
+        "   WHERE f.old = o.old AND NOT f.id = ANY(%(d)s) AND f.id <> o.old ORDER BY f.depth LIMIT 1) h ON true",
+        {"a": agent_id, "d": list(deleted), "depth": CHAIN_DEPTH},
+    ).fetchall()
+    if not rows:
+        return 0
+    heirs = [(old, heir) for old, heir, _ in rows if heir is not None]
+    if heirs:
+        conn.execute(
+            "UPDATE supersessions s SET new_id = p.h FROM unnest(%(o)s::uuid[], %(h)s::uuid[]) AS p(o, h)"
+            " WHERE s.agent_id = %(a)s AND s.old_id = p.o",
+            {"a": agent_id, "o": [o for o, _ in heirs], "h": [h for _, h in heirs]},
+        )
     return conn.execute(
-        "UPDATE memory_units SET valid_until = NULL WHERE agent_id = %(a)s AND NOT id = ANY(%(d)s)"
-        " AND id IN (SELECT old_id FROM supersessions WHERE agent_id = %(a)s AND new_id = ANY(%(d)s))",
-        {"a": agent_id, "d": list(deleted)},
+        "UPDATE memory_units u SET valid_until = p.t FROM unnest(%(o)s::uuid[], %(t)s::timestamptz[]) AS p(o, t)"
+        " WHERE u.agent_id = %(a)s AND u.id = p.o",
+        {"a": agent_id, "o": [r[0] for r in rows], "t": [r[2] for r in rows]},
     ).rowcount
 
 
 def reopen_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> int:
-    """``reopen`` for every unit of a document about to be deleted. One statement."""
-    return conn.execute(
-        "UPDATE memory_units SET valid_until = NULL WHERE agent_id = %(a)s"
-        " AND document_id IS DISTINCT FROM %(d)s"
-        " AND id IN (SELECT s.old_id FROM supersessions s JOIN memory_units n"
-        "   ON n.agent_id = s.agent_id AND n.id = s.new_id WHERE s.agent_id = %(a)s AND n.document_id = %(d)s)",
-        {"a": agent_id, "d": document_id},
-    ).rowcount
+    """``reopen`` for every unit of a document about to be deleted."""
+    ids = [r[0] for r in conn.execute("SELECT id FROM memory_units WHERE agent_id = %s AND document_id = %s",
+                                      (agent_id, document_id))]
+    return reopen(conn, agent_id, ids)

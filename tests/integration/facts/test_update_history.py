@@ -95,3 +95,45 @@ def test_the_same_words_from_another_user_are_not_a_duplicate(memory) -> None:
     assert again.skipped_reason == DUPLICATE and again.unit_ids == first.unit_ids
     assert other.skipped_reason != DUPLICATE and set(other.unit_ids).isdisjoint(first.unit_ids)
     assert all(memory.get(AGENT, uid).user_id == "u2" for uid in other.unit_ids)
+
+
+def _chain(memory, clock):
+    lisbon = memory.put(AGENT, "Gina lives in Lisbon.", event_date=WHEN).units[0].id
+    clock.advance(days=1)
+    porto = memory.update(AGENT, lisbon, "Gina lives in Porto now.").units[0].id
+    clock.advance(days=1)
+    braga = memory.update(AGENT, porto, "Gina lives in Braga now.").units[0].id
+    return lisbon, porto, braga
+
+
+def test_deleting_a_middle_version_links_the_old_one_to_the_next(memory, clock) -> None:
+    lisbon, porto, braga = _chain(memory, clock)
+    memory.delete(AGENT, porto)
+    assert memory.get(AGENT, lisbon).valid_until == memory.get(AGENT, braga).event_date  # not current again
+    assert [u.id for u in memory.history(AGENT, lisbon)] == [lisbon, braga]
+    memory.delete(AGENT, braga)
+    assert memory.get(AGENT, lisbon).valid_until is None
+    assert [u.id for u in memory.history(AGENT, lisbon)] == [lisbon]
+
+
+def test_deleting_two_versions_at_once_keeps_the_line(memory, clock) -> None:
+    lisbon, porto, braga = _chain(memory, clock)
+    clock.advance(days=1)
+    faro = memory.update(AGENT, braga, "Gina lives in Faro now.").units[0].id
+    for uid in (porto, braga):  # one document each: deleted one after the other through documents
+        memory.delete_document(AGENT, memory.get(AGENT, uid).document_id)
+    assert memory.get(AGENT, lisbon).valid_until == memory.get(AGENT, faro).event_date
+    assert [u.id for u in memory.history(AGENT, faro)] == [lisbon, faro]
+
+
+def test_forgetting_a_user_whose_version_sat_in_the_middle(memory, clock) -> None:
+    lisbon = memory.put(AGENT, "Hana's phone number is 555 0100.", event_date=WHEN, user_id="u1").units[0].id
+    porto = memory.put(AGENT, "Hana's phone number is 555 0142.", event_date=WHEN + timedelta(days=10),
+                       user_id="u2").units[0].id
+    braga = memory.put(AGENT, "Hana's phone number is 555 0199.", event_date=WHEN + timedelta(days=20),
+                       user_id="u1").units[0].id
+    assert [u.id for u in memory.history(AGENT, lisbon)] == [lisbon, porto, braga]
+    memory.forget_user(AGENT, "u2")
+    assert [u.id for u in memory.history(AGENT, lisbon)] == [lisbon, braga]
+    assert memory.get(AGENT, lisbon).valid_until == WHEN + timedelta(days=20)
+    assert memory.get(AGENT, braga).valid_until is None
