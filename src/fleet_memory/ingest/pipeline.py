@@ -88,7 +88,8 @@ from .records import (
     WrittenUnit,
 )
 from .resolve import UnitMentions, resolve_entities
-from .supersede import supersede_units
+from .supersede import NewUnit as StatedUnit
+from .supersede import speaker_key, supersede_units
 from .validate import plan_units
 
 if TYPE_CHECKING:
@@ -503,10 +504,11 @@ class Ingestor:
     def _supersede(self, s: PutState, conn: psycopg.Connection) -> PutState:
         if not self.config.ingest.supersede:
             return replace(s, superseded=self._corrections(s, conn, self.clock.now()))
-        by_agent: dict[str, list[tuple[uuid.UUID, str, datetime, np.ndarray]]] = {}
+        by_agent: dict[str, list[StatedUnit]] = {}
         for unit in s.units:
             row = unit.row
-            by_agent.setdefault(row.agent_id, []).append((row.id, row.text, row.event_date, row.embedding))
+            by_agent.setdefault(row.agent_id, []).append(
+                StatedUnit(row.id, row.text, row.event_date, row.embedding, speaker_key(row.user_id, row.speaker)))
         llm = self.llm if self.config.ingest.llm_supersession else None
         now = self.clock.now()
         made = sum(supersede_units(conn, agent_id, by_agent[agent_id], self.nlp, self.config.ingest, now,

@@ -14,7 +14,9 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    is on, booked, moved, postponed, cancelled, is off, meets at) or a name (called, named, renamed).
 3. **The same subject** — the subject keys (``subject_keys``) of the two parses intersect: the
    grammatical subjects (``nsubj``/``nsubjpass``) with their compounds, lower-cased; a first-person
-   subject, or a sentence whose main verb has no subject ("Moved into the new flat"), is ``self``;
+   subject, or a sentence whose main verb has no subject ("Moved into the new flat"), is ``self``
+   — the self of the unit's user and speaker (``speaker_key``: user u1's "I live in Leeds" and user
+   u2's "I live in Manchester" are two people's homes);
    a possessive owner stands for a slot noun ("Tomasz's number" → ``tomasz``, "my manager" →
    ``self``). For plans the objects of the verbs count as subjects too ("moved the wedding") and
    ``self`` alone does not match (two things I booked are two plans). Two different proper-noun
@@ -63,7 +65,7 @@ from ..providers.nlp import NLP, Parsed, Token
 from ..store import supersession as sup_sql
 
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "judge_with_llm", "Verdicts",
-           "supersede_units"]
+           "supersede_units", "NewUnit", "speaker_key"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -151,6 +153,17 @@ class Fact:
     text: str
     event_date: datetime
     parsed: Parsed
+    who: str = ""  # whose first person "self" is: the unit's user and speaker (``speaker_key``)
+
+
+def speaker_key(user_id: str | None, speaker: str | None) -> str:
+    """Who "I" is in a unit: its user and its speaker (two users' "I live in Leeds" and "I live in
+    Manchester" are two people's homes)."""
+    return f"{user_id or ''}\x1f{speaker or ''}"
+
+
+def _own(keys: frozenset[str], who: str) -> frozenset[str]:
+    return frozenset(SELF + "@" + who if k == SELF else k for k in keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +188,7 @@ def judge(a: Fact, b: Fact) -> tuple[str | None, bool]:
     shared = slots(a.text) & slots(b.text)
     keys_a, proper_a = subject_keys(a.parsed)
     keys_b, proper_b = subject_keys(b.parsed)
-    same_subject = bool(keys_a & keys_b)
+    same_subject = bool(_own(keys_a, a.who) & _own(keys_b, b.who))
     if proper_a and proper_b and not proper_a & proper_b:
         return None, bool(shared)
     for slot in sorted(shared):
@@ -263,24 +276,35 @@ def _with_llm(llm: LLM, ask: Sequence[tuple[Fact, Fact]], decided: list[Pair], r
                    if v != "unrelated"]
 
 
-def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, str, datetime, np.ndarray]],
-                    nlp: NLP, config: IngestConfig, now: datetime, *, llm: LLM | None = None,
-                    retries: int = 2) -> int:
-    """The ingest stage for one agent's new units ``(id, text, event time, embedding)``: candidates
-    (cheap: only new units that state a slot, one SQL statement), one parse of the texts involved,
-    the rule, the LLM when given (one call), then the supersessions recorded. Returns how many."""
-    stating = [u for u in new if slots(u[1])]
+@dataclass(frozen=True, slots=True)
+class NewUnit:
+    """A unit just written, as the stage reads it."""
+
+    id: UUID
+    text: str
+    event_date: datetime
+    embedding: np.ndarray
+    who: str = ""  # ``speaker_key(user_id, speaker)``
+
+
+def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP,
+                    config: IngestConfig, now: datetime, *, llm: LLM | None = None, retries: int = 2) -> int:
+    """The ingest stage for one agent's new units: candidates (cheap: only new units that state a
+    slot, one SQL statement), one parse of the texts involved, the rule, the LLM when given (one
+    call), then the supersessions recorded. Returns how many."""
+    stating = [u for u in new if slots(u.text)]
     if not stating:
         return 0
-    found = sup_sql.candidates(conn, agent_id, [(u[0], u[3]) for u in stating],
+    found = sup_sql.candidates(conn, agent_id, [(u.id, u.embedding) for u in stating],
                                min_similarity=config.supersede_min_similarity, k=config.supersede_candidates)
     if not found:
         return 0
-    texts: dict[UUID, tuple[str, datetime]] = {u[0]: (u[1], u[2]) for u in stating}
+    texts: dict[UUID, tuple[str, datetime, str]] = {u.id: (u.text, u.event_date, u.who) for u in stating}
     for c in found:
-        texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date))
+        texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date, speaker_key(c.unit.user_id, c.unit.speaker)))
     ids = list(texts)
-    facts = {i: Fact(i, texts[i][0], texts[i][1], p) for i, p in zip(ids, nlp.parse([texts[i][0] for i in ids]))}
+    facts = {i: Fact(i, texts[i][0], texts[i][1], p, texts[i][2])
+             for i, p in zip(ids, nlp.parse([texts[i][0] for i in ids]))}
     seen: set[frozenset[UUID]] = set()
     pairs = []
     for c in found:
