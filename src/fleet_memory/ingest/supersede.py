@@ -4,12 +4,17 @@ The offline rule (no model call beyond the spaCy parse the pipeline already uses
 of one agent, ``older`` (earlier event time) and ``newer``, is a supersession when all of these hold:
 
 1. **Close enough** — cosine similarity ≥ ``IngestConfig.supersede_min_similarity`` (0.3; the cheap
-   SQL filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit, current
-   and unarchived units only).
+   SQL filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit,
+   unarchived units). A candidate that was superseded already stands for its line of versions: when
+   the pair holds, the new unit supersedes the line's current version (if that is older than the new
+   unit). A new value often resembles an older version more than the current one: "Started at the
+   new clinic today as a senior analyst." is 0.37 close to "I'm a data analyst at Harlow Logistics."
+   but 0.23 to its successor "Handed in my notice at Harlow Logistics today.".
 2. **A shared predicate slot** — both texts match the pattern of one slot in ``SLOTS``: where
    someone lives (lives in, moved to, moved into a flat), works (works at, a job, joined, left,
-   handed in notice, "an analyst at X", "started at the clinic as a nurse"), their manager (manager, boss, reports to), a phone number (a phone word or "number" with
-   phone-shaped digits, seven or more: "Record number 3 ... 412 points" is none),
+   handed in notice, "an analyst at X", "started at the clinic as a nurse"), their manager (manager,
+   boss, reports to), a phone number (a phone word or "number" with phone-shaped digits, seven or
+   more: "Record number 3 ... 412 points" is none),
    an email address, a password, a diet (am vegetarian, gone vegan), a plan's date or status (set for,
    is on, booked, moved, postponed, cancelled, is off, meets at) or a name (called, named, renamed).
 3. **The same subject** — the subject keys (``subject_keys``) of the two parses intersect: the
@@ -50,7 +55,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Literal
 from uuid import UUID
 
@@ -97,6 +102,7 @@ _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _PLAN_OBJECT_DEPS = ("dobj", "obj")
 SELF = "self"
 _log = logging.getLogger(__name__)
+_END_OF_TIME = datetime.max.replace(tzinfo=timezone.utc)  # "current" = not superseded at all
 
 
 def slots(text: str) -> frozenset[str]:
@@ -302,6 +308,20 @@ def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUn
     texts: dict[UUID, tuple[str, datetime, str]] = {u.id: (u.text, u.event_date, u.who) for u in stating}
     for c in found:
         texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date, speaker_key(c.unit.user_id, c.unit.speaker)))
+    decided, ask = rule_pairs(_pairs(found, texts, nlp))
+    if llm is not None:
+        decided = _with_llm(llm, ask, decided, retries)
+    ended = {c.unit.id for c in found if c.unit.valid_until is not None}
+    decided = _onto_current(conn, agent_id, decided, ended, {i: t[1] for i, t in texts.items()})
+    chosen: dict[UUID, Pair] = {}
+    for p in sorted(decided, key=lambda p: (texts[p.newer][1], str(p.newer))):
+        chosen.setdefault(p.older, p)  # the earliest successor
+    return sup_sql.supersede(conn, agent_id, [(p.older, p.newer, p.reason) for p in chosen.values()], now)
+
+
+def _pairs(found: Sequence[sup_sql.Candidate], texts: dict[UUID, tuple[str, datetime, str]],
+           nlp: NLP) -> list[tuple[Fact, Fact]]:
+    """(new, candidate) facts, each unordered pair once, every text parsed in one batch."""
     ids = list(texts)
     facts = {i: Fact(i, texts[i][0], texts[i][1], p, texts[i][2])
              for i, p in zip(ids, nlp.parse([texts[i][0] for i in ids]))}
@@ -312,10 +332,21 @@ def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUn
         if key not in seen:
             seen.add(key)
             pairs.append((facts[c.new_id], facts[c.unit.id]))
-    decided, ask = rule_pairs(pairs)
-    if llm is not None:
-        decided = _with_llm(llm, ask, decided, retries)
-    chosen: dict[UUID, Pair] = {}
-    for p in sorted(decided, key=lambda p: (texts[p.newer][1], str(p.newer))):
-        chosen.setdefault(p.older, p)  # the earliest successor
-    return sup_sql.supersede(conn, agent_id, [(p.older, p.newer, p.reason) for p in chosen.values()], now)
+    return pairs
+
+
+def _onto_current(conn: psycopg.Connection, agent_id: str, decided: list[Pair], ended: set[UUID],
+                  when: dict[UUID, datetime]) -> list[Pair]:
+    """A pair whose older unit was superseded already supersedes the current version of that line
+    instead (Harlow → notice, then "Started at the clinic" resembles Harlow more than the notice: it
+    ends the notice), when that version is older than the new unit. One statement, only when needed."""
+    stale = [p for p in decided if p.older in ended]
+    if not stale:
+        return decided
+    heads = sup_sql.chains(conn, agent_id, sorted({p.older for p in stale}, key=str), _END_OF_TIME)
+    out = [p for p in decided if p.older not in ended]
+    for p in stale:
+        head = heads.get(p.older)
+        if head and head.current and head.current != p.newer and head.current_event_date < when[p.newer]:
+            out.append(Pair(head.current, p.newer, p.reason))
+    return out

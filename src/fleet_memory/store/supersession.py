@@ -42,8 +42,10 @@ class Candidate:
 
 def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, np.ndarray]], *,
                min_similarity: float, k: int) -> list[Candidate]:
-    """For each new unit, the ``k`` most similar other units of the agent that are current
-    (``valid_until`` null), not archived and at least ``min_similarity`` close. ONE statement for
+    """For each new unit, the ``k`` most similar other units of the agent that are not archived and
+    at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
+    version of the fact more than its current one; the caller supersedes the line's current
+    version, ``chains``). ONE statement for
     the batch (a LATERAL exact top-k per new unit over the agent's rows: the callers ask only for
     the few new units that state a changeable slot, so an exact scan is cheaper than a filtered
     HNSW walk for all but very large agents, and deterministic)."""
@@ -55,7 +57,7 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
         " FROM unnest(%(ids)s::uuid[], %(embs)s::vector[]) AS n(id, emb)"
         " CROSS JOIN LATERAL (SELECT o.*, (1 - (o.embedding <=> n.emb))::float8 AS similarity"
         "   FROM memory_units o WHERE o.agent_id = %(a)s AND o.id <> n.id"
-        "   AND o.valid_until IS NULL AND o.archived_at IS NULL"
+        "   AND o.archived_at IS NULL"
         "   ORDER BY similarity DESC, o.seq LIMIT %(k)s) o"
         " WHERE o.similarity >= %(min)s",
         {"a": agent_id, "ids": [i for i, _ in new], "k": k, "min": min_similarity,
@@ -106,6 +108,7 @@ class Chain:
 
     successor: UUID
     current: UUID | None
+    current_event_date: datetime | None = None
 
 
 CHAIN_DEPTH = 32  # versions followed per unit; a longer line of successors stops there
@@ -122,15 +125,15 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
         "   SELECT old_id, new_id, 1 FROM supersessions WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
         "   UNION ALL SELECT l.start, s.new_id, l.depth + 1 FROM line l"
         "   JOIN supersessions s ON s.agent_id = %(a)s AND s.old_id = l.id WHERE l.depth < %(d)s)"
-        " SELECT l.start, l.id, l.depth, (u.valid_until IS NULL OR u.valid_until > %(at)s) AS current"
+        " SELECT l.start, l.id, l.depth, (u.valid_until IS NULL OR u.valid_until > %(at)s) AS current, u.event_date"
         " FROM line l JOIN memory_units u ON u.agent_id = %(a)s AND u.id = l.id ORDER BY l.start, l.depth",
         {"a": agent_id, "ids": list(ids), "d": CHAIN_DEPTH, "at": at},
     ).fetchall()
     out: dict[UUID, Chain] = {}
-    for start, unit, depth, current in rows:
+    for start, unit, _depth, current, event_date in rows:
         chain = out.get(start) or Chain(unit, None)
         if chain.current is None and current:
-            chain = Chain(chain.successor, unit)
+            chain = Chain(chain.successor, unit, event_date)
         out[start] = chain
     return out
 

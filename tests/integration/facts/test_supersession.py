@@ -116,3 +116,30 @@ def test_deleting_the_successor_makes_the_old_fact_current_again(ines) -> None:
         ines.delete(AGENT, unit.id)
     [lisbon] = _units(ines, "Lisbon")
     assert lisbon.valid_until is None
+
+
+def test_a_current_fact_that_shares_no_word_with_the_question_takes_the_stale_ones_place(real_memory) -> None:
+    # "Where do I work?" matches the old job's words; the new job is reached along the chain
+    for i, text in enumerate(DISTRACTORS):
+        _put(real_memory, text, datetime(2024, 8, 1 + i, tzinfo=timezone.utc))
+    _put(real_memory, "Work is busy: I'm a data analyst at Harlow Logistics.", JUNE_2024)
+    _put(real_memory, "Handed in my notice at Harlow Logistics today.", datetime(2024, 12, 20, tzinfo=timezone.utc))
+    _put(real_memory, "Started at the new clinic today as a senior analyst.", datetime(2025, 1, 13, tzinfo=timezone.utc))
+    results = real_memory.search(AGENT, "Where do I work?", now=NOW, reinforce=False, explain=True)
+    assert "new clinic" in results[0].text
+    assert results[0].explanation.factors["promotion"] > 0
+    assert _first(results, "new clinic") < _first(results, "data analyst at Harlow")
+    past = real_memory.search(AGENT, "Where did I work before the clinic?", now=NOW, reinforce=False, top_k=3)
+    assert _first(past, "Harlow") < 3
+
+
+def test_still_asks_about_the_present_even_for_a_month_that_has_passed(real_memory) -> None:
+    _put(real_memory, "Booked flights to Kyoto for 10 to 24 April, finally doing the Japan trip.",
+         datetime(2024, 11, 16, tzinfo=timezone.utc))
+    _put(real_memory, "Cancelled the Kyoto trip, got most of the flight money back as vouchers.",
+         datetime(2025, 3, 22, tzinfo=timezone.utc))
+    june = datetime(2025, 6, 16, tzinfo=timezone.utc)
+    results = real_memory.search(AGENT, "Am I still going to Kyoto in April?", now=june, reinforce=False)
+    assert "Cancelled" in results[0].text
+    past = real_memory.search(AGENT, "When was the Japan trip supposed to be?", now=june, reinforce=False)
+    assert "Booked flights" in past[0].text

@@ -1,0 +1,49 @@
+"""What is current (recall/current.py): which questions ask about the past, and how the current
+version of a stale unit takes its place. Pure functions, no database."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from fleet_memory.model import TimeWindow
+from fleet_memory.recall.current import (
+    DEMOTION_MARGIN,
+    asks_about_past,
+    demote_below_successors,
+    promote_successors,
+)
+
+NOW = datetime(2025, 6, 16, tzinfo=timezone.utc)
+APRIL = TimeWindow(datetime(2025, 4, 1, tzinfo=timezone.utc), datetime(2025, 5, 1, tzinfo=timezone.utc), "in April")
+
+
+@pytest.mark.parametrize(("query", "window", "past"), [
+    ("Where does Ines live?", None, False),
+    ("Where did Ines live before?", None, True),
+    ("What was my job before the clinic?", None, True),
+    ("What did I do in April?", APRIL, True),  # a window that has ended
+    ("Am I still going to Kyoto in April?", APRIL, False),  # ... unless the question says "still"
+    ("What is my diet these days, after April?", APRIL, False),
+    ("Is my number now the one I had before April?", APRIL, True),  # a past cue in the words wins
+])
+def test_asks_about_past(query, window, past) -> None:
+    assert asks_about_past(query, window, NOW) is past
+
+
+def test_the_current_version_takes_the_stale_units_score() -> None:
+    scores = {"harlow": 8.4, "notice": 2.0, "clinic": -0.1, "other": 3.0}
+    current = {"harlow": "clinic", "notice": "clinic"}
+    promoted = promote_successors(scores, current)
+    assert promoted == {"clinic": 8.4}
+    demoted = demote_below_successors({**scores, **promoted}, current)
+    assert demoted == {"harlow": pytest.approx(8.4 - DEMOTION_MARGIN)}  # notice is below already
+
+
+def test_a_current_version_already_ahead_is_not_moved() -> None:
+    assert promote_successors({"old": 1.0, "new": 5.0}, {"old": "new"}) == {}
+
+
+def test_a_current_version_that_was_not_scored_promotes_nothing() -> None:
+    assert promote_successors({"old": 1.0}, {"old": "new"}) == {}
