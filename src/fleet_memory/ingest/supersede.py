@@ -234,19 +234,24 @@ def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple
                     nlp: NLP, config: IngestConfig, now: datetime, *, llm: LLM | None = None,
                     retries: int = 2) -> int:
     """The ingest stage for one agent's new units ``(id, text, event time, embedding)``: candidates
-    (cheap: only new units that state a slot, one SQL statement), one parse of the texts involved,
+    (cheap: only new units that state a slot, one SQL statement; without an LLM only those that
+    share a slot with the new unit and have another event time, the rule's first tests, which made
+    the parse of every candidate most of the stage's time), one parse of the texts involved,
     the rule, the LLM when given (one call), then the supersessions recorded. Returns how many."""
     stating = [u for u in new if slots(u[1])]
     if not stating:
         return 0
     found = sup_sql.candidates(conn, agent_id, [(u[0], u[3]) for u in stating],
                                min_similarity=config.supersede_min_similarity, k=config.supersede_candidates)
+    texts: dict[UUID, tuple[str, datetime]] = {u[0]: (u[1], u[2]) for u in stating}
+    if llm is None:  # the rule needs a shared slot and two times: the other pairs are not parsed
+        found = [c for c in found if c.unit.event_date != texts[c.new_id][1]
+                 and slots(c.unit.text) & slots(texts[c.new_id][0])]
     if not found:
         return 0
-    texts: dict[UUID, tuple[str, datetime]] = {u[0]: (u[1], u[2]) for u in stating}
     for c in found:
         texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date))
-    ids = list(texts)
+    ids = list(dict.fromkeys(i for c in found for i in (c.new_id, c.unit.id)))
     facts = {i: Fact(i, texts[i][0], texts[i][1], p) for i, p in zip(ids, nlp.parse([texts[i][0] for i in ids]))}
     seen: set[frozenset[UUID]] = set()
     pairs = []
