@@ -43,7 +43,8 @@ def _prefill(mem, agent: str, size: int, texts: list[str], vectors: np.ndarray, 
 
     with mem.db.transaction() as conn:
         have = conn.execute("SELECT count(*) FROM memory_units WHERE agent_id = %s", (agent,)).fetchone()[0]
-    if have >= size:
+        decorated = conn.execute("SELECT count(*) FROM entities WHERE agent_id = %s", (agent,)).fetchone()[0]
+    if have >= size and decorated:
         return
     rng = np.random.default_rng(size)
     now = datetime.now(timezone.utc)
@@ -89,12 +90,13 @@ def _decorate(conn, agent: str, size: int) -> None:
     conn.execute("UPDATE entities e SET mention_count = c.n FROM (SELECT entity_id, count(*) AS n FROM unit_entities"
                  " WHERE agent_id = %(a)s GROUP BY entity_id) c WHERE e.agent_id = %(a)s AND e.id = c.entity_id",
                  {"a": agent})
+    nexts = ", ".join(f"lead(id, {k}) OVER w" for k in range(1, 9))
     conn.execute(
-        "WITH o AS (SELECT id, row_number() OVER (ORDER BY event_date, seq) AS r FROM memory_units"
-        "   WHERE agent_id = %(a)s)"
+        f"WITH o AS (SELECT id, ARRAY[{nexts}] AS nx FROM memory_units WHERE agent_id = %(a)s"
+        "   WINDOW w AS (ORDER BY event_date, seq))"
         " INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
-        " SELECT %(a)s, LEAST(a.id, b.id), GREATEST(a.id, b.id), 'temporal', 0.6 FROM o a"
-        " JOIN o b ON b.r > a.r AND b.r <= a.r + 8 ON CONFLICT DO NOTHING", {"a": agent})
+        " SELECT %(a)s, LEAST(o.id, n), GREATEST(o.id, n), 'temporal', 0.6 FROM o CROSS JOIN LATERAL unnest(o.nx) n"
+        " WHERE n IS NOT NULL ON CONFLICT DO NOTHING", {"a": agent})
     conn.execute(
         "WITH o AS (SELECT id, row_number() OVER (ORDER BY seq) - 1 AS r, count(*) OVER () AS n FROM memory_units"
         "   WHERE agent_id = %(a)s)"
