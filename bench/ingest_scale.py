@@ -64,8 +64,10 @@ def _prefill(mem, agent: str, size: int, texts: list[str], vectors: np.ndarray, 
             doc_sql.insert_documents(conn, docs)
             counts = unit_sql.insert_units(conn, units)
     with mem.db.transaction() as conn:
-        _decorate(conn, agent, size)
-        planner.refresh_if_stale(conn, [agent], counts)
+        if not decorated:
+            _decorate(conn, agent, size)
+    with mem.db.transaction() as conn:
+        planner.refresh_if_stale(conn, [agent], counts or {agent: size})
         conn.execute("ANALYZE memory_units; ANALYZE entities; ANALYZE unit_entities; ANALYZE links")
 
 
