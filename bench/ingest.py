@@ -22,9 +22,11 @@ floor's turns/s, their ratio, and the link rows per unit after ingestion (stored
 semantic links, mean and max per unit; entity links are derived when read).
 
 ``--agent-sizes 1000,50000``: also the first conversation's ``put_many`` into agents prefilled to
-each size, units/s for each (``ingest_scale.agent_sizes``). ``--long-turns 5``: also LongMemEval-like
+each size, interleaved over ``--rounds`` rounds (default 5), median units/s and stage seconds for
+each (``ingest_scale.agent_sizes``; with ``--home`` the largest agent is built once and reused). ``--long-turns 5``: also LongMemEval-like
 long turns (5 LoCoMo turns joined into one, user/assistant), one ``put_many`` per session into one
-agent, turns/s (``ingest_scale.long_turns``). ``--floor-one-thread``: also a floor that embeds on one
+agent, turns/s (``ingest_scale.long_turns``); with ``--long-windows`` also each session put with
+its facts in one window and with the default windows, interleaved (``ingest_scale.long_turns_windows``). ``--floor-one-thread``: also a floor that embeds on one
 torch thread, as the pipeline's worker does while spaCy parses (on a busy machine one thread is
 often faster than two; this separates that from the overlap). Run it under ``nice`` on a shared machine: only
 ratios measured in the same run mean anything there.
@@ -40,7 +42,7 @@ import time
 import uuid
 from pathlib import Path
 
-from ingest_scale import agent_sizes, long_turns
+from ingest_scale import agent_sizes, long_turns, long_turns_windows
 from locomo_data import load, turn_items
 
 
@@ -103,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", type=Path, help="embedded database directory (default: a temporary one)")
     parser.add_argument("--worst-chars", type=int, default=2_000_000, help="size of the worst-put line (0: skip)")
     parser.add_argument("--agent-sizes", default="", help="e.g. 1000,50000: put into agents of these sizes")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of --agent-sizes")
     parser.add_argument("--long-turns", type=int, default=0, help="join this many turns into one long turn")
+    parser.add_argument("--long-windows", action="store_true",
+                        help="with --long-turns: one window against the default windows, interleaved")
     parser.add_argument("--skip-main", action="store_true", help="only the --agent-sizes / --long-turns parts")
     parser.add_argument("--floor-one-thread", action="store_true",
                         help="also a floor that embeds on one torch thread (as the pipeline's worker does)")
@@ -144,8 +149,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {conv['conversation_id']}: {len(items)} turns → {sum(len(r.units) for r in results)} units",
                       file=sys.stderr)
             worst = worst_put(mem, f"worst-{run}", args.worst_chars) if args.worst_chars else None
-            sizes = agent_sizes(mem, convs, [int(n) for n in args.agent_sizes.split(",") if n], run)
+            sizes = agent_sizes(mem, convs, [int(n) for n in args.agent_sizes.split(",") if n], run,
+                                args.rounds)
             long = long_turns(mem, convs, args.long_turns, run, floor_ingest) if args.long_turns else None
+            if args.long_turns and args.long_windows:
+                long["windows"] = ab = long_turns_windows(mem, convs, args.long_turns, run, floor_ingest)
+                print("long turns, one window against windows, interleaved: "
+                      + ", ".join(f"{k} {v:.2f} turns/s" for k, v in ab["turns_per_s"].items())
+                      + f"; ratio windows / one window {ab['turns_per_s']['windows'] / ab['turns_per_s']['one window']:.2f}")
+                for variant, st in ab["stage_seconds"].items():
+                    print(f"  {variant}: " + ", ".join(f"{k} {v:.1f}" for k, v in st.items()))
             links: dict[str, dict[str, float]] = {}
             totals = {"units": 0, "entities": 0}
             with mem.db.transaction() as conn:
@@ -197,19 +210,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_scale(sizes: list[dict], long: dict | None) -> None:
-    for row in sizes:
-        print(f"agent of {row['prefill_units']:>6} units: {row['turns']} turns → {row['units']} units in "
-              f"{row['seconds']:.1f} s, {row['units_per_s']:.1f} units/s   ("
-              + ", ".join(f"{k} {v:.2f}" for k, v in row["stage_seconds"].items()) + ")")
+    if sizes:
+        print(f"agent sizes, interleaved, medians of {sizes[0]['rounds']} rounds "
+              f"({sizes[0]['turns']} turns per put):")
+        names = list(sizes[0]["stage_seconds"])
+        print(f"{'agent units':>12}{'units/s':>9}{'seconds':>9}{'db s':>7}" + "".join(f"{n[:9]:>10}" for n in names))
+        for row in sizes:
+            print(f"{row['agent_units'][0]:>12}{row['units_per_s']:>9.1f}{row['seconds']:>9.2f}{row['db_seconds']:>7.2f}"
+                  + "".join(f"{row['stage_seconds'].get(n, 0.0):>10.2f}" for n in names)
+                  + f"   per round: {row['units_per_s_all']}")
     if len(sizes) > 1:
-        print(f"units/s at {sizes[-1]['prefill_units']} / at {sizes[0]['prefill_units']}: "
-              f"{sizes[-1]['units_per_s'] / sizes[0]['units_per_s']:.2f}")
+        print(f"units/s at {sizes[-1]['agent_units'][0]} / at {sizes[0]['agent_units'][0]}: "
+              f"{sizes[-1]['units_per_s'] / sizes[0]['units_per_s']:.2f}; database stages "
+              f"{sizes[-1]['db_seconds']:.2f} s / {sizes[0]['db_seconds']:.2f} s")
     if long:
         print(f"long turns ({long['chars_per_turn']:.0f} chars each): {long['sessions']} session puts, "
               f"{long['turns']} turns → {long['units']} units, {long['turns_per_s']:.1f} turns/s, "
               f"{long['units_per_s']:.1f} units/s, median {long['median_put_s']:.2f} s per session put; "
               f"floor {long['floor_turns_per_s']:.1f} turns/s, ratio "
-              f"{long['turns_per_s'] / long['floor_turns_per_s']:.2f}")
+              f"{long['turns_per_s'] / long['floor_turns_per_s']:.2f}; stage seconds: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in long["stage_seconds"].items()))
 
 
 if __name__ == "__main__":

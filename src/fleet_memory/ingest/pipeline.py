@@ -24,7 +24,9 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
                                                  (``ingest.supersede``: the rule, or one LLM call)
 
 Overlap (``windowed`` and ``concurrent`` stages): after ``extract``, the facts are cut into
-windows of about ``WINDOW_FACTS`` facts, never splitting an episode (fragments merge within one).
+windows of about ``WINDOW_FACTS`` facts — a put of fewer than three times that into about three
+windows of at least ``MIN_WINDOW_FACTS`` (``window_size``) —, never splitting an episode
+(fragments merge within one).
 The caller's thread runs parse … assemble window by window (coreference and the names the batch
 knows carry over from one window to the next, so a window reads as the continuation of the
 previous one), and hands each window's drafts to one worker thread that embeds them — with one
@@ -96,7 +98,8 @@ if TYPE_CHECKING:
     import psycopg
 
 __all__ = [
-    "Carry", "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "WINDOW_FACTS", "fact_windows",
+    "Carry", "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "WINDOW_FACTS", "MIN_WINDOW_FACTS",
+    "fact_windows", "window_size",
     "SKIPPED_FILLER", "SKIPPED_FRAGMENTS", "SKIPPED_LLM", "DUPLICATE",
 ]
 
@@ -152,6 +155,15 @@ class Carry:
 _FIELDS = tuple(f.name for f in dataclasses.fields(PutState))
 _INPUTS = ("episodes", "progress", "carry")
 WINDOW_FACTS = 96
+MIN_WINDOW_FACTS = 12
+
+
+def window_size(facts: int, largest: int = WINDOW_FACTS, smallest: int = MIN_WINDOW_FACTS) -> int:
+    """Facts per window for a put of ``facts`` facts: ``largest`` for a long put; a shorter one is
+    cut in about three windows of at least ``smallest`` (never more than ``largest``), so that a
+    put of a few dozen facts — one session of long assistant turns — overlaps parse and embedding
+    too instead of running them one after the other."""
+    return min(largest, max(smallest, facts // 3))
 
 Runner = Callable[[PutState], PutState]
 TransactionRunner = Callable[[PutState, "psycopg.Connection"], PutState]
@@ -222,7 +234,8 @@ class Pipeline:
 
     def run(self, episodes: Sequence[Episode],
             transaction: Callable[[], AbstractContextManager[psycopg.Connection]], *,
-            progress: Progress | None = None, window_facts: int = WINDOW_FACTS) -> tuple[PutState, dict[str, float]]:
+            progress: Progress | None = None, window_facts: int = WINDOW_FACTS,
+            min_window_facts: int = MIN_WINDOW_FACTS) -> tuple[PutState, dict[str, float]]:
         """Run every stage; ``progress`` is readable by stages but required by none."""
         state = PutState(tuple(episodes), progress, carry=Carry())
         timings: dict[str, float] = {}
@@ -232,7 +245,8 @@ class Pipeline:
             state = self._run_stage(stage, state, timings, lambda: runner(state))
         windowed = [s for s in outside if s.windowed]
         if windowed:
-            state = self._run_windows(state, windowed, timings, window_facts)
+            size = window_size(len(state.facts), window_facts, min_window_facts)
+            state = self._run_windows(state, windowed, timings, size)
         inside = [s for s in self.stages if s.in_transaction]
         if inside:
             with transaction() as conn:
@@ -343,6 +357,7 @@ class Ingestor:
         self.nlp = nlp if nlp is not None else SpacyNLP()
         self.llm = llm
         self.window_facts = WINDOW_FACTS
+        self.min_window_facts = MIN_WINDOW_FACTS
         self.pipeline = Pipeline(STAGES, {
             "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
             "coref": self._coref,
@@ -373,7 +388,8 @@ class Ingestor:
 
     def _put_fresh(self, episodes: Sequence[Episode], progress: Progress | None) -> list[PutResult]:
         state, timings = self.pipeline.run(episodes, self.db.transaction, progress=progress,
-                                           window_facts=self.window_facts)
+                                           window_facts=self.window_facts,
+                                           min_window_facts=self.min_window_facts)
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
         counts = state.unit_counts
         if grown := planner.crossed(counts, Counter(unit.row.agent_id for unit in state.units)):

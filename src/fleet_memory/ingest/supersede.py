@@ -296,17 +296,25 @@ class NewUnit:
 def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP,
                     config: IngestConfig, now: datetime, *, llm: LLM | None = None, retries: int = 2) -> int:
     """The ingest stage for one agent's new units: candidates (cheap: only new units that state a
-    slot, one SQL statement), one parse of the texts involved, the rule, the LLM when given (one
-    call), then the supersessions recorded. Returns how many."""
+    slot, one SQL statement; without an LLM only those that share a slot with the new unit and have
+    another event time, the rule's first tests, which made the parse of every candidate most of the
+    stage's time), one parse of the texts involved, the rule, the LLM when given (one call), then
+    the supersessions recorded. Returns how many."""
     stating = [u for u in new if slots(u.text)]
     if not stating:
         return 0
     found = sup_sql.candidates(conn, agent_id, [(u.id, u.embedding) for u in stating],
                                min_similarity=config.supersede_min_similarity, k=config.supersede_candidates)
+    said = {u.id: u for u in stating}
+    if llm is None:  # the rule needs a shared slot and two times: the other pairs are not parsed
+        found = [c for c in found if c.unit.event_date != said[c.new_id].event_date
+                 and slots(c.unit.text) & slots(said[c.new_id].text)]
     if not found:
         return 0
-    texts: dict[UUID, tuple[str, datetime, str]] = {u.id: (u.text, u.event_date, u.who) for u in stating}
+    texts: dict[UUID, tuple[str, datetime, str]] = {}
     for c in found:
+        u = said[c.new_id]
+        texts.setdefault(u.id, (u.text, u.event_date, u.who))
         texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date, speaker_key(c.unit.user_id, c.unit.speaker)))
     decided, ask = rule_pairs(_pairs(found, texts, nlp))
     if llm is not None:

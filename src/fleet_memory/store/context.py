@@ -8,7 +8,10 @@ same session first, then the most recent, at most ``units`` of them — with, pe
 and the entities it mentions (with their labels); ``known`` — the agent's entities whose normalised
 name or an alias is one of the group's ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
-(agent_id, event_date) index, the unique name index and the GIN alias index.
+(agent_id, event_date) index, the unique name index and the GIN alias index (per group, the names
+through the name index and the surface forms through the alias index, one lookup each: one join
+with ``OR`` compared every asked form with every entity of the agent, 0.77 s for 829 forms
+against 2,300 entities).
 """
 
 from __future__ import annotations
@@ -80,9 +83,15 @@ JOIN entities e ON e.agent_id = r.agent_id AND e.id = ue.entity_id
 UNION ALL
 SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[] FROM recent r WHERE r.speaker IS NOT NULL
 UNION ALL
-SELECT DISTINCT 'known', g.gi, e.name, e.normalized_name, e.label, 0, 0, e.aliases
-FROM g JOIN asked x ON x.gi = g.gi
-JOIN entities e ON e.agent_id = g.agent_id AND (e.normalized_name = x.norm OR e.aliases @> ARRAY[x.surface])
+SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases FROM (
+  SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
+  JOIN (SELECT gi, array_agg(norm) AS ns FROM asked WHERE norm <> '' GROUP BY gi) x ON x.gi = g.gi
+  CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = g.agent_id AND e.normalized_name = ANY(x.ns)) e
+  UNION ALL
+  SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
+  JOIN (SELECT gi, array_agg(surface) AS fs FROM asked WHERE surface <> '' GROUP BY gi) x ON x.gi = g.gi
+  CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = g.agent_id AND e.aliases && x.fs) e
+) k
 """
 
 

@@ -53,6 +53,8 @@ __all__ = [
     "SEMANTIC_SQL",
     "SEMANTIC_EXACT_SQL",
     "prune_links",
+    "agent_size",
+    "EXACT_BELOW",
     "degree_stats",
 ]
 
@@ -244,6 +246,13 @@ read of the agent's embeddings (binary) and one matrix product, instead of batch
 computations in SQL."""
 
 
+def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
+    """The agent's unit count, counted up to ``bound`` (reads at most ``bound`` index entries)."""
+    return conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s LIMIT %s) x", (agent_id, bound)
+    ).fetchone()[0]
+
+
 def _exact_in_memory(
     conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *, top_k: int,
     min_similarity: float,
@@ -303,9 +312,7 @@ def semantic_candidates(
         "k": top_k,
         "min": min_similarity,
     }
-    size = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s LIMIT %s) x", (agent_id, exact_below)
-    ).fetchone()[0]
+    size = agent_size(conn, agent_id, exact_below)
     if size < exact_below and len(units) >= IN_MEMORY_FROM:
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
     if size < exact_below:

@@ -22,6 +22,7 @@ import numpy as np
 import psycopg
 
 from ..model import MemoryUnit
+from .links import EXACT_BELOW, agent_size
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
 
@@ -41,29 +42,37 @@ class Candidate:
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, np.ndarray]], *,
-               min_similarity: float, k: int) -> list[Candidate]:
+               min_similarity: float, k: int, exact_below: int = EXACT_BELOW) -> list[Candidate]:
     """For each new unit, the ``k`` most similar other units of the agent that are not archived and
     at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
     version of the fact more than its current one; the caller supersedes the line's current
-    version, ``chains``). ONE statement for
-    the batch (a LATERAL exact top-k per new unit over the agent's rows: the callers ask only for
-    the few new units that state a changeable slot, so an exact scan is cheaper than a filtered
-    HNSW walk for all but very large agents, and deterministic)."""
+    version, ``chains``). ONE statement for the batch (a LATERAL top-k per new unit). An agent of fewer than ``exact_below`` units is
+    scanned exactly (deterministic, and cheaper than a filtered walk of the shared HNSW index);
+    a larger one through the HNSW index, as semantic links are (``store.links``): an exact scan
+    read every row of a 50,000-unit agent for each new unit stating a slot."""
     if not new:
         return []
-    rows = fetch(
-        conn,
-        "SELECT n.id AS new_id, " + _COLS + ", o.similarity"
-        " FROM unnest(%(ids)s::uuid[], %(embs)s::vector[]) AS n(id, emb)"
-        " CROSS JOIN LATERAL (SELECT o.*, (1 - (o.embedding <=> n.emb))::float8 AS similarity"
-        "   FROM memory_units o WHERE o.agent_id = %(a)s AND o.id <> n.id"
-        "   AND o.archived_at IS NULL"
-        "   ORDER BY similarity DESC, o.seq LIMIT %(k)s) o"
-        " WHERE o.similarity >= %(min)s",
-        {"a": agent_id, "ids": [i for i, _ in new], "k": k, "min": min_similarity,
-         "embs": [np.asarray(e, dtype=np.float32) for _, e in new]},
-        lambda r: Candidate(r["new_id"], unit_from_row(r), float(r["similarity"])),
-    )
+    exact = agent_size(conn, agent_id, exact_below) < exact_below
+    order = "similarity DESC, o.seq" if exact else "o.embedding <=> n.emb"
+    if not exact:
+        conn.execute("SET LOCAL enable_sort = off")  # the planner takes the index order
+    try:
+        rows = fetch(
+            conn,
+            "SELECT n.id AS new_id, " + _COLS + ", o.similarity"
+            " FROM unnest(%(ids)s::uuid[], %(embs)s::vector[]) AS n(id, emb)"
+            " CROSS JOIN LATERAL (SELECT o.*, (1 - (o.embedding <=> n.emb))::float8 AS similarity"
+            "   FROM memory_units o WHERE o.agent_id = %(a)s AND o.id <> n.id"
+            "   AND o.archived_at IS NULL"
+            f"   ORDER BY {order} LIMIT %(k)s) o"
+            " WHERE o.similarity >= %(min)s",
+            {"a": agent_id, "ids": [i for i, _ in new], "k": k, "min": min_similarity,
+             "embs": [np.asarray(e, dtype=np.float32) for _, e in new]},
+            lambda r: Candidate(r["new_id"], unit_from_row(r), float(r["similarity"])),
+        )
+    finally:
+        if not exact:
+            conn.execute("SET LOCAL enable_sort = on")
     return rows
 
 

@@ -173,3 +173,30 @@ def test_same_input_gives_the_same_graph(memory, clock) -> None:
     partners = {b if a.startswith("Turn 0:") else a for a, b, kind, _ in temporal if "Turn 0:" in (a + b)}
     assert any(p.startswith("Turn 1:") for p in partners)
     assert not any(p.startswith("Turn 29:") for p in partners)
+
+
+def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
+    """Above ``EXACT_BELOW`` units the candidates of a changed fact come through the HNSW index
+    (an exact scan read every row of a large agent for each new unit stating a slot)."""
+    import numpy as np
+
+    from fleet_memory.store import supersession as sup_sql
+
+    texts = ["Ines lives in Lisbon with her cat.", "Ines moved to Porto in February.",
+             "The quarterly budget report is due on Friday.", "Tomasz has a new phone number."]
+    results = memory.put_many([{"content": t} for t in texts], agent_id="a1")
+    ids = [r.unit_ids[0] for r in results]
+    new = [(ids[1], memory.embedder.embed([texts[1]])[0])]
+    with psycopg.connect(db_url) as conn:
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        exact = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3)
+        with conn.transaction():
+            hnsw = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3, exact_below=0)
+            sorting = conn.execute("SHOW enable_sort").fetchone()[0]
+    assert sorting == "on"  # switched off for the index order only
+    assert {c.unit.id for c in exact} == {c.unit.id for c in hnsw}  # the index order may be relaxed
+    assert len(exact) == 3 and ids[1] not in {c.unit.id for c in exact}
+    best = max(hnsw, key=lambda c: c.similarity)
+    assert exact[0].unit.id == ids[0] == best.unit.id and np.isclose(exact[0].similarity, best.similarity)

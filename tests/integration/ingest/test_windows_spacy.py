@@ -23,6 +23,7 @@ TURNS = [
 
 def _put(memory, agent, window_facts, clock):
     memory._ingest.window_facts = window_facts
+    memory._ingest.min_window_facts = window_facts
     start = clock.now() - timedelta(days=1)
     items = [{"speaker": s, "text": t, "timestamp": start + timedelta(minutes=i)} for i, (s, t) in enumerate(TURNS)]
     results = memory.put_many(items, agent_id=agent)

@@ -94,3 +94,15 @@ def test_an_error_in_the_worker_reaches_the_caller():
                         {"write": lambda s, c: s})
     with pytest.raises(ValueError, match="embedding failed"):
         pipeline.run([Episode("a", "x", NOW)] * 4, nullcontext, window_facts=3)
+
+
+def test_a_short_put_is_cut_in_about_three_windows_a_long_one_in_windows_of_the_largest_size():
+    from fleet_memory.ingest.pipeline import window_size
+
+    assert window_size(45) == 15  # one session of long assistant turns: three windows
+    assert window_size(20) == 12  # under twice the smallest: fact_windows keeps one window
+    assert fact_windows(_facts(*[5] * 4), window_size(20)) == [tuple(_facts(*[5] * 4))]
+    assert window_size(1_000) == 96 and window_size(300) == 96
+    assert window_size(45, largest=4) == 4  # the largest caps the smallest
+    windows = fact_windows(_facts(*[6] * 8), window_size(48))
+    assert [len(w) for w in windows] == [18, 18, 12]
