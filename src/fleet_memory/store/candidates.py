@@ -86,8 +86,8 @@ _TEXT_SCORE = (
 )
 _FEATURES = (
     "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity, " + _TEXT_SCORE + " AS text_score,"
-    " EXISTS (SELECT 1 FROM unit_entities ue"
-    "  WHERE ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = ANY(%(rq_eids)s::uuid[])) AS named,"
+    " EXISTS (SELECT 1 FROM unnest(%(rq_eids)s::uuid[]) AS qe(id) JOIN unit_entities ue"
+    "  ON ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = qe.id) AS named,"
     " u.seq"
 )
 
@@ -181,8 +181,8 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
         branches.append(("vector", "", nearest, limits.vector))
     match = [q for q, common in zip(feats.terms.queries, feats.terms.common) if not common]
     if limits.fulltext and match:
-        branches.append(("fulltext", " AND u.tsv @@ %(rq_match)s::tsquery", _TEXT_SCORE + " DESC, " + nearest,
-                         limits.fulltext))
+        matches = "ts_match_vq(u.tsv, %(rq_match)s::tsquery)" if limits.exact else "u.tsv @@ %(rq_match)s::tsquery"
+        branches.append(("fulltext", " AND " + matches, _TEXT_SCORE + " DESC, " + nearest, limits.fulltext))
         params["rq_match"] = " | ".join(f"({q})" for q in match)
     if limits.entity and feats.entity_ids:
         branches.append(("entity", " AND u.id IN (SELECT ue.unit_id FROM unit_entities ue"
