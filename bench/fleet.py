@@ -14,7 +14,9 @@ ids, starting at a random offset in the pool so agents differ, each embedding wi
 (±0.01 per dimension); an agent larger than the pool repeats it in blocks shifted later in time.
 Agent sizes are log-uniform over ``--units`` (``--agents`` of them) plus the ``--large`` ones.
 The HNSW and GIN indexes are dropped during the copy and built once after, then everything is
-vacuumed and analysed (the steady state of a running service).
+vacuumed and analysed (the steady state of a running service), and agents of
+``store.agent_indexes.OWN_INDEX_UNITS`` units or more get their own indexes (``index_agents``, the
+maintenance step a service runs), in the fleet and alone alike.
 
 Caveat, stated in the output: every agent derives from one pool, so the shared vector index
 holds near-copies of the same vectors from many agents — harder for a shared index than real
@@ -161,6 +163,7 @@ def measure_alone(mem, cls: str, chosen: list[tuple[str, int, int]], queries: li
             clone_all(url, chosen, label=f"alone/{cls}")
         alone.delete_agent(POOL)
         settle(alone)
+        alone.index_agents()  # the same physical design as in the fleet
         agents = [a for a, _, _ in chosen]
         return time_searches(alone, agents, queries, nows_for(alone, agents))
 
@@ -194,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         settle(mem)
         report["build"]["vacuum_analyze_seconds"] = round(time.perf_counter() - started, 1)
+        started = time.perf_counter()
+        report["build"]["own_indexes"] = list(mem.index_agents().built)
+        report["build"]["own_index_seconds"] = round(time.perf_counter() - started, 1)
         with psycopg.connect(mem.db.url, autocommit=True) as conn:
             report["fleet"] = {"agents": len(plan) + 1, "units": sum(p[1] for p in plan) + args.pool,
                                "database_bytes": replicate.database_bytes(conn)}
@@ -227,7 +233,8 @@ def print_report(report: dict) -> None:
     print(f"fleet: {fleet['agents']:,} agents, {fleet['units']:,} units,"
           f" database {fleet['database_bytes'] / 2**30:.2f} GiB;"
           f" pool through the pipeline {build_['pool']['build_seconds']} s, clone + index {build_['clone_seconds']} s,"
-          f" vacuum/analyse {build_['vacuum_analyze_seconds']} s")
+          f" vacuum/analyse {build_['vacuum_analyze_seconds']} s,"
+          f" own indexes of {len(build_.get('own_indexes', []))} large agents {build_.get('own_index_seconds', '-')} s")
     print(f"method: {report['method']}")
     print("| class | agents (units) | recall p50 / p95 / p99 | vector p50 / p95 / p99 | recall p95 alone"
           " | vector p95 alone | recall p95 fleet/alone | recall/vector p95 |")

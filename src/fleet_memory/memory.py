@@ -38,7 +38,9 @@ from .providers.llm import LLM, OpenAICompatibleLLM
 from .providers.nlp import NLP
 from .recall import Recaller, build_request
 from .store import Database, UnitFilter
+from .store import agent_indexes as agent_index_sql
 from .store import agents as agent_sql
+from .store.agent_indexes import IndexRefresh
 from .store import documents as doc_sql
 from .store import provenance as prov_sql
 from .store import units as unit_sql
@@ -341,6 +343,16 @@ class FleetMemory:
         batches; safe to run from two processes at once. See ``lifecycle.maintenance``."""
         agent = None if agent_id is None else self._agent(agent_id)
         return self._maintainer.run(agent, check_date(now, "now") or self.clock.now())
+
+    def index_agents(self, *, min_units: int | None = None) -> IndexRefresh:
+        """Give every agent of at least ``min_units`` units (default
+        ``store.agent_indexes.OWN_INDEX_UNITS``) its own vector and full-text indexes, so its recall
+        reads only its own rows however large the fleet; drop those of deleted agents. Builds run
+        concurrently with writes (about half a minute per 50,000 units): a maintenance job."""
+        limit = agent_index_sql.OWN_INDEX_UNITS if min_units is None else check_positive_int(
+            min_units, "min_units", 10**9)
+        with self.db.autocommit() as conn:
+            return agent_index_sql.refresh(conn, limit)
 
     def restore(self, agent_id: str, unit_id: UUID | str) -> MemoryUnit:
         """Bring an archived unit back into recall; its forgetting curve starts afresh now."""

@@ -263,6 +263,14 @@ def test_db_status_says_where_the_data_is(cli, db_url):
     assert rows["memory_units"] == status["units"] and rows["documents"] == 1  # exact, right after the write
 
 
+def test_db_index_agents_builds_large_agents_indexes(cli):
+    cli("put", SEED, "-a", "a1")
+    done = out_json(cli("db", "index-agents", "--min-units", "1", "--json"))
+    assert done == {"built": ["a1"], "dropped": []}
+    assert "built indexes for 0 agent(s)" in cli("db", "index-agents", "--min-units", "1").stdout
+    assert cli("db", "index-agents", "--min-units", "0").exit_code != 0
+
+
 def test_keys_create_list_revoke(cli, factory):
     created = out_json(cli("keys", "create", "--name", "bot", "-a", "a1", "-a", "a2", "--json"))
     assert created["key"].startswith("fm_") and created["agent_ids"] == ["a1", "a2"]

@@ -1,6 +1,9 @@
-"""``db status``: where the data is, the schema version, sizes."""
+"""``db status``: where the data is, the schema version, sizes; ``db index-agents``: large agents' own
+indexes (``FleetMemory.index_agents``)."""
 
 from __future__ import annotations
+
+from typing import Optional
 
 import typer
 from rich.table import Table
@@ -26,3 +29,18 @@ def status(ctx: typer.Context, as_json: bool = JSON) -> None:
     for t in info["tables"]:
         table.add_row(t["name"], f"{t['rows']:,}", f"{t['size_bytes'] / 1e3:.0f} kB")
     out.print(table)
+
+
+@app.command("index-agents")
+def index_agents(ctx: typer.Context,
+                 min_units: Optional[int] = typer.Option(None, help="Agents of at least this many units"
+                                                         " (default: the library's boundary, 10,000)."),
+                 as_json: bool = JSON) -> None:
+    """Give large agents their own vector and full-text indexes (and drop those of deleted agents),
+    so their recall does not slow down as the fleet grows. A maintenance job: builds run alongside
+    writes."""
+    with memory_from(ctx) as memory:
+        done = memory.index_agents(min_units=min_units)
+    if as_json:
+        return print_json(done)
+    console().print(f"built indexes for {len(done.built)} agent(s), dropped those of {len(done.dropped)}")

@@ -74,8 +74,15 @@ def ranking_importance(config: LifecycleConfig) -> Callable[[str, tuple[str, ...
     keywords = tuple(config.emotional_keywords)
 
     def rank(text: str, tags: tuple[str, ...], stored: float) -> float:
-        if abs(stored - score_importance(text, tags, keywords)) <= 1e-5:
-            return score_importance(text, tags, keywords, length=False)
-        return stored
+        return _ranked(text, tuple(tags), stored, keywords)
 
     return rank
+
+
+@lru_cache(maxsize=8192)
+def _ranked(text: str, tags: tuple[str, ...], stored: float, keywords: tuple[str, ...]) -> float:
+    """``ranking_importance`` for one unit: pure, so cached (recall asks it for every candidate of
+    every search, and the same units come back search after search)."""
+    if abs(stored - score_importance(text, tags, keywords)) <= 1e-5:
+        return score_importance(text, tags, keywords, length=False)
+    return stored

@@ -38,11 +38,15 @@ _log = logging.getLogger(__name__)
 
 TRANSACTION_SETTINGS = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
                         " set_config('hnsw.ef_search', '100', true),"
-                        " set_config('max_parallel_workers_per_gather', '0', true)")
+                        " set_config('max_parallel_workers_per_gather', '0', true),"
+                        " set_config('plan_cache_mode', 'force_custom_plan', true)")
 """Run at the start of every transaction (one statement, the same as ``SET LOCAL``): settings that
 end with the transaction, never session state. Parallel plans are off: the statements here are a
 handful of index lookups each, and starting parallel workers for one (several ms on a small
-machine) costs more than it could save."""
+machine) costs more than it could save. Plans are custom: every statement names one agent, and
+the best plan depends on which (a 100-unit agent is scanned exactly, a 50,000-unit one reads its
+own indexes, ``store.agent_indexes``); a cached generic plan is made for no agent in particular
+and cannot use an agent's partial index."""
 
 
 def _configure(conn: psycopg.Connection) -> None:
@@ -105,6 +109,17 @@ class Database:
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
             if isinstance(exc, psycopg.errors.QueryCanceled):
                 raise
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
+
+    @contextmanager
+    def autocommit(self) -> Iterator[psycopg.Connection]:
+        """A connection of its own in autocommit mode, outside the pool, for statements that cannot
+        run inside a transaction (concurrent index builds, ``store.agent_indexes``)."""
+        try:
+            with psycopg.connect(self.url, autocommit=True) as conn:
+                yield conn
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
 

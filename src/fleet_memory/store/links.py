@@ -89,13 +89,15 @@ _DERIVED = (
     " JOIN memory_units su ON su.agent_id = s.agent_id AND su.id = s.unit_id"
     " CROSS JOIN LATERAL (SELECT u.id, u.seq FROM unit_entities ue"
     "   JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-    "   WHERE ue.agent_id = s.agent_id AND ue.entity_id = s.entity_id AND ue.unit_id <> s.unit_id AND {cond}"
+    "   WHERE ue.agent_id = e.agent_id AND ue.entity_id = e.id AND ue.unit_id <> s.unit_id AND {cond}"
     "   ORDER BY abs(extract(epoch FROM u.event_date - su.event_date)), abs(u.seq - su.seq), u.seq"
     "   LIMIT %(fan)s) m"
     " WHERE s.agent_id = %(a)s AND s.unit_id = ANY(%(ids)s)"
 )
 """Derived entity links of the units ``%(ids)s`` (see the module docstring) towards units that pass
-``{cond}``, as ``(src, dst, dst seq, 'entity', 1.0)``."""
+``{cond}``, as ``(src, dst, dst seq, 'entity', 1.0)``. The mentions are read through ``e`` (not
+``s``), so the hub test runs before them: otherwise the planner reads and sorts every mention of a
+hub entity and only then drops it (measured on a 2,000-unit agent: 20,000 buffers, 35 ms a hop)."""
 
 
 class Neighbour(NamedTuple):

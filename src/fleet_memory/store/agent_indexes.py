@@ -1,0 +1,119 @@
+"""An agent's own indexes: recall cost that depends on the agent, not on the fleet.
+
+Why. ``memory_units`` holds every agent's rows, and its HNSW (embedding) and GIN (tsv) indexes
+are fleet-wide. Measured on a fleet store (300 agents, 370,000 units), a 50,000-unit agent's
+vector top-30 was planned as an exact scan of its 50,000 rows (the planner judged a fleet-wide
+HNSW scan filtered to one agent in eight rows dearer): 81 ms warm, 470 ms cold; alone in a store
+the same query takes the HNSW index. A full-text match intersects the agent's rows with the
+fleet-wide posting list of each term, which grows with every agent that uses the word.
+
+The design, by agent size (one boundary each, both counted in units):
+
+- below ``candidates.EXACT_ENTRIES_BELOW`` (5,000): every recall statement reaches the agent's
+  rows through B-tree indexes led by ``agent_id`` and ranks them exactly (``store.candidates``);
+  the fleet-wide HNSW and GIN are never read;
+- from ``OWN_INDEX_UNITS`` (10,000) on: the agent gets its own partial indexes, an HNSW on
+  ``embedding`` and a GIN on ``tsv`` ``WHERE agent_id = '<agent>'``, which hold only its rows. Every
+  statement names the agent and runs with a custom plan (``plan_cache_mode``, ``store.database``),
+  so the planner proves the predicate and takes them: the same 50,000-unit agent's vector top-30
+  went from 81 ms to 3 ms, as alone;
+- in between, and for a large agent until its indexes exist: the fleet-wide indexes, with
+  pgvector's iterative scan (``store.database``), as before.
+
+Partial indexes are cheap for the planner only while there are few of them (each is tested
+against each statement), hence the high boundary: a fleet of thousands of agents above it wants
+the next step of ``docs/deploy.md`` (Citus, distributed by ``agent_id``), where every shard's
+indexes hold only its agents.
+
+``refresh`` builds what is missing and drops the indexes of agents that have gone, with
+``CREATE/DROP INDEX CONCURRENTLY`` (writes go on meanwhile; a build of 50,000 units takes about
+half a minute): run it from maintenance, never inside a request. It needs a connection in
+autocommit mode. An interrupted build leaves an invalid index, which the next ``refresh`` drops
+and builds again. Each index carries its agent id as its comment, so the agent of an index is
+read back without parsing its predicate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+__all__ = ["OWN_INDEX_UNITS", "IndexRefresh", "index_names", "own_indexes", "refresh", "drop"]
+
+OWN_INDEX_UNITS = 10_000
+_PREFIX = "memory_units_own_"
+_KINDS = {"vec": "hnsw (embedding vector_cosine_ops)", "tsv": "gin (tsv)"}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRefresh:
+    """What one ``refresh`` did: the agents whose indexes were built and those whose were dropped."""
+
+    built: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+
+def index_names(agent_id: str) -> dict[str, str]:
+    """The names of the agent's own indexes by kind (a digest: agent ids are free text)."""
+    digest = hashlib.sha256(agent_id.encode("utf-8")).hexdigest()[:20]
+    return {kind: f"{_PREFIX}{kind}_{digest}" for kind in _KINDS}
+
+
+def own_indexes(conn: psycopg.Connection) -> dict[str, dict[str, bool]]:
+    """``{agent: {index name: valid}}`` for every own index on ``memory_units``."""
+    rows = conn.execute(
+        "SELECT obj_description(i.indexrelid, 'pg_class'), c.relname, i.indisvalid FROM pg_index i"
+        " JOIN pg_class c ON c.oid = i.indexrelid"
+        " WHERE i.indrelid = 'memory_units'::regclass AND c.relname LIKE %s",
+        (_PREFIX + "%",),
+    ).fetchall()
+    found: dict[str, dict[str, bool]] = {}
+    for agent, name, valid in rows:
+        found.setdefault(agent or "", {})[name] = bool(valid)
+    return found
+
+
+def _large_agents(conn: psycopg.Connection, min_units: int) -> list[str]:
+    rows = conn.execute("SELECT agent_id FROM term_df WHERE lexeme = '' AND df >= %s ORDER BY agent_id",
+                        (min_units,)).fetchall()
+    return [agent for (agent,) in rows]
+
+
+def _build(conn: psycopg.Connection, agent_id: str, have: dict[str, bool]) -> None:
+    for kind, name in index_names(agent_id).items():
+        if have.get(name):
+            continue
+        if name in have:  # an interrupted build: invalid, never used; build it again
+            conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE INDEX CONCURRENTLY {name} ON memory_units USING " + _KINDS[kind]
+                             + " WHERE agent_id = {agent}").format(name=sql.Identifier(name),
+                                                                   agent=sql.Literal(agent_id)))
+        conn.execute(sql.SQL("COMMENT ON INDEX {} IS {}").format(sql.Identifier(name), sql.Literal(agent_id)))
+
+
+def drop(conn: psycopg.Connection, agent_id: str, names: list[str] | None = None) -> None:
+    """Drop the agent's own indexes (autocommit connection)."""
+    for name in names if names is not None else list(index_names(agent_id).values()):
+        conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(name)))
+
+
+def refresh(conn: psycopg.Connection, min_units: int = OWN_INDEX_UNITS) -> IndexRefresh:
+    """Give every agent of at least ``min_units`` units its own indexes; drop those of agents with
+    no units left. ``conn`` must be in autocommit mode (concurrent index builds)."""
+    if not conn.autocommit:
+        raise ValueError("agent_indexes.refresh needs a connection in autocommit mode")
+    have = own_indexes(conn)
+    built = []
+    for agent in _large_agents(conn, min_units):
+        wanted = index_names(agent)
+        if not all(have.get(agent, {}).get(name) for name in wanted.values()):
+            _build(conn, agent, have.get(agent, {}))
+            built.append(agent)
+    living = set(_large_agents(conn, 1))
+    gone = sorted(agent for agent in have if agent not in living)
+    for agent in gone:
+        drop(conn, agent, list(have[agent]))
+    return IndexRefresh(tuple(built), tuple(gone))

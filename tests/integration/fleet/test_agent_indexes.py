@@ -1,0 +1,82 @@
+"""An agent above the size boundary gets its own partial indexes, which the planner takes for that
+agent's recall statements; a deleted agent's indexes go; recall returns the same either way."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+import pytest
+
+from fleet_memory.errors import InvalidInputError
+from fleet_memory.store import agent_indexes
+
+T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
+BIG = "O'Brien's agent"  # a quote in the id: the index predicate is a quoted literal
+TEXTS = ["Alice Moreau started working at Orbital Labs.", "Bob Kitano flew to Lisbon with Alice Moreau.",
+         "Alice Moreau adopted a dog named Biscuit.", "Bob Kitano is worried about Orbital Labs.",
+         "Carmen Ruiz gave a talk about climate policy in Kyoto.", "Deepak Rao bought a used car."]
+
+
+def _fill(memory, agent: str, n: int) -> None:
+    memory.put_many([{"text": TEXTS[i % len(TEXTS)], "timestamp": (T0 + timedelta(hours=i)).isoformat()}
+                     for i in range(n)], agent_id=agent)
+
+
+def _definitions(db_url: str) -> dict[str, str]:
+    with psycopg.connect(db_url) as conn:
+        return dict(conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memory_units'"
+            " AND indexname LIKE 'memory_units_own_%'").fetchall())
+
+
+def _plan(db_url: str, agent: str) -> str:
+    """The vector entry statement's plan with the fleet-wide indexes out of the way."""
+    with psycopg.connect(db_url) as conn:
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_bitmapscan = off")
+        rows = conn.execute(
+            "EXPLAIN SELECT id FROM memory_units WHERE agent_id = %s AND archived_at IS NULL"
+            " ORDER BY embedding <=> (SELECT embedding FROM memory_units LIMIT 1) LIMIT 5", (agent,)).fetchall()
+        return "\n".join(r[0] for r in rows)
+
+
+def test_large_agents_get_their_own_indexes_and_lose_them_when_deleted(memory, db_url):
+    _fill(memory, BIG, 12)
+    _fill(memory, "small", 3)
+    before = memory.search(BIG, "Who works at Orbital Labs?", reinforce=False)
+
+    done = memory.index_agents(min_units=5)
+    assert done.built == (BIG,) and done.dropped == ()
+    names = agent_indexes.index_names(BIG)
+    definitions = _definitions(db_url)
+    assert set(definitions) == set(names.values())
+    assert "USING hnsw (embedding vector_cosine_ops) WHERE (agent_id = 'O''Brien''s agent'::text)" \
+        in definitions[names["vec"]]
+    assert "USING gin (tsv) WHERE (agent_id = 'O''Brien''s agent'::text)" in definitions[names["tsv"]]
+    assert names["vec"] in _plan(db_url, BIG)
+    assert names["vec"] not in _plan(db_url, "small")
+    assert memory.index_agents(min_units=5) == agent_indexes.IndexRefresh()  # nothing left to do
+
+    after = memory.search(BIG, "Who works at Orbital Labs?", reinforce=False)
+    assert [r.id for r in after] == [r.id for r in before]
+
+    memory.delete_agent(BIG)
+    assert memory.index_agents(min_units=5).dropped == (BIG,)
+    assert _definitions(db_url) == {}
+
+
+def test_an_interrupted_build_is_built_again(memory, db_url):
+    _fill(memory, "big", 6)
+    name = agent_indexes.index_names("big")["vec"]
+    with psycopg.connect(db_url, autocommit=True) as conn:  # what a killed CONCURRENTLY build leaves
+        conn.execute(f"CREATE INDEX {name} ON memory_units (agent_id) WHERE agent_id = 'big'")
+        conn.execute(f"COMMENT ON INDEX {name} IS 'big'")
+        conn.execute("UPDATE pg_index SET indisvalid = false WHERE indexrelid = %s::regclass", (name,))
+    assert memory.index_agents(min_units=5).built == ("big",)
+    assert "hnsw" in _definitions(db_url)[name]
+
+
+def test_bad_min_units_is_refused(memory):
+    with pytest.raises(InvalidInputError, match="min_units"):
+        memory.index_agents(min_units=0)
