@@ -410,10 +410,11 @@ class FleetMemory:
     def schedule(self, *, interval_s: float | None = None, agent_ids: Iterable[str] | None = None,
                  consolidate: bool = True, start: bool = True) -> LifecycleScheduler:
         """A background scheduler running ``maintain`` (and ``consolidate``) every ``interval_s``
-        seconds (default ``LifecycleConfig.schedule_interval_s``); stopped on ``close()``."""
+        seconds (default ``LifecycleConfig.schedule_interval_s``), and ``index_agents`` when it
+        looks after the whole store (no ``agent_ids``); stopped on ``close()``."""
         agents = None if agent_ids is None else [self._agent(a) for a in agent_ids]
         jobs = standard_jobs(self.maintain, self.consolidate, self._consolidator.agents, agents,
-                             with_consolidation=consolidate)
+                             with_consolidation=consolidate, index_agents=self.index_agents)
         scheduler = LifecycleScheduler(jobs, interval_s if interval_s is not None
                                        else self.config.lifecycle.schedule_interval_s)
         self._schedulers.append(scheduler)

@@ -94,9 +94,11 @@ def standard_jobs(
     agent_ids: Sequence[str] | None = None,
     *,
     with_consolidation: bool = True,
+    index_agents: Callable[[], Any] | None = None,
 ) -> list[tuple[str, Callable[[], Any]]]:
     """The lifecycle round: maintenance (for ``agent_ids``, or every agent in one pass), then
-    consolidation for ``agent_ids`` or every agent that has enough candidates."""
+    consolidation for ``agent_ids`` or every agent that has enough candidates, then (for the whole
+    store only) ``index_agents``: large agents get their own indexes (``store.agent_indexes``)."""
 
     def run_maintain() -> Any:
         return maintain(None) if agent_ids is None else [maintain(a) for a in agent_ids]
@@ -108,4 +110,6 @@ def standard_jobs(
     jobs: list[tuple[str, Callable[[], Any]]] = [("maintain", run_maintain)]
     if with_consolidation:
         jobs.append(("consolidate", run_consolidate))
+    if index_agents is not None and agent_ids is None:
+        jobs.append(("index_agents", index_agents))
     return jobs

@@ -72,3 +72,7 @@ def test_standard_jobs_for_named_agents():
     jobs["consolidate"]()
     assert seen == [("m", "a1"), ("m", "a2"), ("c", "a1"), ("c", "a2")]
     assert [name for name, _ in standard_jobs(print, print, list, None, with_consolidation=False)] == ["maintain"]
+    whole = standard_jobs(print, print, list, None, index_agents=list)
+    assert [name for name, _ in whole] == ["maintain", "consolidate", "index_agents"]
+    named = standard_jobs(print, print, list, ["a1"], index_agents=list)
+    assert [name for name, _ in named] == ["maintain", "consolidate"]  # one agent's round builds no index
