@@ -26,10 +26,12 @@ What is timed: ``memory.search`` wall clock (query embedding included, ``reinfor
 the ``balanced`` preset (recall) and the ``vector`` preset (plain vector top-k), ``--queries``
 generated questions per size class spread over ``--per-class`` agents of that class (small:
 under 1,000 units; medium: 1,000 to ``max(--units)``; large: the ``--large`` agents), after one
-untimed pass. Meanwhile a thread puts a generated conversation turn into a random small agent
-every 0.2 s through the full pipeline: its latency is the "put while searching" line. Then, per
-class, the same agents are built alone in a fresh database of the same server (the pool is
-imported there, the agents cloned the same way, the pool deleted) and the same queries timed.
+untimed pass. Per class, the same agents are also built alone in a fresh database of the same
+server (the pool is imported there, the agents cloned the same way, the pool deleted), and each
+query is timed in the fleet and alone one right after the other (the order alternating), so a
+change in the machine's load hits both sides alike. Then the fleet's queries run once more while
+a thread puts a generated conversation turn into a random small agent every 0.2 s through the
+full pipeline: the "recall p95 while putting" column and the "put while searching" line.
 Builds are kept in ``--home``: a later run with the same arguments reuses them.
 """
 
@@ -43,6 +45,7 @@ import random
 import sys
 import tempfile
 import threading
+from contextlib import ExitStack, contextmanager
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -100,18 +103,24 @@ def classes(plan: list[tuple[str, int, int]], args, rng: random.Random) -> dict[
     return {name: rng.sample(group, min(args.per_class, len(group))) for name, group in groups.items() if group}
 
 
-def time_searches(mem, agents: list[str], queries: list[str], nows: dict) -> dict:
+def time_sides(sides: dict, agents: list[str], queries: list[str]) -> dict:
+    """Recall and vector percentiles per side (``{name: (memory, nows)}``): one untimed pass, then
+    every query on every side in turn, the sides' order rotating from one query to the next."""
     pairs = [(agents[i % len(agents)], q) for i, q in enumerate(queries)]
-    for agent, q in pairs:  # untimed pass
-        mem.search(agent, q, reinforce=False, now=nows[agent])
-        mem.search(agent, q, reinforce=False, preset="vector", now=nows[agent])
-    times: dict[str, list[float]] = {"recall": [], "vector": []}
-    for agent, q in pairs:
-        for name, preset in (("recall", "balanced"), ("vector", "vector")):
-            started = time.perf_counter()
-            mem.search(agent, q, top_k=10, reinforce=False, preset=preset, now=nows[agent])
-            times[name].append(time.perf_counter() - started)
-    return {name: percentiles(t) for name, t in times.items()}
+    for mem, nows in sides.values():  # untimed pass
+        for agent, q in pairs:
+            mem.search(agent, q, reinforce=False, now=nows[agent])
+            mem.search(agent, q, reinforce=False, preset="vector", now=nows[agent])
+    names = list(sides)
+    times: dict[str, dict[str, list[float]]] = {n: {"recall": [], "vector": []} for n in names}
+    for i, (agent, q) in enumerate(pairs):
+        for name in names[i % len(names):] + names[:i % len(names)]:
+            mem, nows = sides[name]
+            for kind, preset in (("recall", "balanced"), ("vector", "vector")):
+                started = time.perf_counter()
+                mem.search(agent, q, top_k=10, reinforce=False, preset=preset, now=nows[agent])
+                times[name][kind].append(time.perf_counter() - started)
+    return {n: {kind: percentiles(t) for kind, t in times[n].items()} for n in names}
 
 
 class Putter(threading.Thread):
@@ -148,8 +157,9 @@ def alone_url(fleet_url: str, name: str) -> str:
     return fleet_url.replace("/fleet_memory?", f"/{name}?")
 
 
-def measure_alone(mem, cls: str, chosen: list[tuple[str, int, int]], queries: list[str]) -> dict:
-    """The class's agents alone in a fresh database of the same server."""
+@contextmanager
+def alone_store(mem, cls: str, chosen: list[tuple[str, int, int]]):
+    """The class's agents alone in a fresh database of the same server (built once, kept)."""
     from fleet_memory import Config, FleetMemory
 
     url = alone_url(mem.db.url, f"fm_alone_{cls}")
@@ -164,8 +174,7 @@ def measure_alone(mem, cls: str, chosen: list[tuple[str, int, int]], queries: li
         alone.delete_agent(POOL)
         settle(alone)
         alone.index_agents()  # the same physical design as in the fleet
-        agents = [a for a, _, _ in chosen]
-        return time_searches(alone, agents, queries, nows_for(alone, agents))
+        yield alone
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,21 +216,23 @@ def main(argv: list[str] | None = None) -> int:
         qrng = random.Random(args.seed + 1)
         queries = {cls: [_fill(qrng.choice(QUERY_TEMPLATES), qrng) for _ in range(args.queries)] for cls in chosen}
         small = [a for a, size, _ in plan if size < 1000 and all(a != c[0] for g in chosen.values() for c in g)]
+        with ExitStack() as stack:
+            for cls, group in chosen.items():
+                agents = [a for a, _, _ in group]
+                alone = stack.enter_context(alone_store(mem, cls, group))
+                sides = {"fleet": (mem, nows_for(mem, agents)), "alone": (alone, nows_for(alone, agents))}
+                report["classes"][cls] = {"agents": {a: s for a, s, _ in group},
+                                          **time_sides(sides, agents, queries[cls])}
+                print(f"  {cls}: {report['classes'][cls]}", file=sys.stderr)
         putter = Putter(mem, small[:50] or [POOL], args.seed)
         putter.start()
         for cls, group in chosen.items():
             agents = [a for a, _, _ in group]
-            report["classes"][cls] = {"agents": {a: s for a, s, _ in group},
-                                      "fleet": time_searches(mem, agents, queries[cls], nows_for(mem, agents))}
-            print(f"  fleet/{cls}: {report['classes'][cls]['fleet']}", file=sys.stderr)
+            busy = time_sides({"fleet": (mem, nows_for(mem, agents))}, agents, queries[cls])["fleet"]
+            report["classes"][cls]["fleet_while_putting"] = busy
         putter.stop.set()
         putter.join()
         report["put_while_searching"] = percentiles(putter.times) if putter.times else None
-        for cls, group in chosen.items():
-            report["classes"][cls]["alone"] = measure_alone(mem, cls, group, queries[cls])
-            print(f"  alone/{cls}: {report['classes'][cls]['alone']}", file=sys.stderr)
-            if args.json:
-                Path(args.json).write_text(json.dumps(report, indent=2, default=str))
     print_report(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2, default=str))
@@ -237,8 +248,8 @@ def print_report(report: dict) -> None:
           f" own indexes of {len(build_.get('own_indexes', []))} large agents {build_.get('own_index_seconds', '-')} s")
     print(f"method: {report['method']}")
     print("| class | agents (units) | recall p50 / p95 / p99 | vector p50 / p95 / p99 | recall p95 alone"
-          " | vector p95 alone | recall p95 fleet/alone | recall/vector p95 |")
-    print("|---|---|---|---|---|---|---|---|")
+          " | vector p95 alone | recall p95 fleet/alone | recall/vector p95 | recall p95 while putting |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for cls, r in report["classes"].items():
         f, a = r["fleet"], r.get("alone", {})
         sizes = ", ".join(f"{s:,}" for s in r["agents"].values())
@@ -247,7 +258,8 @@ def print_report(report: dict) -> None:
               f" | {f['recall']['p50']} / {f['recall']['p95']} / {f['recall']['p99']} ms"
               f" | {f['vector']['p50']} / {f['vector']['p95']} / {f['vector']['p99']} ms"
               f" | {a.get('recall', {}).get('p95', '-')} ms | {a.get('vector', {}).get('p95', '-')} ms | {ratio}"
-              f" | {f['recall']['p95'] / f['vector']['p95']:.2f}× |")
+              f" | {f['recall']['p95'] / f['vector']['p95']:.2f}×"
+              f" | {r.get('fleet_while_putting', {}).get('recall', {}).get('p95', '-')} ms |")
     put = report.get("put_while_searching")
     if put:
         print(f"put while searching (one turn, full pipeline): p50 {put['p50']} / p95 {put['p95']}"
