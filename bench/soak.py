@@ -69,12 +69,24 @@ def start_server(home: Path, port: int, since: float | None = None) -> tuple[sub
         timings["listening"] = _until(proc, since, lambda: client.get(f"{base}/health").status_code == 200)
         timings["back_search"] = _until(proc, since, lambda: client.post(
             f"{base}/v1/agents/warmup/search", json={"query": "Who warmed up?", "top_k": 1}).status_code == 200)
+        timings["cpu_at_back_search"] = _cpu_seconds(proc.pid)
         timings["ready"] = _until(proc, since, lambda: client.get(f"{base}/health/ready").status_code == 200)
+        timings["cpu_at_ready"] = _cpu_seconds(proc.pid)
         phases = client.get(f"{base}/health/ready").json().get("phases") or {}
     # the server's milestones are seconds since its process started: shift them onto the kill clock
     timings["server_phases"] = {k: (v + timings["process_started"] if v is not None else None)
                                 for k, v in phases.items()}
     return proc, timings
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) the server process has used so far (Linux), which unlike the
+    wall time does not depend on what else the machine runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _until(proc: subprocess.Popen, since: float, answered) -> float:
@@ -236,9 +248,12 @@ def _print_restart(restart: dict) -> None:
     rows += [("listening (/health 200)", restart["listening"]), ("first search 2xx (prober)", restart["back_search"])]
     rows += [(f"first {route} 2xx (load)", at) for route, at in restart["first_2xx_by_route"].items()]
     rows.append(("ready (/health/ready 200)", restart["ready"]))
-    print("restart, seconds after the kill:")
+    print(f"restart, seconds after the kill (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs):")
     for name, at in sorted(rows, key=lambda r: r[1]):
         print(f"  {name:<30}{at:>6.1f}")
+    if restart.get("cpu_at_back_search") is not None:
+        print(f"  server CPU seconds used: {restart['cpu_at_back_search']:.1f} by the prober's first search 2xx, "
+              f"{restart['cpu_at_ready']:.1f} by ready")
 
 
 if __name__ == "__main__":

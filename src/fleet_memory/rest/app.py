@@ -20,6 +20,7 @@ from ..extras import require
 
 require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
 
+import anyio  # noqa: E402
 from fastapi import APIRouter, FastAPI, Header, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
@@ -35,6 +36,7 @@ from .docs import mount_docs
 from .errors import location, validation_error
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
+from .mcp_http import LazyMcp
 from .startup import Startup
 
 if TYPE_CHECKING:
@@ -222,11 +224,14 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     keeps the garbage collector off them (``providers.heap``), which only a process of our own may
     do (``rest.startup``): ``/health`` says the process is live, ``/health/ready`` that it can
     serve; a request that needs a model waits for it meanwhile."""
-    from ..mcp_server import build_server
+    def build_mcp() -> Any:
+        from ..mcp_server import build_server
 
-    mcp = build_server(lambda: app.state.memory, authorize=None if not auth else
-                       lambda headers, agent: app.state.memory.authenticate(McpAuth.key(headers), agent))
-    mcp_http = McpAuth.mount(mcp, lambda: app.state, auth)
+        server = build_server(lambda: app.state.memory, authorize=None if not auth else
+                              lambda headers, agent: app.state.memory.authenticate(McpAuth.key(headers), agent))
+        return McpAuth.configure(server)
+
+    mcp = LazyMcp(build_mcp, lambda: startup.ready.is_set() or startup.error is not None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -240,8 +245,10 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
         else:
             startup.finish()
         try:
-            async with mcp.session_manager.run():
+            async with anyio.create_task_group() as tasks:
+                mcp.start(tasks)
                 yield
+                tasks.cancel_scope.cancel()
         finally:
             if owned:
                 app.state.memory.close()
@@ -249,6 +256,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
     startup = Startup()
+    startup.mark("imported")
     app.state.auth, app.state.startup = auth, startup
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_exception_handler(RequestValidationError, validation_error)
@@ -256,7 +264,8 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)
     mount_docs(app)
-    app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.add_route("/mcp", McpAuth(mcp, lambda: app.state, auth), methods=["GET", "POST", "DELETE"],
+                  include_in_schema=False)
 
     @app.get("/health", response_model=s.HealthOut, response_model_exclude_none=True, tags=["health"])
     def health() -> Any:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..providers import heap
@@ -66,14 +65,14 @@ class Startup:
         """Ready without loading anything (a memory handed in by the caller, tests)."""
         self.ready.set()
 
-    def warm_in_background(self, memory: FleetMemory, settle: Callable[[], None] = heap.settle) -> threading.Thread:
+    def warm_in_background(self, memory: FleetMemory) -> threading.Thread:
         """Load the models, settle the heap, then be ready; the traced single-text path is built
         after that (the server is serving meanwhile)."""
 
         def loaded(name: str) -> None:
             self.mark(name)
             if name == "nlp":
-                settle()
+                heap.settle()
                 self.mark("settled")
                 self.ready.set()
 
