@@ -29,7 +29,7 @@ from .store import units as unit_sql
 __all__ = ["update", "history"]
 
 _INHERITED = ("context", "tags", "user_id", "session_id", "source", "speaker")
-_OPTIONS = frozenset(_INHERITED + ("event_date", "memory_type", "importance", "metadata"))
+_OPTIONS = frozenset(_INHERITED + ("event_date", "memory_type", "importance", "metadata", "format", "keep_code"))
 
 
 def _current(db: Database, agent_id: str, unit_id: UUID) -> MemoryUnit:

@@ -70,7 +70,12 @@ async def _session(db_url: str, home: Path) -> dict:
         forgot = _payload(await client.call_tool("forget", {"unit_id": remembered["units"][0]["id"]}))
         after = _payload(await client.call_tool("recall", {"query": "Where does Alice work?"}))
         forgot_user = _payload(await client.call_tool("forget_user", {"user_id": "nobody"}))
-        return {"tools": tools, "remembered": remembered, "recalled": recalled, "other": other, "bad": bad,
+        spoken = _payload(await client.call_tool("remember", {
+            "content": "# Notes\n\nI moved to Porto.\n\n```\nrm -rf /\n```", "speaker": "Ines", "user_id": "u-ines",
+            "event_date": "2024-03-05T10:00:00Z", "format": "markdown"}))
+        moved = _payload(await client.call_tool("recall", {"query": "Where did Ines move?", "top_k": 1}))
+        forgot_ines = _payload(await client.call_tool("forget_user", {"user_id": "u-ines"}))
+        return {"spoken": spoken, "moved": moved, "forgot_ines": forgot_ines, "tools": tools, "remembered": remembered, "recalled": recalled, "other": other, "bad": bad,
                 "forgot": forgot, "after": after, "forgot_user": forgot_user}
 
 
@@ -93,3 +98,8 @@ def test_stdio_server_lists_tools_remembers_and_recalls(db_url, tmp_path):
     assert seen["other"]["results"] == []  # agents never see each other's memories
     assert seen["bad"].is_error and "query" in seen["bad"].content[0].text
     assert seen["forgot"] == {"deleted": stored[0]["id"]} and seen["after"]["results"] == []
+    spoken = seen["spoken"]["units"]  # speaker, user, date and format reach the put
+    assert [u["text"] for u in spoken] == ["Ines moved to Porto."]
+    moved = seen["moved"]["results"][0]
+    assert moved["id"] == spoken[0]["id"] and moved["event_date"].startswith("2024-03-05")
+    assert seen["forgot_ines"]["removed"] == 1

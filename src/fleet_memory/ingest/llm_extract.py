@@ -8,6 +8,12 @@ between words. Conversation turns of one ``put_many`` are packed, in order, into
 ("#3 Caroline: …") under the same limits, so a conversation costs one call per chunk, not per turn.
 Token estimate: max(characters / 4, 4/3 × words-and-punctuation), deliberately on the high side.
 
+What the model reads. Structured content (Markdown, reStructuredText: ``Episode.format`` or
+auto-detected, ``markup``) is sent as the prose the offline extractor would read, never raw
+markup: each block on its own paragraph, a "Section: A > B" line where the heading path changes,
+badges, images, code and code lead-ins left out (code kept, fenced, when ``keep_code``). Plain
+text is sent as it is.
+
 Calls. Chunks run with bounded concurrency (``LLMConfig.max_concurrency`` threads) and report
 progress as ``progress(done, total)``. Each call is ``structured_call``: an invalid answer is
 retried ``max_retries`` times and then raises ``ExtractionError`` quoting what came back; the whole
@@ -29,10 +35,12 @@ from pydantic import BaseModel, Field
 from ..config import IngestConfig, LLMConfig
 from ..language import split_sentences
 from ..providers.llm import LLM, structured_call
+from .markup import blocks_of
 from .ner import KEPT_LABELS
 from .records import EntityMention, Episode, ExtractedFact
 
-__all__ = ["Chunk", "FactList", "LLMFact", "chunk_text", "estimate_tokens", "extract_with_llm", "plan_chunks"]
+__all__ = ["Chunk", "FactList", "LLMFact", "chunk_text", "estimate_tokens", "extract_with_llm", "plan_chunks",
+           "readable_text"]
 
 Progress = Callable[[int, int], None]
 
@@ -123,6 +131,21 @@ def chunk_text(text: str, config: IngestConfig) -> list[str]:
     return chunks
 
 
+def readable_text(episode: Episode) -> str:
+    """What the model reads of ``episode``: its prose without markup (module docstring)."""
+    blocks = blocks_of(episode.content, episode.format, keep_code=episode.keep_code)
+    if blocks is None:
+        return episode.content
+    paragraphs: list[str] = []
+    section = ""
+    for block in blocks:
+        if block.heading_path and block.heading_path != section:
+            section = block.heading_path
+            paragraphs.append(f"Section: {section}")
+        paragraphs.append(f"```\n{block.text}\n```" if block.kind == "code" else block.text)
+    return "\n\n".join(paragraphs)
+
+
 def plan_chunks(episodes: Sequence[Episode], config: IngestConfig) -> list[Chunk]:
     """Documents become their chunks; consecutive conversation turns (with a speaker) of one agent
     are packed into transcript chunks."""
@@ -138,18 +161,19 @@ def plan_chunks(episodes: Sequence[Episode], config: IngestConfig) -> list[Chunk
             members.clear()
 
     for index, episode in enumerate(episodes):
-        if episode.speaker and _fits(episode.content, config):
-            line = f"#{len(members)} {episode.speaker}: {' '.join(episode.content.split())}"
+        text = readable_text(episode)
+        if episode.speaker and _fits(text, config):
+            line = f"#{len(members)} {episode.speaker}: {' '.join(text.split())}"
             if agent != episode.agent_id or (members and not _fits("\n".join(lines + [line]), config)):
                 flush()
-                line = f"#0 {episode.speaker}: {' '.join(episode.content.split())}"
+                line = f"#0 {episode.speaker}: {' '.join(text.split())}"
             agent = episode.agent_id
             lines.append(line)
             members.append(index)
             continue
         flush()
         agent = None
-        for piece in chunk_text(episode.content, config):
+        for piece in chunk_text(text, config):
             chunks.append(Chunk(piece, (index,)))
     flush()
     return chunks

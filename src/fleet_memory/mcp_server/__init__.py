@@ -88,19 +88,23 @@ def _store_tools(server: Any, call: Call) -> None:
     @server.tool()
     async def remember(content: str, ctx: Context, agent_id: Optional[str] = None, context: Optional[str] = None,
                        memory_type: str = "episodic", importance: Optional[float] = None,
-                       tags: Optional[list[str]] = None, corrects: Optional[str] = None) -> dict[str, Any]:
+                       tags: Optional[list[str]] = None, corrects: Optional[str] = None,
+                       speaker: Optional[str] = None, user_id: Optional[str] = None,
+                       event_date: Optional[str] = None, format: str = "auto") -> dict[str, Any]:
         """Store a memory. `content` is split into self-contained, sentence-level facts; `memory_type` is
         episodic (events), semantic (facts) or procedural (how-to); `importance` 0-1 is computed when omitted.
-        `corrects`: the id of a memory this one replaces (a new version; the old one is kept as history).
-        Returns the stored units with their ids."""
+        `speaker`: who said it (a chat message; "I" then means the speaker); `user_id`: whose memory it is
+        (forget_user removes it); `event_date`: when it happened (ISO 8601; default now); `format`: how
+        `content` is read (auto, text, markdown, rst). `corrects`: the id of a memory this one replaces
+        (a new version; the old one is kept as history). Returns the stored units with their ids."""
+        options: dict[str, Any] = {"context": context, "memory_type": memory_type, "importance": importance,
+                                   "format": format}
+        options.update({k: v for k, v in (("speaker", speaker), ("user_id", user_id), ("event_date", event_date),
+                                          ("tags", tags)) if v})
         if corrects:
-            result = await call(ctx, agent_id, lambda m, a: m.update(a, corrects, content, context=context,
-                                                                      memory_type=memory_type, importance=importance,
-                                                                      **({"tags": tags} if tags else {})))
+            result = await call(ctx, agent_id, lambda m, a: m.update(a, corrects, content, **options))
         else:
-            result = await call(ctx, agent_id, lambda m, a: m.put(a, content, context=context,
-                                                                   memory_type=memory_type, importance=importance,
-                                                                   tags=tags or ()))
+            result = await call(ctx, agent_id, lambda m, a: m.put(a, content, **options))
         return {k: result[k] for k in ("document_id", "units", "skipped_reason") if result.get(k) is not None}
 
     @server.tool()

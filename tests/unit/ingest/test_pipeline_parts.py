@@ -78,6 +78,37 @@ def test_conversation_turns_are_packed_into_transcripts():
     assert chunks[0].transcript and chunks[0].text.splitlines()[1] == "#1 Ann: Turn 1 text."
 
 
+README = """# Tide
+
+[![build](https://img.shields.io/badge/build-passing-green.svg)](https://ci.example.org)
+
+Tide schedules backups for small teams.
+
+## Install
+
+To install, run:
+
+```bash
+pip install tide
+```
+
+Tide needs Python 3.11 or newer.
+"""
+
+
+def test_the_llm_reads_markdown_as_prose_with_sections_not_raw_markup():
+    chunks = plan_chunks([Episode("a", README, NOW)], IngestConfig())
+    text = chunks[0].text
+    assert "Tide schedules backups for small teams." in text
+    assert "Section: Tide > Install" in text and "Tide needs Python 3.11 or newer." in text
+    for markup in ("![", "shields.io", "```", "pip install", "To install, run", "## "):
+        assert markup not in text
+    plain = plan_chunks([Episode("a", "Ann likes tea. ## not a heading", NOW, format="text")], IngestConfig())
+    assert plain[0].text == "Ann likes tea. ## not a heading"
+    turn = plan_chunks([Episode("a", README, NOW, speaker="Bot")], IngestConfig())
+    assert turn[0].transcript and "shields.io" not in turn[0].text and "Section: Tide > Install" in turn[0].text
+
+
 def test_entity_scoring():
     assert normalize_name("  The  Google's ") == "google"
     assert name_similarity("Bob", "Bob Smith") == 0.9
