@@ -267,19 +267,27 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.add_route("/mcp", McpAuth(mcp, lambda: app.state, auth), methods=["GET", "POST", "DELETE"],
                   include_in_schema=False)
 
-    @app.get("/health", response_model=s.HealthOut, response_model_exclude_none=True, tags=["health"])
+    app.include_router(health_router(startup))
+    return app
+
+
+def health_router(startup: Startup) -> APIRouter:
+    """Liveness and readiness (``rest.startup``)."""
+    r = APIRouter(tags=["health"])
+
+    @r.get("/health", response_model=s.HealthOut, response_model_exclude_none=True)
     def health() -> Any:
         """Liveness: the process answers."""
         return {"status": "ok", "version": __version__}
 
-    @app.get("/health/ready", response_model=s.HealthOut, response_model_exclude_none=True, tags=["health"],
-             responses={503: {"description": "still starting (models not loaded yet) or loading failed",
-                              "model": s.HealthOut}})
+    @r.get("/health/ready", response_model=s.HealthOut, response_model_exclude_none=True,
+           responses={503: {"description": "still starting (models not loaded yet) or loading failed",
+                            "model": s.HealthOut}})
     def ready() -> Any:
         """Readiness: the database is open and the models are loaded (``rest.startup``)."""
         body = {"status": startup.status, "version": __version__, "phases": dict(startup.phases),
                 "error": startup.error}
         return body if startup.ready.is_set() else JSONResponse(body, status_code=503)
 
-    return app
+    return r
 
