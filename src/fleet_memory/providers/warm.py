@@ -1,11 +1,11 @@
 """Loading the models ahead of the first request (``FleetMemory.warm_up``).
 
-The embedder (torch, transformers, the MiniLM weights) and spaCy (``en_core_web_sm``) are loaded
+The embedder (torch and the MiniLM weights, ``providers.bert``) and spaCy (``en_core_web_sm``) are loaded
 on two threads at once: much of both loads is C code reading files and building tensors, which
 runs beside the other thread's Python, so the two loads overlap instead of adding up. Searches
 need only the embedder, puts need both. ``on_loaded(name)`` is called as each is ready
 ("embedder", "nlp"), then the traced single-text path of the embedder is built
-("single_text"; an optimisation of one-text embedding, see ``providers.embedder``).
+("single_text"; for a sentence-transformers model only, see ``providers.embedder``).
 
 Bounds: one extra thread for the duration of the spaCy load; nothing is retried. An error in
 either load is raised after both have finished.

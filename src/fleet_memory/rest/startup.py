@@ -19,6 +19,7 @@ migrations are checked) before it listens, then loads the models on a background
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import TYPE_CHECKING
 
@@ -35,8 +36,6 @@ _log = logging.getLogger(__name__)
 def process_seconds() -> float | None:
     """Seconds since this process started (Linux ``/proc``), or None where that is unknown."""
     try:
-        import os
-
         with open("/proc/self/stat") as f:
             started_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
         with open("/proc/uptime") as f:
