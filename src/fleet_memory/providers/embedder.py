@@ -13,6 +13,7 @@ close, without any model.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 from collections.abc import Iterator
@@ -26,6 +27,8 @@ from .bert import BertMeanPooled
 from .bert import load as load_bert
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "HashingEmbedder", "bundled_model_path"]
+
+_log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -65,6 +68,7 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._model is None:
                 path = self.model_name or bundled_model_path()
+                _log.info("loading the embedding model %s", path)
                 try:
                     model = _load_model(path)
                 except Exception as exc:
