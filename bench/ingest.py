@@ -14,7 +14,9 @@ runs first for each conversation, then the pipeline.
 Worst put (``--worst-chars N``, default the content limit, 2,000,000 characters; 0 skips it): one
 put of N characters of short capitalised fragments ("Kelvo Brashu. Tamri Quen. …"), every one a
 new name for NER and entity resolution — the input that held an agent for 14 minutes at 1.5 MB when
-resolution compared names pairwise. Printed as seconds per MB with its stage seconds.
+resolution compared names pairwise. Printed as seconds per MB with its stage seconds, beside its
+floor: spaCy's ``nlp.pipe`` over the same sentences plus one embedder call over the stored unit
+texts (the models' work alone). ``--skip-main --worst-chars N`` runs only this line.
 
 Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
 over conversations; parse and embed overlap, so they add up to more than the wall time), the
@@ -88,13 +90,26 @@ def worst_content(chars: int) -> str:
 
 
 def worst_put(mem, agent: str, chars: int) -> dict:
+    """The put, then its floor: the models' own work on the same input with nothing around it —
+    spaCy's ``nlp.pipe`` over the put's sentences (the regex splitter's) and one embedder call
+    over the stored unit texts. Above the floor is what the pipeline adds."""
+    from fleet_memory.language import split_sentences
+
     content = worst_content(chars)
     started = time.perf_counter()
     result = mem.put(agent, content)
     seconds = time.perf_counter() - started
     mb = len(content.encode("utf-8")) / 1e6
+    sentences = split_sentences(content)
+    started = time.perf_counter()
+    mem._ingest.nlp.parse(sentences)
+    parse_s = time.perf_counter() - started
+    started = time.perf_counter()
+    mem.embedder.embed([u.text for u in result.units])
+    embed_s = time.perf_counter() - started
     return {"chars": len(content), "seconds": seconds, "s_per_mb": seconds / mb, "units": len(result.units),
-            "stage_seconds": result.stage_seconds}
+            "sentences": len(sentences), "stage_seconds": result.stage_seconds,
+            "floor": {"parse_s": parse_s, "embed_s": embed_s, "s_per_mb": (parse_s + embed_s) / mb}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
                         agg["max_degree"] = max(agg["max_degree"], row["max_degree"])
     _print_scale(sizes, long)
     if args.skip_main:
+        _print_worst(worst)
         if args.json:
-            args.json.write_text(json.dumps({"agent_sizes": sizes, "long_turns": long}, indent=2))
+            args.json.write_text(json.dumps({"agent_sizes": sizes, "long_turns": long, "worst_put": worst}, indent=2))
         return 0
     for kind, agg in links.items():
         agg["rows_per_unit"] = agg["rows"] / max(1, totals["units"])
@@ -200,13 +216,21 @@ def main(argv: list[str] | None = None) -> int:
     print("stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
     for kind, agg in sorted(links.items()):
         print(f"{kind} links: {agg['rows']} rows, {agg['rows_per_unit']:.2f} per unit, max {agg['max_degree']} on one unit")
-    if worst:
-        print(f"worst put: {worst['chars']:,} characters of short capitalised fragments in {worst['seconds']:.1f} s"
-              f" = {worst['s_per_mb']:.1f} s/MB ({worst['units']} units); stages: "
-              + ", ".join(f"{k} {v:.1f}" for k, v in worst["stage_seconds"].items()))
+    _print_worst(worst)
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0
+
+
+def _print_worst(worst: dict | None) -> None:
+    if not worst:
+        return
+    floor = worst["floor"]
+    print(f"worst put: {worst['chars']:,} characters of short capitalised fragments ({worst['sentences']:,} "
+          f"sentences) in {worst['seconds']:.1f} s = {worst['s_per_mb']:.1f} s/MB ({worst['units']} units); "
+          f"floor (spaCy pipe {floor['parse_s']:.1f} s + embedding {floor['embed_s']:.1f} s) "
+          f"{floor['s_per_mb']:.1f} s/MB; ratio {worst['s_per_mb'] / floor['s_per_mb']:.2f}")
+    print("  stages: " + ", ".join(f"{k} {v:.1f}" for k, v in worst["stage_seconds"].items()))
 
 
 def _print_scale(sizes: list[dict], long: dict | None) -> None:

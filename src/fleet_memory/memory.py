@@ -97,11 +97,12 @@ class FleetMemory:
         self._recall = Recaller(self.db, self.embedder, config, ranking_importance(config.lifecycle))
 
     # lifecycle of the object -------------------------------------------------------------
-    def warm_up(self) -> None:
-        """Load the models now (embedder and spaCy) rather than on the first put or search — what
-        a server does before it accepts requests."""
-        self.embedder.embed(["warm up"])
-        self._ingest.nlp.parse(["The models are loaded."])
+    def warm_up(self, on_loaded: Callable[[str], None] | None = None) -> None:
+        """Load the models now (embedder and spaCy, in parallel) rather than on the first put or
+        search; ``on_loaded(name)`` is told as each is ready (``providers.warm``)."""
+        from .providers.warm import load_models
+
+        load_models(self.embedder, self._ingest.nlp, on_loaded or (lambda name: None))
 
     def close(self) -> None:
         for scheduler in self._schedulers:

@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
+
 __all__ = ["FLEET_MEMORY", "clean_env", "free_port", "serving"]
 
 FLEET_MEMORY = shutil.which("fleet-memory", path=str(Path(sys.executable).parent))
@@ -33,8 +35,8 @@ def free_port() -> int:
 
 @contextmanager
 def serving(env: Mapping[str, str], *args: str, port: int | None = None, startup_s: float = 240.0) -> Iterator[str]:
-    """``fleet-memory serve --port PORT *args``; yields the base URL once the port accepts
-    connections (uvicorn binds only after start-up: database open, models loaded)."""
+    """``fleet-memory serve --port PORT *args``; yields the base URL once ``/health/ready`` says
+    the models are loaded (the server listens as soon as the database is open)."""
     assert FLEET_MEMORY, "the fleet-memory console script is not installed in this environment"
     port = port or free_port()
     process = subprocess.Popen([FLEET_MEMORY, "serve", "--port", str(port), *args], env=dict(env),
@@ -45,9 +47,10 @@ def serving(env: Mapping[str, str], *args: str, port: int | None = None, startup
             if process.poll() is not None:
                 raise AssertionError(f"serve exited with {process.returncode}: {process.stdout.read()}")
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
+                if httpx.get(f"http://127.0.0.1:{port}/health/ready", timeout=5).status_code == 200:
+                    break
+                time.sleep(0.2)
+            except httpx.TransportError:
                 if time.monotonic() > deadline:
                     raise AssertionError("serve did not start listening in time") from None
                 time.sleep(0.2)

@@ -35,8 +35,9 @@ def serve(ctx: typer.Context,
     app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20),
                      own_process=True)
     verbose = state(ctx).verbose
-    typer.echo(f"fleet-memory: opening the database and loading the models, then serving on http://{host}:{port} "
-               f"(API docs at /docs){'' if verbose else '; --verbose before serve logs each request'}", err=True)
+    typer.echo(f"fleet-memory: opening the database, then serving on http://{host}:{port} (API docs at /docs) "
+               f"while the models load (GET /health/ready says when they are in)"
+               f"{'' if verbose else '; --verbose before serve logs each request'}", err=True)
     # This command owns the process. uvicorn shuts down on SIGTERM, then raises the signal again
     # with the handler it found: a Python one exits normally, so the embedded server's exit hook
     # runs (the default handler killed the process and left PostgreSQL running).

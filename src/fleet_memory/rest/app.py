@@ -20,6 +20,7 @@ from ..extras import require
 
 require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
 
+import anyio  # noqa: E402
 from fastapi import APIRouter, FastAPI, Header, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
@@ -28,7 +29,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from .. import __version__
 from ..config import Limits
 from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
-from ..providers import heap
 from . import schemas as s
 from .deps import Agent, Memory
 from .agents import agents_router
@@ -36,6 +36,8 @@ from .docs import mount_docs
 from .errors import location, validation_error
 from .entities import entities_router
 from .limits import BodyLimit, McpAuth
+from .mcp_http import LazyMcp
+from .startup import Startup
 
 if TYPE_CHECKING:
     from ..memory import FleetMemory
@@ -218,15 +220,18 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
                auth: bool = True, max_body_bytes: int = 16 * 2**20, own_process: bool = False) -> FastAPI:
     """The app over ``memory`` (kept open) or one made by ``memory_factory`` at start-up (closed at
     shutdown). ``auth=False`` disables API keys (local use only). ``own_process=True`` (the
-    ``serve`` command) loads the models before the first request and keeps the garbage collector
-    off them (``providers.heap``), which only a process of our own may do. Start-up (database open,
-    models loaded) ends before any request is accepted: ``/health`` says the process is live,
-    ``/health/ready`` that it can serve."""
-    from ..mcp_server import build_server
+    ``serve`` command) loads the models in the background as soon as the database is open and
+    keeps the garbage collector off them (``providers.heap``), which only a process of our own may
+    do (``rest.startup``): ``/health`` says the process is live, ``/health/ready`` that it can
+    serve; a request that needs a model waits for it meanwhile."""
+    def build_mcp() -> Any:
+        from ..mcp_server import build_server
 
-    mcp = build_server(lambda: app.state.memory, authorize=None if not auth else
-                       lambda headers, agent: app.state.memory.authenticate(McpAuth.key(headers), agent))
-    mcp_http = McpAuth.mount(mcp, lambda: app.state, auth)
+        server = build_server(lambda: app.state.memory, authorize=None if not auth else
+                              lambda headers, agent: app.state.memory.authenticate(McpAuth.key(headers), agent))
+        return McpAuth.configure(server)
+
+    mcp = LazyMcp(build_mcp, lambda: startup.ready.is_set() or startup.error is not None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -234,40 +239,55 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
 
         owned = memory is None
         app.state.memory = memory if memory is not None else await run_in_threadpool(memory_factory or FleetMemory)
-        if own_process:  # the server answers its first request at full speed
-            await run_in_threadpool(app.state.memory.warm_up)
-            heap.settle()
-        app.state.ready = True
+        startup.mark("database")
+        if own_process:
+            startup.warm_in_background(app.state.memory)
+        else:
+            startup.finish()
         try:
-            async with mcp.session_manager.run():
+            async with anyio.create_task_group() as tasks:
+                mcp.start(tasks)
                 yield
+                tasks.cancel_scope.cancel()
         finally:
             if owned:
                 app.state.memory.close()
 
     app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
-    app.state.auth, app.state.ready = auth, False
+    startup = Startup()
+    startup.mark("imported")
+    app.state.auth, app.state.startup = auth, startup
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router()):
         app.include_router(router)
     mount_docs(app)
-    app.add_route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.add_route("/mcp", McpAuth(mcp, lambda: app.state, auth), methods=["GET", "POST", "DELETE"],
+                  include_in_schema=False)
 
-    @app.get("/health", response_model=s.HealthOut, tags=["health"])
+    app.include_router(health_router(startup))
+    return app
+
+
+def health_router(startup: Startup) -> APIRouter:
+    """Liveness and readiness (``rest.startup``)."""
+    r = APIRouter(tags=["health"])
+
+    @r.get("/health", response_model=s.HealthOut, response_model_exclude_none=True)
     def health() -> Any:
         """Liveness: the process answers."""
         return {"status": "ok", "version": __version__}
 
-    @app.get("/health/ready", response_model=s.HealthOut, tags=["health"],
-             responses={503: {"description": "still starting: database or models not loaded yet"}})
+    @r.get("/health/ready", response_model=s.HealthOut, response_model_exclude_none=True,
+           responses={503: {"description": "still starting (models not loaded yet) or loading failed",
+                            "model": s.HealthOut}})
     def ready() -> Any:
-        """Readiness: the database is open and the models are loaded."""
-        if not getattr(app.state, "ready", False):
-            return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
-        return {"status": "ready", "version": __version__}
+        """Readiness: the database is open and the models are loaded (``rest.startup``)."""
+        body = {"status": startup.status, "version": __version__, "phases": dict(startup.phases),
+                "error": startup.error}
+        return body if startup.ready.is_set() else JSONResponse(body, status_code=503)
 
-    return app
+    return r
 

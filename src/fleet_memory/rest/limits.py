@@ -70,15 +70,15 @@ class McpAuth:
         bearer = lower.get("authorization", "")
         return bearer[7:].strip() if bearer.lower().startswith("bearer ") else lower.get("x-api-key")
 
-    @classmethod
-    def mount(cls, server: Any, state: Callable[[], Any], auth: bool) -> McpAuth:
-        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+    @staticmethod
+    def configure(server: Any) -> Any:
+        """``server`` set up for stateless JSON over streamable HTTP (``rest.mcp_http`` mounts it)."""
         from mcp.server.transport_security import TransportSecuritySettings
 
         # Host checks are the REST server's business (it binds where it is told); keys guard access.
         server.streamable_http_app(stateless_http=True, json_response=True,
                                    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-        return cls(StreamableHTTPASGIApp(server.session_manager), state, auth)
+        return server
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         import anyio

@@ -245,8 +245,12 @@ class ReportOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: Literal["ok", "ready", "starting"]
+    status: Literal["ok", "ready", "starting", "failed"]
     version: str
+    phases: Optional[dict[str, Optional[float]]] = Field(
+        None, description="Readiness: seconds since the process started at each start-up milestone done so far "
+                          "(imported, database, embedder, nlp, settled, single_text).")
+    error: Optional[str] = Field(None, description="Readiness: why loading the models failed.")
 
 
 class RemovedOut(BaseModel):

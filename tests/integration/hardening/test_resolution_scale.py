@@ -20,16 +20,18 @@ def _units(names: list[str]) -> list[resolve.UnitMentions]:
 
 
 def test_names_are_compared_with_few_candidates(memory, monkeypatch) -> None:
-    calls = []
-    real = resolve.name_similarity
-    monkeypatch.setattr(resolve, "name_similarity", lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls, normalised = [], []
+    real, real_norm = resolve._norm_similarity, resolve.normalize_name
+    monkeypatch.setattr(resolve, "_norm_similarity", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(resolve, "normalize_name", lambda name: normalised.append(1) or real_norm(name))
     rng = random.Random(7)
     word = lambda: "".join(rng.choice(string.ascii_lowercase) for _ in range(7)).title()  # noqa: E731
     names = [f"{word()} {word()}" for _ in range(1_500)]  # unlike each other: each becomes an entity
     with memory.db.transaction() as conn:
         mentions = resolve.resolve_entities(conn, "a1", _units(names), IngestConfig())
     assert len({m.entity_id for m in mentions}) > 1_400
-    assert len(calls) <= 16 * len(names)  # was ~n²/2
+    assert 0 < len(calls) <= 16 * len(names)  # was ~n²/2
+    assert len(normalised) <= 5 * len(names), len(normalised)  # a few per name, not two per comparison
 
 
 def test_the_index_still_finds_the_matches_scoring_needs(memory) -> None:

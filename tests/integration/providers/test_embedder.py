@@ -1,7 +1,10 @@
-"""The real embedder: one text (a search query) takes the traced fast path, and it gives the
-vector that the batch path gives the same text."""
+"""The real embedder: the lean encoder (``providers.bert``) gives sentence-transformers' vectors;
+with a sentence-transformers model, one text (a search query) takes the traced fast path, and it
+gives the vector that the batch path gives the same text."""
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pytest
@@ -12,14 +15,61 @@ TEXTS = ["What does Alice do?", "ok", "Alice loves hiking in the mountains, most
          "A very long note that runs past the model's 256-token window. " * 40]
 
 
-def test_single_text_matches_the_batch_path(real_embedder) -> None:
-    batch = real_embedder.embed(TEXTS + ["a filler text so the batch is padded"])
+@pytest.fixture(scope="module")
+def st_model():
+    """all-MiniLM-L6-v2 through sentence-transformers itself (the reference, and the path any
+    model that is not a mean-pooled BERT takes)."""
+    from sentence_transformers import SentenceTransformer
+
+    from fleet_memory.providers.embedder import bundled_model_path
+
+    return SentenceTransformer(bundled_model_path(), device="cpu", local_files_only=True)
+
+
+def _st_embedder(st_model):
+    from fleet_memory.providers.embedder import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    embedder._model = st_model  # as loaded for a model the lean encoder does not take
+    return embedder
+
+
+def test_the_lean_encoder_gives_sentence_transformers_vectors(real_embedder, st_model) -> None:
+    from fleet_memory.providers.bert import BertMeanPooled
+
+    assert isinstance(real_embedder._model, BertMeanPooled), "the default model is a mean-pooled BERT"
+    texts = TEXTS + ["", "Ünïcödé ☃ 日本語", "line\u2028separated", "x" * 5000]
+    want = st_model.encode(texts, batch_size=3, normalize_embeddings=True, convert_to_numpy=True)
+    for got in (real_embedder.embed(texts), np.concatenate([real_embedder.embed([t]) for t in texts])):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        assert np.abs(got - want).max() < 1e-5
+
+
+def test_another_pooling_is_left_to_sentence_transformers(tmp_path) -> None:
+    import json
+    import shutil
+    from pathlib import Path
+
+    from fleet_memory.providers import bert
+    from fleet_memory.providers.embedder import bundled_model_path
+
+    folder = Path(shutil.copytree(bundled_model_path(), tmp_path / "model"))
+    assert bert.load(str(folder)) is not None
+    pooling = folder / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    pooling.write_text(json.dumps({**config, "pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
+    assert bert.load(str(folder)) is None
+
+
+def test_single_text_matches_the_batch_path(st_model) -> None:
+    embedder = _st_embedder(st_model)
+    batch = embedder.embed(TEXTS + ["a filler text so the batch is padded"])
     for i, text in enumerate(TEXTS):
-        single = real_embedder.embed([text])
-        assert single.shape == (1, real_embedder.dimension) and single.dtype == np.float32
+        single = embedder.embed([text])
+        assert single.shape == (1, embedder.dimension) and single.dtype == np.float32
         assert np.allclose(single[0], batch[i], atol=1e-4), text
         assert abs(float(np.linalg.norm(single[0])) - 1.0) < 1e-5
-    assert real_embedder._single, "the traced path should be available for all-MiniLM-L6-v2"
+    assert embedder._single, "the traced path should be available for all-MiniLM-L6-v2"
 
 
 def test_an_untraceable_model_keeps_the_plain_path(real_embedder) -> None:
@@ -31,13 +81,27 @@ def test_an_untraceable_model_keeps_the_plain_path(real_embedder) -> None:
         def __getitem__(self, index):
             raise TypeError("not a sentence-transformers pipeline")
 
-    assert _SingleText.build(Broken()) is None
+    assert _SingleText.build(Broken(), threading.Lock()) is None
+
+
+def test_one_text_does_not_wait_while_the_traced_path_is_built(real_embedder, st_model) -> None:
+    """A server builds the traced path in the background after it is ready: searches meanwhile
+    take the plain path (the same vector) instead of queueing behind the build."""
+    fresh = _st_embedder(st_model)  # loaded already; nothing traced yet
+    answers: list[np.ndarray] = []
+    with fresh._single_lock:  # another thread is building the traced path
+        worker = threading.Thread(target=lambda: answers.append(fresh.embed(["What does Alice do?"])))
+        worker.start()
+        worker.join(120)  # a bound on waiting only: the build never finishes while the lock is held
+        assert not worker.is_alive(), "a one-text embed waited for the traced path to be built"
+    assert fresh._single is None
+    assert np.allclose(answers[0], real_embedder.embed(["What does Alice do?"]), atol=1e-4)
+    fresh.prepare_single_text()
+    assert fresh._single, "prepare_single_text builds the traced path"
 
 
 def test_concurrent_calls_of_every_shape_agree_with_sequential_ones(real_embedder) -> None:
     """Found by bench/soak.py: concurrent puts raced on the shared tokenizer (HTTP 500)."""
-    import threading
-
     jobs = [[f"Alice met Bob number {i} in Paris."] if i % 2 else
             [f"Soak {i}: Alice met Bob in Paris.", "Hi", "She gave him a book about " + "long " * (i % 7 + 1)]
             for i in range(48)]

@@ -1,0 +1,138 @@
+"""A lean encoder for sentence-transformers models made of a BERT, mean pooling and normalisation
+(all-MiniLM-L6-v2, the default, is one): the same vectors as ``SentenceTransformer.encode`` from
+the same files, loaded with torch, ``tokenizers`` and ``safetensors`` only.
+
+Why: a server restart waits for the embedder. Importing sentence-transformers pulls in
+scikit-learn and SciPy, and ``transformers``' model classes pull in most of transformers
+(quantisation, distributed tensors, …): about 8 s of CPU measured here before the first vector,
+against about 3 s for torch alone. The encoder itself is a few matrix products.
+
+``load(path)`` returns a ``BertMeanPooled`` when the folder holds exactly that recipe (modules.json:
+Transformer, Pooling with mean tokens only, Normalize; config.json: ``model_type`` bert with
+absolute positions and GELU; ``model.safetensors``; ``tokenizer.json``), else None and the caller
+uses sentence-transformers. ``encode`` sorts texts by length (less padding), tokenises each batch
+padded to its longest text and truncated at the model's ``max_seq_length`` (as
+sentence-transformers does, overriding the tokenizer file's own padding and truncation), runs the
+encoder (one attention per layer: ``scaled_dot_product_attention`` with the padding masked),
+mean-pools over real tokens and normalises. Cost: O(batch × tokens² × layers) per batch, as for
+any BERT; no state changes after loading, so concurrent calls are safe.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["BertMeanPooled", "load"]
+
+_TRANSFORMER = "sentence_transformers.models.Transformer"
+_POOLING = "sentence_transformers.models.Pooling"
+_NORMALIZE = "sentence_transformers.models.Normalize"
+
+
+def _read(path: Path) -> dict | list | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _recipe(folder: Path) -> tuple[dict, int] | None:
+    """The BERT config and max_seq_length when ``folder`` is a mean-pooled, normalised BERT."""
+    modules = _read(folder / "modules.json")
+    if not isinstance(modules, list) or [m.get("type") for m in modules] != [_TRANSFORMER, _POOLING, _NORMALIZE]:
+        return None
+    if modules[0].get("path") not in ("", "."):
+        return None
+    pooling = _read(folder / modules[1].get("path", "") / "config.json") or {}
+    modes = {k: v for k, v in pooling.items() if k.startswith("pooling_mode")}
+    if not modes.get("pooling_mode_mean_tokens") or any(v for k, v in modes.items() if k != "pooling_mode_mean_tokens"):
+        return None
+    config = _read(folder / "config.json") or {}
+    bert_like = (config.get("model_type") == "bert" and config.get("hidden_act") == "gelu"
+                 and config.get("position_embedding_type", "absolute") == "absolute")
+    if not bert_like or not (folder / "model.safetensors").is_file() or not (folder / "tokenizer.json").is_file():
+        return None
+    st_config = _read(folder / "sentence_bert_config.json") or {}
+    if st_config.get("do_lower_case"):
+        return None  # lower-casing before the tokenizer: leave it to sentence-transformers
+    max_len = int(st_config.get("max_seq_length") or config.get("max_position_embeddings", 512))
+    return config, min(max_len, int(config.get("max_position_embeddings", 512)))
+
+
+def load(path: str) -> BertMeanPooled | None:
+    folder = Path(path)
+    recipe = _recipe(folder) if folder.is_dir() else None
+    return BertMeanPooled(folder, *recipe) if recipe else None
+
+
+class BertMeanPooled:
+    """The encoder with its weights and tokenizer; ``encode(texts)`` → (n, hidden) unit vectors."""
+
+    def __init__(self, folder: Path, config: dict, max_seq_length: int) -> None:
+        from safetensors.torch import load_file
+        from tokenizers import Tokenizer
+
+        self.max_seq_length = max_seq_length
+        self.dimension = int(config["hidden_size"])
+        self.heads = int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        weights = load_file(str(folder / "model.safetensors"))
+        prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
+        self.w = {k[len(prefix):]: v.float() for k, v in weights.items() if k.startswith(prefix)}
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=max_seq_length)
+        self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id", 0)))  # to the batch's longest
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        import torch
+
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                chunk = order[start:start + batch_size]
+                encodings = self.tokenizer.encode_batch([texts[i] for i in chunk])
+                ids = torch.tensor([e.ids for e in encodings], dtype=torch.long)
+                mask = torch.tensor([e.attention_mask for e in encodings], dtype=torch.long)
+                out[chunk] = self._forward(ids, mask).numpy()
+        return out
+
+    def _forward(self, ids, mask):
+        import torch
+        from torch.nn import functional as F
+
+        w, width = self.w, self.dimension
+        positions = torch.arange(ids.shape[1])
+        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][positions]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = F.layer_norm(x, (width,), w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
+        keep = mask[:, None, None, :].bool()  # (batch, 1, 1, tokens): attend to real tokens only
+        for layer in range(self.layers):
+            x = self._layer(x, keep, f"encoder.layer.{layer}.")
+        weights = mask.unsqueeze(-1).to(x.dtype)
+        pooled = (x * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    def _layer(self, x, keep, p: str):
+        from torch.nn import functional as F
+
+        w, (batch, tokens, width) = self.w, x.shape
+        head = width // self.heads
+
+        def split(name: str):
+            y = F.linear(x, w[f"{p}attention.self.{name}.weight"], w[f"{p}attention.self.{name}.bias"])
+            return y.view(batch, tokens, self.heads, head).transpose(1, 2)
+
+        context = F.scaled_dot_product_attention(split("query"), split("key"), split("value"), attn_mask=keep)
+        context = context.transpose(1, 2).reshape(batch, tokens, width)
+        attended = F.linear(context, w[f"{p}attention.output.dense.weight"], w[f"{p}attention.output.dense.bias"])
+        x = F.layer_norm(attended + x, (width,), w[f"{p}attention.output.LayerNorm.weight"],
+                         w[f"{p}attention.output.LayerNorm.bias"], self.eps)
+        inner = F.gelu(F.linear(x, w[f"{p}intermediate.dense.weight"], w[f"{p}intermediate.dense.bias"]))
+        out = F.linear(inner, w[f"{p}output.dense.weight"], w[f"{p}output.dense.bias"])
+        return F.layer_norm(out + x, (width,), w[f"{p}output.LayerNorm.weight"], w[f"{p}output.LayerNorm.bias"],
+                            self.eps)
