@@ -82,10 +82,12 @@ SLOTS: dict[str, re.Pattern[str]] = {
                            r"|\bstart\w* (working )?(at|with) [^.]*\bas an? \w+", _I),
     "manager": re.compile(r"\bmanager\b|\bboss\b|\breports? to\b|\bsupervisor\b", _I),
     # a phone word (or "number") AND phone-shaped digits: 7+ digits, single spaces/dashes/dots/brackets
-    # between them ("Record number 3 ... 412 points" is no phone number)
-    "phone": re.compile(r"(?=.*\b(phone|mobile|cell|landline|telephone|number)\b).*(?<![\w,.])(\+|\()?\d"
-                        r"([ ().-]?\d){6,}(?!\w|[,.]\d)", _I),
-    "email": re.compile(r"\be-?mail (address )?is\b|\S+@\S+\.\w+", _I),
+    # between them ("Record number 3 ... 412 points" is no phone number). Anchored at the start (\A),
+    # so the look-ahead for the word runs once, not from every position (linear in the text).
+    "phone": re.compile(r"\A(?=[\s\S]*\b(phone|mobile|cell|landline|telephone|number)\b)[\s\S]*?(?<![\w,.])"
+                        r"(\+|\()?\d([ ().-]?\d){6,}(?!\w|[,.]\d)", _I),
+    # an address starts a word (after a space or an opening mark): one try per word, not per character
+    "email": re.compile(r"\be-?mail (address )?is\b|(?<![^\s(<\[\"'])[^\s@]+@[^\s@]+\.\w+", _I),
     "password": re.compile(r"\b(password|passcode|pin|door code)\b", _I),
     "diet": re.compile(r"\b(am|'m|is|are|been|gone|went|become|became|turned|going|stay\w*) (fully |strictly |"
                        r"completely |now |mostly )?(vegan|vegetarian|pescatarian)\b|\b(vegan|vegetarian|keto|paleo|"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from uuid import uuid4
 
-from fleet_memory.ingest.supersede import Fact, rule_pairs
+from fleet_memory.ingest.supersede import Fact, rule_pairs, slots
 from fleet_memory.providers.nlp import Parsed, Token
 
 OLD = datetime(2024, 6, 1, tzinfo=timezone.utc)
@@ -48,3 +48,11 @@ def test_a_persons_new_number_supersedes_the_old() -> None:
     new = _fact("Tomasz's number is 07700 900982.", NEW, _number("Tomasz", "07700 900982"))
     decided, _ = rule_pairs([(new, old)])
     assert [(p.older, p.newer, p.reason) for p in decided] == [(old.id, new.id, "rule:phone")]
+
+
+def test_slot_patterns_stay_linear_on_one_long_word():
+    # a 300,000-character word with no "@" and no phone word: the old email and phone patterns tried
+    # from every position and scanned to the end (quadratic: minutes); now each tries once per word
+    text = "Alice" + "x" * 300_000 + " lives in Rome. Mail ann@example.org or call 555-123-4567."
+    assert slots(text) == {"residence", "email"}  # no phone word: the digits are no phone number
+    assert slots("My phone number is 555-123-4567 and my email is (bob@mail.io).") == {"phone", "email"}
