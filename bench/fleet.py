@@ -1,7 +1,7 @@
 """A fleet of agents in one store: recall and plain vector top-k per agent size, against the same
 agents alone in an empty store, with put latency while searches run.
 
-    nice -n 10 python bench/fleet.py [--agents 1000] [--units 100-5000] [--large 50000,100000]
+    python bench/fleet.py [--agents 1000] [--units 100-5000] [--large 50000,100000]
                                      [--pool 5000] [--queries 60] [--json OUT] [--home DIR]
 
 How the fleet is built (a faithful bulk path, not the pipeline for every unit): a pool of

@@ -30,8 +30,9 @@ long turns (5 LoCoMo turns joined into one, user/assistant), one ``put_many`` pe
 agent, turns/s (``ingest_scale.long_turns``); with ``--long-windows`` also each session put with
 its facts in one window and with the default windows, interleaved (``ingest_scale.long_turns_windows``). ``--floor-one-thread``: also a floor that embeds on one
 torch thread, as the pipeline's worker does while spaCy parses (on a busy machine one thread is
-often faster than two; this separates that from the overlap). Run it under ``nice`` on a shared machine: only
-ratios measured in the same run mean anything there.
+often faster than two; this separates that from the overlap). On a shared machine only ratios
+measured in the same run mean anything (do not run it under ``nice`` there: a niced run, and the
+embedded PostgreSQL it starts, can be starved to a few percent of a core).
 """
 
 from __future__ import annotations
