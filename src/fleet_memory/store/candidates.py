@@ -183,9 +183,10 @@ def entity_by_index(units: int, mentions: int, k: int) -> bool:
     questions naming the entity: the exact ranking reads every mention, about 2 µs each (primary
     key probes in key order, ``_MENTIONS``): 9 ms for 3,708 mentions, 39 ms for 18,791; through
     the index 0.7–1.8 ms whenever mentions² ≥ 4 × k × units, but it is approximate, and on that
-    bench's near-duplicate units the HNSW graph search can miss the best cluster altogether (3 of
-    60 questions lost their answer when every entity of over 1,000 mentions took the index): so
-    only the entities that would cost the exact ranking over 10 ms take it."""
+    bench's near-duplicate units the HNSW graph search can miss the best cluster altogether. Over
+    60 questions: with the index from 1,000 mentions, 3 lost their answer; from 5,000, 1 (recall
+    p95 2.3× plain vector p95); from 10,000 (the default), none, one reordered below a right top
+    answer (p95 2.6–2.8×); all exact, 3.2–3.5×; before (a join from the mentions), 4.5–5.1×."""
     return (units >= OWN_INDEX_UNITS and k > 0 and mentions > ENTITY_EXACT_MENTIONS
             and mentions * mentions >= ENTITY_INDEX_FACTOR * k * units)
 
