@@ -9,6 +9,8 @@
    semantics), ``entity`` (top ``entity_entry_k`` by similarity among units mentioning an entity the
    query names or said by a person it names) and ``time`` (top ``time_entry_k`` by similarity inside
    the window). The query embedding is computed beside the two statements that do not need it.
+   For an agent with its own vector index, a named entity with many mentions is ranked through
+   that index (``store.candidates.entity_by_index``; one catalogue lookup checks the index).
 2. **Walk** (``_walk``). Spreading activation (``activation.spread``, pure) from the entry points
    along temporal, semantic and entity links, at most ``thinking_budget`` units explored (entry
    points included), the strongest ``max_frontier`` units expanded per hop. Per hop, ONE
@@ -26,7 +28,8 @@ shows its ``valid_until`` and ``superseded_by``; for questions about the present
 takes its place and the stale unit follows right below it (one or two more statements, only
 when some reached unit is superseded).
 
-Statements per search: at most 5 + hops walked (+ 1 to reinforce, + 2 when a reached unit is superseded), whatever the budget (one of
+Statements per search: at most 5 + hops walked (+ 1 to reinforce, + 2 when a reached unit is superseded,
++ 1 when the entity channel may use the agent's own index), whatever the budget (one of
 them is the transaction's settings, ``store.database``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
@@ -47,6 +50,7 @@ from ..config import Config
 from ..model import Explanation, PathStep, SearchResult, TimeWindow
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
+from ..store import agent_indexes as index_sql
 from ..store import candidates as cand_sql
 from ..store import entities as entity_sql
 from ..store import links as link_sql
@@ -164,11 +168,12 @@ def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Futur
     words = content_words(text) if cfg.fuse or cfg.fulltext_entry_k else []
     terms = cand_sql.term_stats(conn, request.agent_id, words, common_units=cfg.common_term_units,
                                 common_share=cfg.common_term_share, common_min=cfg.common_term_min)
-    entity_ids: tuple[UUID, ...] = ()
+    named = []
     if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
         named = entity_sql.find_entities(conn, request.agent_id, name_candidates(request.query))
-        entity_ids = tuple(e.id for e in named)
-    return cand_sql.Features(embedding.result()[0], terms, entity_ids), terms.units
+    features = cand_sql.Features(embedding.result()[0], terms, tuple(e.id for e in named),
+                                 sum(e.mention_count for e in named))
+    return features, terms.units
 
 
 def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
@@ -179,7 +184,9 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
     limits = cand_sql.EntryLimits(
         vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
         time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
-        exact=units < cand_sql.EXACT_ENTRIES_BELOW)
+        exact=units < cand_sql.EXACT_ENTRIES_BELOW,
+        entity_index=cand_sql.entity_by_index(units, features.entity_mentions, cfg.entity_entry_k)
+        and index_sql.has_vector_index(conn, request.agent_id))
     found = cand_sql.entries(conn, request.agent_id, features, flt, limits)
     if not found:
         return None

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-__all__ = ["OWN_INDEX_UNITS", "IndexRefresh", "index_names", "own_indexes", "refresh", "drop"]
+__all__ = ["OWN_INDEX_UNITS", "IndexRefresh", "index_names", "own_indexes", "has_vector_index", "refresh", "drop"]
 
 OWN_INDEX_UNITS = 10_000
 _PREFIX = "memory_units_own_"
@@ -74,6 +74,14 @@ def own_indexes(conn: psycopg.Connection) -> dict[str, dict[str, bool]]:
     for agent, name, valid in rows:
         found.setdefault(agent or "", {})[name] = bool(valid)
     return found
+
+
+def has_vector_index(conn: psycopg.Connection, agent_id: str) -> bool:
+    """Whether the agent's own vector index exists and is valid (the planner uses only those). One
+    catalogue lookup by name."""
+    row = conn.execute("SELECT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%s) AND indisvalid)",
+                       (index_names(agent_id)["vec"],)).fetchone()
+    return bool(row and row[0])
 
 
 def _large_agents(conn: psycopg.Connection, min_units: int) -> list[str]:
