@@ -44,8 +44,9 @@ def _entity_entries(memory, agent: str, query: str, by_index: bool) -> list[str]
 
 
 def test_index_check_and_both_ways_find_the_same_mentions(memory, db_url):
-    memory.put_many([{"text": TEXTS[i % len(TEXTS)], "timestamp": (T0 + timedelta(hours=i)).isoformat()}
-                     for i in range(18)], agent_id="big")
+    # distinct texts: equal vectors would tie, and the two ways may break a tie differently
+    memory.put_many([{"text": f"{TEXTS[i % len(TEXTS)][:-1]} in week {i}.",
+                      "timestamp": (T0 + timedelta(hours=i)).isoformat()} for i in range(18)], agent_id="big")
     with memory.db.transaction() as conn:
         assert not agent_indexes.has_vector_index(conn, "big")
     memory.index_agents(min_units=5)
