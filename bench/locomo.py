@@ -10,7 +10,9 @@ source turns (``metadata['turn_id']``), distinct, in rank order, and scored as
 ../shared/bench/README.md defines: recall_any@k, recall_all@k, MRR of the first evidence turn,
 overall for categories 1–4 and per category (5 reported on its own).
 
-Baselines on the same data in the same run: BM25 over the turns (``bm25s``, "speaker: text") and
+Baselines on the same data in the same run: BM25 over the turns (``bm25s`` with English stop words
+and PyStemmer's English stemmer, "speaker: text" without image captions: the strongest honest form
+named in ../shared/bench/README.md) and
 plain vector top-k from our own store (the ``vector`` preset: one channel, no walk). Search
 latency is wall time of ``search`` including the query embedding (for BM25: its in-memory
 retrieve, for reference).
@@ -94,16 +96,19 @@ def summarise(rows: list[dict], latencies: list[float]) -> dict:
 class BM25Turns:
     def __init__(self, conv: dict) -> None:
         import bm25s
+        import Stemmer  # PyStemmer, in the dev extra
 
+        self.stemmer = Stemmer.Stemmer("english")
         self.ids = [t["dia_id"] for s in conv["sessions"] for t in s["turns"]]
-        corpus = [f"{t['speaker']}: {turn_text(t)}" for s in conv["sessions"] for t in s["turns"]]
+        corpus = [f"{t['speaker']}: {t['text']}" for s in conv["sessions"] for t in s["turns"]]
         self.retriever = bm25s.BM25()
-        self.retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+        self.retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=self.stemmer, show_progress=False),
+                             show_progress=False)
 
     def search(self, query: str, k: int) -> list[str]:
         import bm25s
 
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False)
         k = min(k, len(self.ids))
         docs, _ = self.retriever.retrieve(tokens, k=k, show_progress=False)
         return [self.ids[i] for i in docs[0]]
