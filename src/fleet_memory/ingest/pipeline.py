@@ -21,7 +21,9 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
     resolve   units                → mentions   entity resolution + mention rows
     link      units                → links      temporal (at the put's time) + semantic links
     supersede units                → superseded older units whose fact a new unit updates
-                                                 (``ingest.supersede``: the rule, or one LLM call)
+                                                 (``ingest.supersede``: the rule; with an LLM judge
+                                                 this runs after the commit instead, the one call
+                                                 outside any transaction, ``_supersede_with_llm``)
 
 Overlap (``windowed`` and ``concurrent`` stages): after ``extract``, the facts are cut into
 windows of about ``WINDOW_FACTS`` facts — a put of fewer than three times that into about three
@@ -59,7 +61,7 @@ import numpy as np
 
 from ..clock import Clock
 from ..config import Config, LLMConfig
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, FleetMemoryError
 from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
@@ -71,6 +73,7 @@ from ..store import supersession as sup_sql
 from ..store import units as unit_sql
 from ..store.context import agent_context
 from ..store.links import link_units
+from . import supersede
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
 from .extract import extract_sentences
@@ -391,6 +394,8 @@ class Ingestor:
                                            window_facts=self.window_facts,
                                            min_window_facts=self.min_window_facts)
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
+        if self.config.ingest.supersede and self._judges_with_llm:
+            self._supersede_with_llm(state.units)
         counts = state.unit_counts
         if grown := planner.crossed(counts, Counter(unit.row.agent_id for unit in state.units)):
             with self.db.transaction() as conn:
@@ -518,18 +523,33 @@ class Ingestor:
         return replace(s, links=counts)
 
     def _supersede(self, s: PutState, conn: psycopg.Connection) -> PutState:
-        if not self.config.ingest.supersede:
+        if not self.config.ingest.supersede or self._judges_with_llm:  # the LLM's turn comes after the commit
             return replace(s, superseded=self._corrections(s, conn, self.clock.now()))
-        by_agent: dict[str, list[StatedUnit]] = {}
-        for unit in s.units:
-            row = unit.row
-            by_agent.setdefault(row.agent_id, []).append(
-                StatedUnit(row.id, row.text, row.event_date, row.embedding, speaker_key(row.user_id, row.speaker)))
-        llm = self.llm if self.config.ingest.llm_supersession else None
         now = self.clock.now()
-        made = sum(supersede_units(conn, agent_id, by_agent[agent_id], self.nlp, self.config.ingest, now,
-                                   llm=llm, retries=self.config.llm_retries) for agent_id in sorted(by_agent))
+        made = sum(supersede_units(conn, agent_id, stated, self.nlp, self.config.ingest, now)
+                   for agent_id, stated in _stated_by_agent(s.units).items())
         return replace(s, superseded=made + self._corrections(s, conn, now))
+
+    @property
+    def _judges_with_llm(self) -> bool:
+        return self.llm is not None and self.config.ingest.llm_supersession
+
+    def _supersede_with_llm(self, units: Sequence[WrittenUnit]) -> None:
+        """Supersession judged by the LLM, after the put committed, so no transaction stays open
+        while the model answers: the candidates and the rule in one short transaction, the call
+        outside any, the result recorded in another. Supersession only refines stored units: when a
+        step fails the units stay current and the failure is logged, never raised."""
+        for agent_id, stated in _stated_by_agent(units).items():
+            try:
+                with self.db.transaction() as conn:
+                    judged = supersede.read_candidates(conn, agent_id, stated, self.nlp, self.config.ingest, wide=True)
+                if judged is None:
+                    continue
+                judged = supersede.with_llm(judged, self.llm, self.config.llm_retries)
+                with self.db.transaction() as conn:
+                    supersede.record(conn, agent_id, judged, self.clock.now())
+            except FleetMemoryError as exc:
+                _log.warning("supersession of agent %r's new units was not recorded: %s", agent_id, exc)
 
     @staticmethod
     def _corrections(s: PutState, conn: psycopg.Connection, now: datetime) -> int:
@@ -569,3 +589,13 @@ class Ingestor:
             user_id=episode.user_id, session_id=episode.session_id, source=episode.source,
             speaker=draft.speaker or episode.speaker, metadata=metadata,
         )
+
+
+def _stated_by_agent(units: Sequence[WrittenUnit]) -> dict[str, list[StatedUnit]]:
+    """The written units as the supersession stage reads them, per agent (sorted by agent)."""
+    by_agent: dict[str, list[StatedUnit]] = {}
+    for unit in units:
+        row = unit.row
+        by_agent.setdefault(row.agent_id, []).append(
+            StatedUnit(row.id, row.text, row.event_date, row.embedding, speaker_key(row.user_id, row.speaker)))
+    return dict(sorted(by_agent.items()))

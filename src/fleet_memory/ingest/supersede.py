@@ -46,7 +46,10 @@ is answered ``update``, ``duplicate`` or ``unrelated`` and validated like extrac
 supersede; the LLM's answer replaces the rule's for the pairs it names (a pair it leaves out keeps
 the rule's decision). When the judge fails — the endpoint is down, or no valid answer comes after
 the retries — the put does not fail: the offline rule decides every pair, and a warning is logged
-(the units were stored already; supersession only refines them).
+(the units were stored already; supersession only refines them). The judge runs after the put's
+transaction has committed (``ingest.pipeline``): candidates and the rule in one short transaction
+(``read_candidates``), the call outside any (``with_llm``), the result in another (``record``), so
+no transaction stays open while the model answers.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Literal
 from uuid import UUID
@@ -70,7 +73,8 @@ from ..providers.nlp import NLP, Parsed, Token
 from ..store import supersession as sup_sql
 
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "judge_with_llm", "Verdicts",
-           "supersede_units", "NewUnit", "speaker_key"]
+           "supersede_units", "NewUnit", "speaker_key", "Judged", "read_candidates", "with_llm",
+           "record"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -295,36 +299,64 @@ class NewUnit:
     who: str = ""  # ``speaker_key(user_id, speaker)``
 
 
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """The rule's reading of one agent's new units: the pairs it decided, the pairs to ask an LLM,
+    and what recording needs (the candidates already superseded, every text's event time)."""
+
+    decided: list[Pair]
+    ask: list[tuple[Fact, Fact]]
+    ended: set[UUID]
+    when: dict[UUID, datetime]
+
+
 def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP,
-                    config: IngestConfig, now: datetime, *, llm: LLM | None = None, retries: int = 2) -> int:
-    """The ingest stage for one agent's new units: candidates (cheap: only new units that state a
-    slot, one SQL statement; without an LLM only those that share a slot with the new unit and have
-    another event time, the rule's first tests, which made the parse of every candidate most of the
-    stage's time), one parse of the texts involved, the rule, the LLM when given (one call), then
-    the supersessions recorded. Returns how many."""
+                    config: IngestConfig, now: datetime) -> int:
+    """The offline ingest stage for one agent's new units, inside the put's transaction:
+    ``read_candidates`` then ``record``. Returns how many units were superseded."""
+    judged = read_candidates(conn, agent_id, new, nlp, config, wide=False)
+    return record(conn, agent_id, judged, now) if judged else 0
+
+
+def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP, config: IngestConfig,
+          *, wide: bool) -> Judged | None:
+    """Candidates (cheap: only new units that state a slot, one SQL statement; unless ``wide`` — the
+    LLM's net — only those that share a slot with the new unit and have another event time, the
+    rule's first tests, which made the parse of every candidate most of the stage's time), one
+    parse of the texts involved, and the rule. None when there is no candidate."""
     stating = [u for u in new if slots(u.text)]
     if not stating:
-        return 0
+        return None
     found = sup_sql.candidates(conn, agent_id, [(u.id, u.embedding) for u in stating],
                                min_similarity=config.supersede_min_similarity, k=config.supersede_candidates)
     said = {u.id: u for u in stating}
-    if llm is None:  # the rule needs a shared slot and two times: the other pairs are not parsed
+    if not wide:  # the rule needs a shared slot and two times: the other pairs are not parsed
         found = [c for c in found if c.unit.event_date != said[c.new_id].event_date
                  and slots(c.unit.text) & slots(said[c.new_id].text)]
     if not found:
-        return 0
+        return None
     texts: dict[UUID, tuple[str, datetime, str]] = {}
     for c in found:
         u = said[c.new_id]
         texts.setdefault(u.id, (u.text, u.event_date, u.who))
         texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date, speaker_key(c.unit.user_id, c.unit.speaker)))
     decided, ask = rule_pairs(_pairs(found, texts, nlp))
-    if llm is not None:
-        decided = _with_llm(llm, ask, decided, retries)
-    ended = {c.unit.id for c in found if c.unit.valid_until is not None}
-    decided = _onto_current(conn, agent_id, decided, ended, {i: t[1] for i, t in texts.items()})
+    return Judged(decided, ask, {c.unit.id for c in found if c.unit.valid_until is not None},
+                  {i: t[1] for i, t in texts.items()})
+
+
+def with_llm(judged: Judged, llm: LLM, retries: int) -> Judged:
+    """``judged`` with the LLM's verdicts in place of the rule's for the pairs it answered (one call,
+    made outside any transaction by the caller); the rule's when the judge fails (``_with_llm``)."""
+    return replace(judged, decided=_with_llm(llm, judged.ask, judged.decided, retries), ask=[])
+
+
+def record(conn: psycopg.Connection, agent_id: str, judged: Judged, now: datetime) -> int:
+    """Record the decided pairs: onto the current version of a line already superseded, each older
+    unit ended by its earliest successor. Returns how many."""
+    decided = _onto_current(conn, agent_id, judged.decided, judged.ended, judged.when)
     chosen: dict[UUID, Pair] = {}
-    for p in sorted(decided, key=lambda p: (texts[p.newer][1], str(p.newer))):
+    for p in sorted(decided, key=lambda p: (judged.when[p.newer], str(p.newer))):
         chosen.setdefault(p.older, p)  # the earliest successor
     return sup_sql.supersede(conn, agent_id, [(p.older, p.newer, p.reason) for p in chosen.values()], now)
 

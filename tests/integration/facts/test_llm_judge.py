@@ -122,3 +122,26 @@ def test_a_put_with_no_candidate_pair_makes_no_call(db_url, clock) -> None:
         assert server.requests == []
 
 
+
+
+def test_the_judge_is_asked_with_no_transaction_of_the_put_open(db_url, clock) -> None:
+    # while the model answers, the put's units are committed (another connection sees them) and no
+    # session of ours sits in a transaction: other puts to the agent never wait on the model
+    import psycopg
+
+    seen: dict[str, object] = {}
+
+    def responder(body) -> str:
+        with psycopg.connect(db_url) as conn:
+            seen["visible"] = conn.execute("SELECT count(*) FROM memory_units WHERE agent_id = %s"
+                                           " AND text LIKE %s", (AGENT, "%called off%")).fetchone()[0]
+            seen["open"] = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND state LIKE 'idle in transaction%%' AND pid <> pg_backend_pid()").fetchone()[0]
+        return json.dumps({"verdicts": [{"pair": 0, "verdict": "update"}]})
+
+    with OpenAITestServer(responder) as server, _memory(db_url, clock, server.base_url) as mem:
+        mem.put(AGENT, "The team dinner is booked for Friday.", event_date=JUNE_2024)
+        mem.put(AGENT, "Carol called off Friday's get-together.", event_date=FEB_2025)
+        assert len(server.requests) == 1 and seen == {"visible": 1, "open": 0}
+        assert _unit(mem, "booked").valid_until == FEB_2025  # the verdict was recorded afterwards
