@@ -361,7 +361,7 @@ def record(conn: psycopg.Connection, agent_id: str, judged: Judged, now: datetim
     return sup_sql.supersede(conn, agent_id, [(p.older, p.newer, p.reason) for p in chosen.values()], now)
 
 
-def _pairs(found: Sequence[sup_sql.Candidate], texts: dict[UUID, tuple[str, datetime, str]],
+def _pairs(found: Sequence[sup_sql.SimilarUnit], texts: dict[UUID, tuple[str, datetime, str]],
            nlp: NLP) -> list[tuple[Fact, Fact]]:
     """(new, candidate) facts, each unordered pair once, every text parsed in one batch."""
     ids = list(texts)

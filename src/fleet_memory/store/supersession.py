@@ -26,15 +26,16 @@ from .links import EXACT_BELOW, agent_size
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["Candidate", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen",
+__all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen",
            "reopen_document"]
 
 _COLS = ", ".join(f"o.{c.strip()}" for c in UNIT_COLUMNS.split(","))
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
-    """An existing, still current unit close to a new one (``new_id``), with their cosine."""
+class SimilarUnit:
+    """An existing unit close to a new one (``new_id``), with their cosine; it may be superseded
+    already (the caller then supersedes the current version of its line)."""
 
     new_id: UUID
     unit: MemoryUnit
@@ -42,7 +43,7 @@ class Candidate:
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, np.ndarray]], *,
-               min_similarity: float, k: int, exact_below: int = EXACT_BELOW) -> list[Candidate]:
+               min_similarity: float, k: int, exact_below: int = EXACT_BELOW) -> list[SimilarUnit]:
     """For each new unit, the ``k`` most similar other units of the agent that are not archived and
     at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
     version of the fact more than its current one; the caller supersedes the line's current
@@ -68,7 +69,7 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
             " WHERE o.similarity >= %(min)s",
             {"a": agent_id, "ids": [i for i, _ in new], "k": k, "min": min_similarity,
              "embs": [np.asarray(e, dtype=np.float32) for _, e in new]},
-            lambda r: Candidate(r["new_id"], unit_from_row(r), float(r["similarity"])),
+            lambda r: SimilarUnit(r["new_id"], unit_from_row(r), float(r["similarity"])),
         )
     finally:
         if not exact:
