@@ -49,6 +49,10 @@ own indexes, ``store.agent_indexes``); a cached generic plan is made for no agen
 and cannot use an agent's partial index."""
 
 
+SPARE_WAIT_S = 0.002
+"""How long ``Database.spare`` waits for a ready connection before answering None."""
+
+
 def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
     conn.commit()
@@ -111,6 +115,34 @@ class Database:
                 raise
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
+
+    @contextmanager
+    def spare(self) -> Iterator[psycopg.Connection | None]:
+        """A second connection in a transaction of its own, for a read that runs beside the
+        caller's transaction, or None when the pool has none ready within ``SPARE_WAIT_S`` (the
+        caller then runs the read itself). Never waits longer: a caller holding one connection
+        that waited for a second could deadlock with others doing the same on a full pool."""
+        try:
+            conn = self._pool.getconn(timeout=SPARE_WAIT_S)
+        except PoolTimeout:
+            yield None
+            return
+        try:
+            conn.execute(TRANSACTION_SETTINGS)
+            yield conn
+            conn.commit()
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            if isinstance(exc, psycopg.errors.QueryCanceled):
+                raise
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
+        finally:
+            try:
+                if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                    conn.rollback()
+            except psycopg.Error:
+                pass  # a broken connection: the pool discards it
+            self._pool.putconn(conn)
 
     @contextmanager
     def autocommit(self) -> Iterator[psycopg.Connection]:
