@@ -26,6 +26,7 @@ from psycopg import sql
 
 from ..model import MemoryUnit
 from .agent_indexes import OWN_INDEX_UNITS
+from .database import AGENT_PLAN
 from .filters import UnitFilter, where_clause
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
@@ -269,7 +270,8 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
         " JOIN memory_units u ON u.agent_id = %(agent_id)s AND u.id = e.id"
     ).format(branches=sql.SQL(" UNION ALL ").join(parts))
     names = [b[0] for b in branches]
-    return [(cand, [names[i] for i in found]) for cand, found in fetch(conn, query, params, _entry)]
+    found = fetch(conn, query, params, _entry, **AGENT_PLAN)
+    return [(cand, [names[i] for i in channels]) for cand, channels in found]
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,

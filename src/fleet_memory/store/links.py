@@ -38,6 +38,7 @@ from psycopg import sql
 
 from ..config import IngestConfig
 from ..model import LinkKind
+from .database import AGENT_PLAN
 from .filters import UnitFilter, where_clause
 from .rows import as_vector
 
@@ -318,11 +319,11 @@ def semantic_candidates(
     if size < exact_below and len(units) >= IN_MEMORY_FROM:
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
     if size < exact_below:
-        rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()
+        rows = conn.execute(SEMANTIC_EXACT_SQL, params, **AGENT_PLAN).fetchall()
     else:
         conn.execute("SET LOCAL enable_sort = off")
         try:
-            rows = conn.execute(SEMANTIC_SQL, params).fetchall()
+            rows = conn.execute(SEMANTIC_SQL, params, **AGENT_PLAN).fetchall()
         finally:
             conn.execute("SET LOCAL enable_sort = on")
     return [(a, b, float(sim)) for a, b, sim in rows]
