@@ -10,7 +10,8 @@
    query names or said by a person it names) and ``time`` (top ``time_entry_k`` by similarity inside
    the window). The query embedding is computed beside the two statements that do not need it.
    For an agent with its own vector index, a named entity with many mentions is ranked through
-   that index (``store.candidates.entity_by_index``; one catalogue lookup checks the index).
+   that index (``store.candidates.entity_by_index``; one catalogue lookup checks the index). A
+   large entity channel is ranked beside the others on spare connections (``recall.beside``).
 2. **Walk** (``_walk``). Spreading activation (``activation.spread``, pure) from the entry points
    along temporal, semantic and entity links, at most ``thinking_budget`` units explored (entry
    points included), the strongest ``max_frontier`` units expanded per hop. Per hop, ONE
@@ -28,9 +29,10 @@ shows its ``valid_until`` and ``superseded_by``; for questions about the present
 takes its place and the stale unit follows right below it (one or two more statements, only
 when some reached unit is superseded).
 
-Statements per search: at most 5 + hops walked (+ 1 to reinforce, + 2 when a reached unit is superseded,
-+ 1 when the entity channel may use the agent's own index), whatever the budget (one of
-them is the transaction's settings, ``store.database``). Inside the walk units are keyed by their write
+Statements per search: at most 6 + hops walked (+ 1 to reinforce, + 2 when a reached unit is superseded,
++ 1 when the entity channel may use the agent's own index), whatever the budget (two of them are
+settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``), and one
+or two on spare connections when the entity channel runs beside. Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
 """
@@ -40,7 +42,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
@@ -57,6 +59,7 @@ from ..store import links as link_sql
 from ..store import supersession as sup_sql
 from ..store import units as unit_sql
 from .activation import Edge, Reached, Step, path_to, spread
+from .beside import Beside, entry_points
 from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors
 from .query import content_words, name_candidates
 from .request import SearchRequest
@@ -176,88 +179,6 @@ def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Futur
     return features, terms.units
 
 
-SPLIT_ENTITY_MENTIONS = 300
-"""The entity channel runs beside the other channels, on a spare connection (``Beside``), when the
-entities the query names have at least this many mentions: ranking them is then the largest part
-of the entry statement (about 3 µs a mention, against about 1 ms for the vector channel), and the
-statements run on the machine's cores at once. Below, a second transaction costs more than it
-saves."""
-
-HALVES_ENTITY_MENTIONS = 2_000
-"""From this many mentions, an exactly ranked entity channel is ranked in two halves (mentions
-whose unit id is below or above ``_MIDDLE``; unit ids are random UUIDs, so the halves are about
-equal), each on its own spare connection, and the best of both kept: the same top k."""
-
-_MIDDLE = UUID("80000000-0000-0000-0000-000000000000")
-
-CHANNELS = ("vector", "fulltext", "entity", "time")
-
-Found = list[tuple[cand_sql.Candidate, list[str]]]
-
-
-class Beside:
-    """Runs a read on a spare connection of the pool in a worker thread (``Database.spare``);
-    its future answers None when no spare connection was ready, and the caller runs the read on
-    its own connection. A caller that gets the future back unstarted cancels it and does the same."""
-
-    def __init__(self, db: Database, workers: ThreadPoolExecutor) -> None:
-        self.db, self.workers = db, workers
-
-    def submit(self, read: Callable[[psycopg.Connection], Found]) -> Future[Found | None]:
-        return self.workers.submit(self._run, read)
-
-    def _run(self, read: Callable[[psycopg.Connection], Found]) -> Found | None:
-        with self.db.spare() as conn:
-            return None if conn is None else read(conn)
-
-
-def _merged(founds: Sequence[Found], entity_k: int) -> Found:
-    """Entry points of several statements as one list: a unit found by more than one keeps every
-    channel that found it (the features are the unit's own, the same in each). When the entity
-    channel was ranked in parts, only the best ``entity_k`` of all parts keep it (by similarity,
-    then write order), and a unit no channel keeps is dropped."""
-    by_id: dict[UUID, tuple[cand_sql.Candidate, list[str]]] = {}
-    for found in founds:
-        for cand, channels in found:
-            held = by_id.get(cand.unit.id)
-            if held is not None:
-                channels = sorted(set(channels) | set(held[1]), key=CHANNELS.index)
-            by_id[cand.unit.id] = (cand, channels)
-    named = sorted((c for c, ch in by_id.values() if "entity" in ch), key=lambda c: (-c.similarity, c.seq))
-    for cand in named[entity_k:]:
-        channels = [ch for ch in by_id[cand.unit.id][1] if ch != "entity"]
-        if channels:
-            by_id[cand.unit.id] = (cand, channels)
-        else:
-            del by_id[cand.unit.id]
-    return list(by_id.values())
-
-
-def _entry_points(conn: psycopg.Connection, request: SearchRequest, features: cand_sql.Features,
-                  flt: UnitFilter, limits: cand_sql.EntryLimits, beside: Beside | None) -> Found:
-    """``store.candidates.entries``, with the entity channel beside the others when it is large
-    enough to be worth a second connection (``SPLIT_ENTITY_MENTIONS``), in two halves on two when
-    it is larger still (``HALVES_ENTITY_MENTIONS``)."""
-    agent = request.agent_id
-    if not (beside is not None and limits.entity and features.entity_ids
-            and features.entity_mentions >= SPLIT_ENTITY_MENTIONS and (limits.vector or limits.fulltext or limits.time)):
-        return cand_sql.entries(conn, agent, features, flt, limits)
-    entity = replace(limits, vector=0, fulltext=0, time=0)
-    sides = [entity]
-    if features.entity_mentions >= HALVES_ENTITY_MENTIONS and not limits.entity_index:
-        sides = [replace(entity, mention_ids=(None, _MIDDLE)), replace(entity, mention_ids=(_MIDDLE, None))]
-
-    def read(side: cand_sql.EntryLimits) -> Callable[[psycopg.Connection], Found]:
-        return lambda c: cand_sql.entries(c, agent, features, flt, side)
-
-    pending = [(side, beside.submit(read(side))) for side in sides]
-    founds = [cand_sql.entries(conn, agent, features, flt, replace(limits, entity=0))]
-    for side, future in pending:
-        other = None if future.cancel() else future.result()
-        founds.append(other if other is not None else read(side)(conn))
-    return _merged(founds, limits.entity)
-
-
 def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
              embedding: Future[list], beside: Beside | None = None) -> Entries | None:
     cfg = request.settings
@@ -269,7 +190,7 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
         exact=units < cand_sql.EXACT_ENTRIES_BELOW,
         entity_index=cand_sql.entity_by_index(units, features.entity_mentions, cfg.entity_entry_k)
         and index_sql.has_vector_index(conn, request.agent_id))
-    found = _entry_points(conn, request, features, flt, limits, beside)
+    found = entry_points(conn, request.agent_id, features, flt, limits, beside)
     if not found:
         return None
     pool = {c.seq: c for c, _ in found}
@@ -378,6 +299,9 @@ def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked,
 
 
 GENERIC_PLANS = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
+"""Sent once the entry points are read: the walk's statements (links, features by primary key,
+versions, reinforcement) read no agent's own index, so a plan cached for them serves every agent;
+planning was about a third of each hop (0.6–1.2 ms)."""
 
 
 class Recaller:

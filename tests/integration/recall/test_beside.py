@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from fleet_memory.recall import search as search_mod
+from fleet_memory.recall import beside as search_mod
 from fleet_memory.store import Database
 
 AGENT = "beside"
@@ -144,6 +144,6 @@ def test_parts_of_the_entity_channel_keep_only_the_best_k() -> None:
     main = [(a, ["vector"]), (d, ["vector"])]
     first_half = [(a, ["entity"]), (b, ["entity"]), (e, ["entity"])]
     second_half = [(c, ["entity"]), (d, ["entity"])]
-    merged = {x.seq: ch for x, ch in search_mod._merged([main, first_half, second_half], entity_k=3)}
+    merged = {x.seq: ch for x, ch in search_mod.merged([main, first_half, second_half], entity_k=3)}
     # the best three by similarity (ties by write order): a 0.9, c 0.8, e 0.8; b and d lose "entity"
     assert merged == {1: ["vector", "entity"], 3: ["entity"], 5: ["entity"], 4: ["vector"]}
