@@ -65,8 +65,11 @@ def spread(
     kind_weight: Callable[[str], float] = lambda kind: 1.0,
     min_activation: float = 0.0,
     max_frontier: int | None = None,
+    before_hop: Callable[[int, Mapping[K, Reached[K]]], None] | None = None,
 ) -> dict[K, Reached[K]]:
-    """Walk from ``entries`` (unit → activation); return every explored unit with its best activation."""
+    """Walk from ``entries`` (unit → activation); return every explored unit with its best activation.
+    ``before_hop(hop, reached)``, if given, sees what was reached before each hop is loaded (it must
+    not change it)."""
     ranked = sorted(entries.items(), key=lambda item: (-item[1], item[0]))[: max(budget, 0)]
     reached: dict[K, Reached[K]] = {key: Reached(act, 0, None) for key, act in ranked}
     frontier = [key for key, act in ranked if act >= min_activation]
@@ -75,6 +78,8 @@ def spread(
             frontier = sorted(frontier, key=lambda k: (-reached[k].activation, k))[:max_frontier]
         if not frontier:
             break
+        if before_hop is not None:
+            before_hop(hop, reached)
         edges = load(frontier)
         best: dict[K, tuple[float, Edge[K]]] = {}  # per unit reached this hop, its strongest edge
         factors: dict[str, float] = {}  # kind → kind weight × decay

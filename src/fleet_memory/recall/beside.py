@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from typing import TypeVar
 from uuid import UUID
 
 import psycopg
@@ -29,6 +30,8 @@ HALVES_ENTITY_MENTIONS = 2_000
 whose unit id is below or above ``_MIDDLE``; unit ids are random UUIDs, so the halves are about
 equal), each on its own spare connection, and the best of both kept: the same top k."""
 
+T = TypeVar("T")
+
 _MIDDLE = UUID("80000000-0000-0000-0000-000000000000")
 
 CHANNELS = ("vector", "fulltext", "entity", "time")
@@ -44,10 +47,10 @@ class Beside:
     def __init__(self, db: Database, workers: ThreadPoolExecutor) -> None:
         self.db, self.workers = db, workers
 
-    def submit(self, read: Callable[[psycopg.Connection], Found]) -> Future[Found | None]:
+    def submit(self, read: Callable[[psycopg.Connection], T]) -> Future[T | None]:
         return self.workers.submit(self._run, read)
 
-    def _run(self, read: Callable[[psycopg.Connection], Found]) -> Found | None:
+    def _run(self, read: Callable[[psycopg.Connection], T]) -> T | None:
         with self.db.spare() as conn:
             return None if conn is None else read(conn)
 

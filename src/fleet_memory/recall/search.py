@@ -40,7 +40,7 @@ for the same input, whatever the random unit ids.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -202,14 +202,35 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
                    {key: entry_activation(d, best) for key, d in direct.items()})
 
 
-def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, entries: Entries) -> Walk:
+def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, entries: Entries,
+          beside: Beside | None = None) -> Walk:
+    """The walk, then the features of the units it reached that were not entry points. Those
+    reached before the last hop are read beside that hop, on a spare connection (the budget is
+    mostly spent by then), the rest after it."""
     cfg = request.settings
+    agent, feats = request.agent_id, entries.features
     ids = {key: c.unit.id for key, c in entries.pool.items()}
+    early: list[tuple[set[UUID], Future[list[cand_sql.Candidate] | None]]] = []
+
+    def before_hop(hop: int, reached: Mapping[int, Reached[int]]) -> None:
+        if beside is not None and hop == cfg.max_hops and hop > 1:
+            asked = {ids[key] for key in reached if key not in entries.pool}
+            if asked:
+                early.append((asked, beside.submit(lambda c: cand_sql.candidates(c, agent, list(asked), feats, flt))))
+
     reached = spread(entries.activation, _Neighbours(conn, request, flt, entries.units, ids),
                      budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
-                     kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier)
+                     kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier,
+                     before_hop=before_hop)
     missing = [ids[key] for key in reached if key not in entries.pool]
-    found = {c.seq: c for c in cand_sql.candidates(conn, request.agent_id, missing, entries.features, flt)}
+    found: dict[int, cand_sql.Candidate] = {}
+    for asked, future in early:
+        got = None if future.cancel() else future.result()
+        if got is not None:
+            found.update((c.seq, c) for c in got)
+            missing = [uid for uid in missing if uid not in asked]
+    found.update((c.seq, c) for c in cand_sql.candidates(conn, agent, missing, feats, flt))
+    found = {key: c for key, c in found.items() if key in reached}
     return Walk(reached, found, ids)
 
 
@@ -328,7 +349,7 @@ class Recaller:
             if entries is None:
                 return []
             conn.execute(GENERIC_PLANS)
-            walk = _walk(conn, request, flt, entries)
+            walk = _walk(conn, request, flt, entries, self._beside)
             ranked, successors, walk = _score(conn, request, flt, entries, walk, self.importance)
             if request.reinforce:
                 unit_sql.reinforce(conn, request.agent_id, [r.candidate.unit.id for r in ranked], request.now)

@@ -206,31 +206,10 @@ tested per unit the vector index yields (``OFFSET 0`` keeps the planner from tur
 into a join, which would read every mention and sort them, the exact ranking again)."""
 
 
-def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter,
-            limits: EntryLimits) -> list[tuple[Candidate, list[str]]]:
-    """The entry points of every channel, each with the channels that found it (in the order
-    vector, fulltext, entity, time), in ONE statement: a ``UNION ALL`` of one index-friendly top-k
-    per channel, the features computed once per distinct unit.
-
-    - ``vector``: top by cosine similarity (HNSW with iterative scan, filtered);
-    - ``fulltext``: top by ``text_score`` among units matching any uncommon query term (GIN on
-      ``tsv``), ties by similarity. When every term is common, none: such terms single out no unit
-      (they still count in every candidate's ``text_score``), and matching them would read
-      thousands of rows;
-    - ``entity``: top by similarity among units mentioning an entity the query names;
-    - ``time``: top by similarity among units whose event falls in the window.
-
-    ``time`` always ranks its units exactly, and so does ``entity`` unless ``limits.entity_index``
-    (see ``entity_by_index``): a selective subset, reached through B-tree indexes. Left to the
-    planner, a large agent's entity branch was served by the fleet-wide HNSW index filtered to
-    the entity's mentions, an iterative scan through the whole fleet's graph: 4.3 s median, 10 s
-    p95 for the 20,000- and 50,000-unit agents of a 700,000-unit fleet (``bench/fleet.py``); with
-    ``entity_index`` the caller has checked that the agent's own index exists, and the branch's
-    order (the bare distance) lets only that index serve it.
-    """
-    cond, params = where_clause(agent_id, flt)
-    params.update(feats.params())
-    branches: list[tuple[str, str, str, int]] = []  # channel, extra condition, order, limit
+def _branches(feats: Features, limits: EntryLimits, params: dict) -> list[tuple[str, str, str, int]]:
+    """Per channel that is on: its name, extra condition, order and limit (``entries``); adds the
+    parameters they use to ``params``."""
+    branches: list[tuple[str, str, str, int]] = []
     # the same order either way; only the bare distance operator can be served by the HNSW index
     exact_order = "1 - (u.embedding <=> %(rq_q)s) DESC"
     nearest = exact_order if limits.exact else "u.embedding <=> %(rq_q)s"
@@ -255,6 +234,34 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
         branches.append(("time", " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s", exact_order,
                          limits.time))
         params["rq_ws"], params["rq_we"] = limits.window
+    return branches
+
+
+def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitFilter,
+            limits: EntryLimits) -> list[tuple[Candidate, list[str]]]:
+    """The entry points of every channel, each with the channels that found it (in the order
+    vector, fulltext, entity, time), in ONE statement: a ``UNION ALL`` of one index-friendly top-k
+    per channel, the features computed once per distinct unit.
+
+    - ``vector``: top by cosine similarity (HNSW with iterative scan, filtered);
+    - ``fulltext``: top by ``text_score`` among units matching any uncommon query term (GIN on
+      ``tsv``), ties by similarity. When every term is common, none: such terms single out no unit
+      (they still count in every candidate's ``text_score``), and matching them would read
+      thousands of rows;
+    - ``entity``: top by similarity among units mentioning an entity the query names;
+    - ``time``: top by similarity among units whose event falls in the window.
+
+    ``time`` always ranks its units exactly, and so does ``entity`` unless ``limits.entity_index``
+    (see ``entity_by_index``): a selective subset, reached through B-tree indexes. Left to the
+    planner, a large agent's entity branch was served by the fleet-wide HNSW index filtered to
+    the entity's mentions, an iterative scan through the whole fleet's graph: 4.3 s median, 10 s
+    p95 for the 20,000- and 50,000-unit agents of a 700,000-unit fleet (``bench/fleet.py``); with
+    ``entity_index`` the caller has checked that the agent's own index exists, and the branch's
+    order (the bare distance) lets only that index serve it.
+    """
+    cond, params = where_clause(agent_id, flt)
+    params.update(feats.params())
+    branches = _branches(feats, limits, params)
     if not branches:
         return []
     parts = []

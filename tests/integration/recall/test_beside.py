@@ -13,6 +13,7 @@ import pytest
 
 from fleet_memory.recall import beside as search_mod
 from fleet_memory.store import Database
+from fleet_memory.store import candidates as cand_sql
 
 AGENT = "beside"
 NOW = datetime(2024, 6, 12, 18, 0, tzinfo=timezone.utc)
@@ -51,12 +52,22 @@ def test_the_entity_channel_beside_gives_what_one_statement_gives(memory, monkey
             spares.append(conn is not None)
             yield conn
 
+    sides: list[tuple] = []
+    real_entries = cand_sql.entries
+
+    def entries(conn, agent, feats, flt, limits):
+        if limits.entity and not limits.vector:
+            sides.append(limits.mention_ids)
+        return real_entries(conn, agent, feats, flt, limits)
+
     monkeypatch.setattr(Database, "spare", counted)
+    monkeypatch.setattr(cand_sql, "entries", entries)
     monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 1)
     monkeypatch.setattr(search_mod, "HALVES_ENTITY_MENTIONS", 1 if halves else 10**9)
     assert _answers(memory) == together
-    assert spares and any(spares), "the entity channel ran on a spare connection"
-    assert len(spares) == len(QUESTIONS) * (2 if halves else 1) or not all(spares)
+    assert spares and any(spares), "reads ran on spare connections"
+    assert len(sides) == len(QUESTIONS) * (2 if halves else 1)
+    assert all((lo is None) != (hi is None) for lo, hi in sides) if halves else set(sides) == {(None, None)}
 
 
 def test_without_a_spare_connection_the_caller_runs_it(memory, monkeypatch) -> None:

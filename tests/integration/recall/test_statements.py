@@ -64,6 +64,10 @@ class CountingDatabase:
         with self._db.transaction() as conn:
             yield CountingConnection(conn, self.statements)
 
+    @contextmanager
+    def spare(self):
+        yield None  # no spare connection: every statement runs in the counted transaction
+
 
 def build_graph(memory, clock) -> None:
     """One unit the query finds, 30 neighbours, and 3 more behind each neighbour (120 units)."""
