@@ -85,10 +85,19 @@ def test_without_a_spare_connection_the_caller_runs_it(memory, monkeypatch) -> N
     assert _answers(memory) == together
 
 
-def test_spare_never_waits_on_a_full_pool(db_url) -> None:
-    db = Database(db_url, embedded=False, min_size=1, max_size=1)
+@contextmanager
+def _pool_of(url: str, size: int):
+    """A ``Database`` over ``url`` with exactly ``size`` connections."""
+    db = Database(url, embedded=False, min_size=size, max_size=size)
     db._pool.open(wait=True, timeout=30)
     try:
+        yield db
+    finally:
+        db.close()
+
+
+def test_spare_never_waits_on_a_full_pool(db_url) -> None:
+    with _pool_of(db_url, 1) as db:
         with db.transaction() as conn:
             own_pid = conn.info.backend_pid
             started = time.perf_counter()
@@ -98,14 +107,10 @@ def test_spare_never_waits_on_a_full_pool(db_url) -> None:
         with db.spare() as spare:  # the connection is back: a spare in a transaction of its own
             assert spare is not None and spare.info.backend_pid == own_pid
             assert spare.execute("SELECT current_setting('hnsw.ef_search')").fetchone()[0] == "100"
-    finally:
-        db.close()
 
 
 def test_spare_runs_beside_the_callers_transaction(db_url) -> None:
-    db = Database(db_url, embedded=False, min_size=2, max_size=2)
-    db._pool.open(wait=True, timeout=30)
-    try:
+    with _pool_of(db_url, 2) as db:
         with db.transaction() as conn:
             conn.execute("CREATE TABLE t (x int)")
             seen = []
@@ -119,23 +124,17 @@ def test_spare_runs_beside_the_callers_transaction(db_url) -> None:
             thread.start()
             thread.join(10)
         assert seen == [True], "its own transaction: the caller's uncommitted table is not visible"
-    finally:
-        db.close()
 
 
 def test_a_failed_read_on_the_spare_leaves_the_connection_usable(db_url) -> None:
     import psycopg
 
-    db = Database(db_url, embedded=False, min_size=1, max_size=1)
-    db._pool.open(wait=True, timeout=30)
-    try:
+    with _pool_of(db_url, 1) as db:
         with pytest.raises(psycopg.errors.UndefinedTable):
             with db.spare() as spare:
                 spare.execute("SELECT * FROM no_such_table")
         with db.transaction() as conn:
             assert conn.execute("SELECT 1").fetchone()[0] == 1
-    finally:
-        db.close()
 
 
 def test_parts_of_the_entity_channel_keep_only_the_best_k() -> None:
