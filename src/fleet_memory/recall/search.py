@@ -17,7 +17,8 @@
    points included), the strongest ``max_frontier`` units expanded per hop. Per hop, ONE
    ``store.links.neighbours`` statement: stored links to units that pass the filter and entity
    links derived by the preset's ``EntityRule`` (hub entities skipped). The features of units the
-   walk reached are read in one more statement.
+   walk reached are read in one more statement, or two: those reached before the last hop beside
+   that hop, on a spare connection (``recall.beside``), the rest after it.
 3. **Scored** (``_score``). ``scoring.score`` (pure; the formula is in that module's docstring) for
    every reached unit, best first, top ``top_k``; returned units are reinforced in one UPDATE
    unless ``reinforce=False``.
@@ -29,10 +30,11 @@ shows its ``valid_until`` and ``superseded_by``; for questions about the present
 takes its place and the stale unit follows right below it (one or two more statements, only
 when some reached unit is superseded).
 
-Statements per search: at most 6 + hops walked (+ 1 to reinforce, + 2 when a reached unit is superseded,
-+ 1 when the entity channel may use the agent's own index), whatever the budget (two of them are
-settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``), and one
-or two on spare connections when the entity channel runs beside. Inside the walk units are keyed by their write
+Statements per search on its own connection: at most 6 + hops walked (+ 1 to reinforce, + 2 when a
+reached unit is superseded, + 1 when the entity channel may use the agent's own index, + 1 or 2
+when a read handed to a spare connection could not run there), whatever the budget (two of them
+are settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``);
+beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
 """
@@ -218,19 +220,22 @@ def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, ent
             if asked:
                 early.append((asked, beside.submit(lambda c: cand_sql.candidates(c, agent, list(asked), feats, flt))))
 
-    reached = spread(entries.activation, _Neighbours(conn, request, flt, entries.units, ids),
-                     budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
-                     kind_weight=cfg.link_weight, min_activation=cfg.min_activation, max_frontier=cfg.max_frontier,
-                     before_hop=before_hop)
+    try:
+        reached = spread(entries.activation, _Neighbours(conn, request, flt, entries.units, ids),
+                         budget=request.thinking_budget, max_hops=cfg.max_hops, decay=cfg.decay,
+                         kind_weight=cfg.link_weight, min_activation=cfg.min_activation,
+                         max_frontier=cfg.max_frontier, before_hop=before_hop)
+    except BaseException:
+        Beside.cancel([future for _, future in early])
+        raise
     missing = [ids[key] for key in reached if key not in entries.pool]
     found: dict[int, cand_sql.Candidate] = {}
     for asked, future in early:
-        got = None if future.cancel() else future.result()
+        got = Beside.outcome(future)
         if got is not None:
             found.update((c.seq, c) for c in got)
             missing = [uid for uid in missing if uid not in asked]
     found.update((c.seq, c) for c in cand_sql.candidates(conn, agent, missing, feats, flt))
-    found = {key: c for key, c in found.items() if key in reached}
     return Walk(reached, found, ids)
 
 
@@ -320,9 +325,11 @@ def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked,
 
 
 GENERIC_PLANS = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
-"""Sent once the entry points are read: the walk's statements (links, features by primary key,
-versions, reinforcement) read no agent's own index, so a plan cached for them serves every agent;
-planning was about a third of each hop (0.6–1.2 ms)."""
+"""Sent once the entry points are read, for the rest of the transaction: the statements after
+them (the walk's links, features by primary key, versions, reinforcement) read no agent's own
+index, so a plan cached for them serves every agent; planning was about a third of each hop
+(0.6–1.2 ms). Not sent without prepared statements: an unnamed statement would get a generic plan
+built afresh each time."""
 
 
 class Recaller:
@@ -348,7 +355,8 @@ class Recaller:
             entries = _entries(conn, request, flt, embedding, self._beside)
             if entries is None:
                 return []
-            conn.execute(GENERIC_PLANS)
+            if request.settings.max_hops and self.db.prepared_statements:
+                conn.execute(GENERIC_PLANS)  # only named (prepared) statements keep a plan
             walk = _walk(conn, request, flt, entries, self._beside)
             ranked, successors, walk = _score(conn, request, flt, entries, walk, self.importance)
             if request.reinforce:

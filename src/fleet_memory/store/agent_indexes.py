@@ -14,8 +14,8 @@ The design, by agent size (one boundary each, both counted in units):
   the fleet-wide HNSW and GIN are never read;
 - from ``OWN_INDEX_UNITS`` (10,000) on: the agent gets its own partial indexes, an HNSW on
   ``embedding`` and a GIN on ``tsv`` ``WHERE agent_id = '<agent>'``, which hold only its rows. Every
-  statement that can read them names the agent and is sent unprepared (``AGENT_PLAN``,
-  ``store.database``), so PostgreSQL plans it for that agent, proves the predicate and takes them: the same 50,000-unit agent's vector top-30
+  statement names the agent and runs with a custom plan (``plan_cache_mode``, ``store.database``),
+  so the planner proves the predicate and takes them: the same 50,000-unit agent's vector top-30
   went from 81 ms to 3 ms, as alone;
 - in between, and for a large agent until its indexes exist: the fleet-wide indexes, with
   pgvector's iterative scan (``store.database``), as before.

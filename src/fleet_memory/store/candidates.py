@@ -26,7 +26,6 @@ from psycopg import sql
 
 from ..model import MemoryUnit
 from .agent_indexes import OWN_INDEX_UNITS
-from .database import AGENT_PLAN
 from .filters import UnitFilter, where_clause
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
@@ -201,7 +200,7 @@ _MENTIONS_FILTER = (" AND EXISTS (SELECT 1 FROM unit_entities ue WHERE ue.agent_
 in key order (PostgreSQL sorts the array; half the time of a join from the mentions, which
 descends the key once per unit: 39 against 80 ms for 18,791 mentions), for the exact ranking (of
 the mentions whose unit id is in ``EntryLimits.mention_ids``, so that halves of a large channel can
-be ranked at once on two connections, ``recall.search``); or
+be ranked at once on two connections, ``recall.beside``); or
 tested per unit the vector index yields (``OFFSET 0`` keeps the planner from turning the test
 into a join, which would read every mention and sort them, the exact ranking again)."""
 
@@ -277,7 +276,7 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
         " JOIN memory_units u ON u.agent_id = %(agent_id)s AND u.id = e.id"
     ).format(branches=sql.SQL(" UNION ALL ").join(parts))
     names = [b[0] for b in branches]
-    found = fetch(conn, query, params, _entry, **AGENT_PLAN)
+    found = fetch(conn, query, params, _entry)
     return [(cand, [names[i] for i in channels]) for cand, channels in found]
 
 

@@ -24,38 +24,43 @@ from pathlib import Path
 
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout, TooManyRequests
 
 from ..errors import DatabaseUnavailableError
 
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
 
-__all__ = ["AGENT_PLAN", "Database"]
+__all__ = ["Database", "cached_plans"]
 
 _log = logging.getLogger(__name__)
 
 
 TRANSACTION_SETTINGS = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
                         " set_config('hnsw.ef_search', '100', true),"
-                        " set_config('max_parallel_workers_per_gather', '0', true)")
+                        " set_config('max_parallel_workers_per_gather', '0', true),"
+                        " set_config('plan_cache_mode', 'force_custom_plan', true)")
 """Run at the start of every transaction (one statement, the same as ``SET LOCAL``): settings that
 end with the transaction, never session state. Parallel plans are off: the statements here are a
 handful of index lookups each, and starting parallel workers for one (several ms on a small
-machine) costs more than it could save.
-
-Plans: a statement whose best plan depends on the agent it names (it can read that agent's own
-partial indexes, ``store.agent_indexes``: the entry points, semantic link and supersession
-candidates) is sent unprepared (``AGENT_PLAN``), and PostgreSQL plans the unnamed statement for
-the values bound to it, every time; any other statement may be prepared and planned once. Forcing
-custom plans on every statement instead (``plan_cache_mode``) also re-planned every foreign-key
-check of every insert: 153 µs each, 5.4 of the 5.6 s that 17,744 link rows took to insert in a
-store of three LoCoMo conversations (0.2 s with the checks' cached plans)."""
+machine) costs more than it could save. Plans are custom: every statement names one agent, and
+the best plan depends on which (a 100-unit agent is scanned exactly, a 50,000-unit one reads its
+own indexes, ``store.agent_indexes``); a cached generic plan is made for no agent in particular
+and cannot use an agent's partial index. Bulk inserts lift that for their foreign-key checks
+(``cached_plans``)."""
 
 
-AGENT_PLAN = {"prepare": False}
-"""``execute`` options of a statement that must be planned for the agent it names (see
-``TRANSACTION_SETTINGS``)."""
+@contextmanager
+def cached_plans(conn: psycopg.Connection) -> Iterator[None]:
+    """Inside: statements keep cached plans, for the foreign-key checks of a bulk insert (one
+    primary-key probe each, the same plan for every agent). Under the transaction's custom plans
+    every check was planned afresh: 153 µs each, 5.4 of the 5.6 s that 17,744 link rows took to
+    insert in a store of three LoCoMo conversations (0.2 s with cached plans). Custom plans come
+    back after the block; on an error the transaction is lost anyway."""
+    conn.execute("SELECT set_config('plan_cache_mode', 'auto', true)")
+    yield
+    conn.execute("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
+
 
 SPARE_WAIT_S = 0.002
 """How long ``Database.spare`` waits for a ready connection before answering None."""
@@ -73,6 +78,7 @@ class Database:
                  prepared_statements: bool = True) -> None:
         self.url = url
         self.embedded = embedded
+        self.prepared_statements = prepared_statements
         kwargs: dict = {"autocommit": False}
         if not prepared_statements:
             kwargs["prepare_threshold"] = None
@@ -132,7 +138,9 @@ class Database:
         that waited for a second could deadlock with others doing the same on a full pool."""
         try:
             conn = self._pool.getconn(timeout=SPARE_WAIT_S)
-        except PoolTimeout:
+        except (PoolTimeout, TooManyRequests, PoolClosed):
+            conn = None
+        if conn is None:
             yield None
             return
         try:

@@ -20,6 +20,7 @@ import psycopg
 
 from ..model import Entity
 from ..naming import lookup_forms, normalize_name
+from .database import cached_plans
 from .rows import fetch, fetch_one
 
 __all__ = [
@@ -128,12 +129,13 @@ def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[
     first/last seen and aliases (surface forms other than the name). Three statements."""
     if not mentions:
         return 0
-    inserted = conn.execute(
-        "INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
-        " SELECT %s, u, e FROM unnest(%s::uuid[], %s::uuid[]) AS x(u, e)"
-        " ON CONFLICT DO NOTHING RETURNING entity_id",
-        (agent_id, [m.unit_id for m in mentions], [m.entity_id for m in mentions]),
-    ).fetchall()
+    with cached_plans(conn):  # two foreign-key checks per mention
+        inserted = conn.execute(
+            "INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
+            " SELECT %s, u, e FROM unnest(%s::uuid[], %s::uuid[]) AS x(u, e)"
+            " ON CONFLICT DO NOTHING RETURNING entity_id",
+            (agent_id, [m.unit_id for m in mentions], [m.entity_id for m in mentions]),
+        ).fetchall()
     counts: dict[UUID, int] = {}
     for (eid,) in inserted:
         counts[eid] = counts.get(eid, 0) + 1

@@ -38,7 +38,7 @@ from psycopg import sql
 
 from ..config import IngestConfig
 from ..model import LinkKind
-from .database import AGENT_PLAN
+from .database import cached_plans
 from .filters import UnitFilter, where_clause
 from .rows import as_vector
 
@@ -176,12 +176,13 @@ def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[
     if not best:
         return 0
     keys = list(best)
-    cur = conn.execute(
-        "INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
-        " SELECT %s, f, t, k, w FROM unnest(%s::uuid[], %s::uuid[], %s::text[], %s::real[]) AS x(f, t, k, w)"
-        " ON CONFLICT (agent_id, from_id, to_id, kind) DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)",
-        (agent_id, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [best[k] for k in keys]),
-    )
+    with cached_plans(conn):  # two foreign-key checks per link
+        cur = conn.execute(
+            "INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
+            " SELECT %s, f, t, k, w FROM unnest(%s::uuid[], %s::uuid[], %s::text[], %s::real[]) AS x(f, t, k, w)"
+            " ON CONFLICT (agent_id, from_id, to_id, kind) DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)",
+            (agent_id, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [best[k] for k in keys]),
+        )
     return cur.rowcount
 
 
@@ -319,11 +320,11 @@ def semantic_candidates(
     if size < exact_below and len(units) >= IN_MEMORY_FROM:
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
     if size < exact_below:
-        rows = conn.execute(SEMANTIC_EXACT_SQL, params, **AGENT_PLAN).fetchall()
+        rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()
     else:
         conn.execute("SET LOCAL enable_sort = off")
         try:
-            rows = conn.execute(SEMANTIC_SQL, params, **AGENT_PLAN).fetchall()
+            rows = conn.execute(SEMANTIC_SQL, params).fetchall()
         finally:
             conn.execute("SET LOCAL enable_sort = on")
     return [(a, b, float(sim)) for a, b, sim in rows]

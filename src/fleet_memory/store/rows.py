@@ -25,11 +25,10 @@ def _named(build: Callable[[Mapping[str, Any]], T]) -> Callable[[psycopg.Cursor[
     return factory
 
 
-def fetch(conn: psycopg.Connection, query: Query, params: Params, build: Callable[[Mapping[str, Any]], T],
-          prepare: bool | None = None) -> list[T]:
-    """Every row of ``query``, each built from its named columns (``prepare``: as ``execute``'s)."""
+def fetch(conn: psycopg.Connection, query: Query, params: Params, build: Callable[[Mapping[str, Any]], T]) -> list[T]:
+    """Every row of ``query``, each built from its named columns."""
     with conn.cursor(row_factory=_named(build)) as cur:
-        return cur.execute(query, params, prepare=prepare).fetchall()  # type: ignore[arg-type]
+        return cur.execute(query, params).fetchall()  # type: ignore[arg-type]
 
 
 def fetch_one(conn: psycopg.Connection, query: Query, params: Params,

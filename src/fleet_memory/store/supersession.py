@@ -22,7 +22,6 @@ import numpy as np
 import psycopg
 
 from ..model import MemoryUnit
-from .database import AGENT_PLAN
 from .links import EXACT_BELOW, agent_size
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
@@ -71,7 +70,6 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
             {"a": agent_id, "ids": [i for i, _ in new], "k": k, "min": min_similarity,
              "embs": [np.asarray(e, dtype=np.float32) for _, e in new]},
             lambda r: SimilarUnit(r["new_id"], unit_from_row(r), float(r["similarity"])),
-            **AGENT_PLAN,
         )
     finally:
         if not exact:

@@ -18,6 +18,7 @@ from psycopg import sql
 from psycopg.types.json import Json
 
 from ..errors import InvalidInputError
+from .database import cached_plans
 
 __all__ = ["agent_tables", "iter_rows", "insert_rows", "renumber_unit_seq", "agent_is_empty", "embedding_dim"]
 
@@ -76,11 +77,12 @@ def insert_rows(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, A
     cols = [c for c in _copy_columns(conn, table) if c in rows[0]]
     ident = sql.SQL(", ").join(sql.Identifier(c) for c in cols)
     try:
-        conn.execute(
-            sql.SQL("INSERT INTO {t} ({cols}) SELECT {cols} FROM json_populate_recordset(NULL::{t}, %s)").format(
-                t=sql.Identifier(table), cols=ident),
-            (Json(list(rows)),),
-        )
+        with cached_plans(conn):  # foreign-key checks, one or two per row
+            conn.execute(
+                sql.SQL("INSERT INTO {t} ({cols}) SELECT {cols} FROM json_populate_recordset(NULL::{t}, %s)").format(
+                    t=sql.Identifier(table), cols=ident),
+                (Json(list(rows)),),
+            )
     except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
         reason = str(exc).strip().splitlines()[0]
         raise InvalidInputError("file", f"rows of {table} do not fit this database: {reason}") from None

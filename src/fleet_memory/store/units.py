@@ -15,6 +15,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from ..model import AgentStats, MemoryType, MemoryUnit
+from .database import cached_plans
 from .filters import UnitFilter, where_clause
 from .rows import fetch
 
@@ -80,7 +81,7 @@ def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> dict[str
     """Write the units; returns each agent's unit count after the write (from ``term_df``)."""
     if not units:
         return {}
-    with conn.cursor() as cur:
+    with cached_plans(conn), conn.cursor() as cur:  # a foreign-key check per unit (its document)
         cur.executemany(
             "INSERT INTO memory_units (id, agent_id, text, embedding, event_date, created_at, memory_type,"
             " importance, importance_set_at, context, document_id, tags, user_id, session_id, source, speaker, metadata)"

@@ -1,6 +1,6 @@
-"""The entity channel beside the others (``recall.search.Beside``): a spare connection runs it
-while the caller's runs the rest, with the same results as one statement; no spare connection,
-or none ready, and the caller runs it itself without waiting on the pool."""
+"""Reads beside a search (``recall.beside``): the entity channel on spare connections while the
+caller's runs the rest, with the same results as one statement; no spare connection, or none
+ready, and the caller runs it itself without waiting on the pool."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_the_entity_channel_beside_gives_what_one_statement_gives(memory, monkey
 
     def entries(conn, agent, feats, flt, limits):
         if limits.entity and not limits.vector:
-            sides.append(limits.mention_ids)
+            sides.append((limits.mention_ids, threading.current_thread().name))
         return real_entries(conn, agent, feats, flt, limits)
 
     monkeypatch.setattr(Database, "spare", counted)
@@ -67,7 +67,9 @@ def test_the_entity_channel_beside_gives_what_one_statement_gives(memory, monkey
     assert _answers(memory) == together
     assert spares and any(spares), "reads ran on spare connections"
     assert len(sides) == len(QUESTIONS) * (2 if halves else 1)
-    assert all((lo is None) != (hi is None) for lo, hi in sides) if halves else set(sides) == {(None, None)}
+    ranges = [r for r, _ in sides]
+    assert all((lo is None) != (hi is None) for lo, hi in ranges) if halves else set(ranges) == {(None, None)}
+    assert any(thread.startswith("fm-search-beside") for _, thread in sides), "the entity channel ran beside"
 
 
 def test_without_a_spare_connection_the_caller_runs_it(memory, monkeypatch) -> None:
@@ -157,3 +159,43 @@ def test_parts_of_the_entity_channel_keep_only_the_best_k() -> None:
     merged = {x.seq: ch for x, ch in search_mod.merged([main, first_half, second_half], entity_k=3)}
     # the best three by similarity (ties by write order): a 0.9, c 0.8, e 0.8; b and d lose "entity"
     assert merged == {1: ["vector", "entity"], 3: ["entity"], 5: ["entity"], 4: ["vector"]}
+
+
+def test_a_read_that_fails_beside_runs_on_the_callers_connection(memory, monkeypatch) -> None:
+    _fill(memory)
+    monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 10**9)
+    together = _answers(memory)
+    real_spare = Database.spare
+    broke: list[int] = []
+
+    @contextmanager
+    def broken(self):
+        with real_spare(self) as conn:
+            if conn is not None:
+                conn.close()  # the server went away under this connection
+                broke.append(1)
+            yield conn
+
+    monkeypatch.setattr(Database, "spare", broken)
+    monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 1)
+    assert _answers(memory) == together
+    assert broke, "reads beside met a broken connection"
+
+
+def test_concurrent_searches_on_a_small_pool_all_answer(db_url, clock, monkeypatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fleet_memory import Config, FleetMemory
+
+    from fleet_memory.providers.embedder import HashingEmbedder
+
+    monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 1)
+    monkeypatch.setattr(search_mod, "HALVES_ENTITY_MENTIONS", 1)
+    with FleetMemory(Config(database_url=db_url, pool_max_size=2), embedder=HashingEmbedder(), clock=clock) as mem:
+        _fill(mem)
+        alone = _answers(mem)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            started = time.perf_counter()
+            got = list(pool.map(lambda _: _answers(mem), range(8)))
+        assert all(answer == alone for answer in got)
+        assert time.perf_counter() - started < 60

@@ -57,6 +57,7 @@ class CountingCursor:
 class CountingDatabase:
     def __init__(self, db) -> None:
         self._db = db
+        self.prepared_statements = db.prepared_statements
         self.statements: list[str] = []
 
     @contextmanager
