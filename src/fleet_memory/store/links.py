@@ -40,7 +40,7 @@ from ..config import IngestConfig
 from ..model import LinkKind
 from .database import cached_plans
 from .filters import UnitFilter, where_clause
-from .rows import as_vector
+from .rows import vectors_from_send
 
 __all__ = [
     "EntityRule",
@@ -262,12 +262,12 @@ def _exact_in_memory(
     min_similarity: float,
 ) -> list[tuple[UUID, UUID, float]]:
     with conn.cursor(binary=True) as cur:
-        rows = cur.execute("SELECT id, embedding FROM memory_units WHERE agent_id = %s ORDER BY seq",
+        rows = cur.execute("SELECT id, vector_send(embedding) FROM memory_units WHERE agent_id = %s ORDER BY seq",
                            (agent_id,)).fetchall()
     if not rows:
         return []
     ids = [uid for uid, _ in rows]
-    matrix = np.stack([as_vector(vec) for _, vec in rows])
+    matrix = vectors_from_send(b"".join(raw for _, raw in rows), len(rows))
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     queries = np.stack([np.asarray(u[1], dtype=np.float32) for u in units])
     queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
