@@ -93,7 +93,10 @@ def run(memory, budget: int, hops: int, reinforce: bool = False) -> tuple[int, i
                        time_entry_k=0, max_hops=hops, min_activation=0.0, max_frontier=1000)
     request = build_request(memory.config.limits, memory.clock.now(), AGENT, "lighthouse keeper brass lamp",
                             top_k=1000, thinking_budget=budget, preset=settings, reinforce=reinforce)
-    results = recaller.search(request)
+    try:
+        results = recaller.search(request)
+    finally:
+        recaller.close()
     return len(db.statements), len(results)
 
 
