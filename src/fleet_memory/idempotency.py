@@ -32,9 +32,8 @@ from .errors import InvalidInputError
 from .store import Database
 from .store import idempotency as key_sql
 
-__all__ = ["run_once", "request_hash", "KEY_TTL", "EXPIRE_BATCH"]
+__all__ = ["run_once", "request_hash", "EXPIRE_BATCH"]
 
-KEY_TTL = timedelta(hours=24)
 EXPIRE_BATCH = 100
 
 
@@ -44,17 +43,23 @@ def request_hash(request: Any) -> str:
 
 
 def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
-             produce: Callable[[], dict[str, Any]], *, wait_s: float = 600.0, poll_s: float = 0.1,
-             ttl: timedelta = KEY_TTL) -> dict[str, Any]:
-    """``produce()`` (a JSON-ready response) at most once per ``(agent_id, key)``; see the module."""
+             produce: Callable[[], dict[str, Any]], *, ttl: timedelta, wait_s: float = 600.0,
+             poll_s: float = 0.1) -> dict[str, Any]:
+    """``produce()`` (a JSON-ready response) at most once per ``(agent_id, key)``; see the module.
+    ``ttl``: how long a key is kept (``LifecycleConfig.idempotency_key_ttl_hours``)."""
     if not isinstance(key, str) or not 1 <= len(key) <= 255:
         raise InvalidInputError("Idempotency-Key", "must be 1 to 255 characters", "1-255 characters")
+    if ttl <= timedelta(0):  # would expire the keys of requests still running: at-most-once lost
+        raise InvalidInputError("idempotency_key_ttl_hours", f"is {ttl.total_seconds() / 3600:g}", "more than 0")
     digest = request_hash(request)
     deadline = time.monotonic() + wait_s
+    expired = False
     while True:
         with db.transaction() as conn:
             now = clock.now()
-            key_sql.expire(conn, agent_id, now - ttl, EXPIRE_BATCH)
+            if not expired:  # once per request, not on every poll while another request runs
+                key_sql.expire(conn, agent_id, now - ttl, EXPIRE_BATCH)
+                expired = True
             owned = key_sql.claim(conn, agent_id, key, digest, now)
             found = None if owned else key_sql.read(conn, agent_id, key)
         if owned:

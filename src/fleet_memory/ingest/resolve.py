@@ -166,7 +166,7 @@ def resolve_entities(
     pool: NameIndex[Entity] = NameIndex()
     norms = _Norms()
     for e in {e.id: e for e in found}.values():
-        pool.add(e, [normalize_name(n) for n in (e.name, *e.aliases)])
+        pool.add(e, [norms[n] for n in (e.name, *e.aliases)])
     resolved: dict[str, UUID] = {}
     created: list[entity_sql.NewEntity] = []
     for norm, entry in names.items():

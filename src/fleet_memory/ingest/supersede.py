@@ -72,7 +72,7 @@ from ..providers.llm import LLM, structured_call
 from ..providers.nlp import NLP, Parsed, Token
 from ..store import supersession as sup_sql
 
-__all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "judge_with_llm", "Verdicts",
+__all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "Verdicts",
            "supersede_units", "NewUnit", "speaker_key", "Judged", "read_candidates", "with_llm",
            "record"]
 
@@ -266,28 +266,6 @@ def llm_verdicts(llm: LLM, pairs: Sequence[tuple[Fact, Fact]], *, retries: int =
     return out
 
 
-def judge_with_llm(llm: LLM, pairs: Sequence[tuple[Fact, Fact]], *, retries: int = 2) -> list[Pair]:
-    """The pairs (older, newer) the LLM answered update or duplicate (``llm_verdicts``)."""
-    return [Pair(pairs[i][0].id, pairs[i][1].id, f"llm:{v}")
-            for i, v in sorted(llm_verdicts(llm, pairs, retries=retries).items()) if v != "unrelated"]
-
-
-def _with_llm(llm: LLM, ask: Sequence[tuple[Fact, Fact]], decided: list[Pair], retries: int) -> list[Pair]:
-    """The LLM's verdicts replace the rule's for the pairs it answered; when it fails (endpoint down,
-    no valid answer after the retries) the rule decides alone and the put goes on (logged)."""
-    if not ask:
-        return decided
-    try:
-        verdicts = llm_verdicts(llm, ask, retries=retries)
-    except ProviderError as exc:
-        _log.warning("supersession: the LLM judge failed, the offline rule decides this put: %s", exc)
-        return decided
-    answered = {(ask[i][0].id, ask[i][1].id) for i in verdicts}
-    kept = [p for p in decided if (p.older, p.newer) not in answered]
-    return kept + [Pair(ask[i][0].id, ask[i][1].id, f"llm:{v}") for i, v in sorted(verdicts.items())
-                   if v != "unrelated"]
-
-
 @dataclass(frozen=True, slots=True)
 class NewUnit:
     """A unit just written, as the stage reads it."""
@@ -347,8 +325,20 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUn
 
 def with_llm(judged: Judged, llm: LLM, retries: int) -> Judged:
     """``judged`` with the LLM's verdicts in place of the rule's for the pairs it answered (one call,
-    made outside any transaction by the caller); the rule's when the judge fails (``_with_llm``)."""
-    return replace(judged, decided=_with_llm(llm, judged.ask, judged.decided, retries), ask=[])
+    made outside any transaction by the caller); when the judge fails (endpoint down, no valid
+    answer after the retries) the rule decides alone and the put goes on (logged)."""
+    ask = judged.ask
+    if not ask:
+        return judged
+    try:
+        verdicts = llm_verdicts(llm, ask, retries=retries)
+    except ProviderError as exc:
+        _log.warning("supersession: the LLM judge failed, the offline rule decides this put: %s", exc)
+        return replace(judged, ask=[])
+    answered = {(ask[i][0].id, ask[i][1].id) for i in verdicts}
+    kept = [p for p in judged.decided if (p.older, p.newer) not in answered]
+    judge = [Pair(ask[i][0].id, ask[i][1].id, f"llm:{v}") for i, v in sorted(verdicts.items()) if v != "unrelated"]
+    return replace(judged, decided=kept + judge, ask=[])
 
 
 def record(conn: psycopg.Connection, agent_id: str, judged: Judged, now: datetime) -> int:

@@ -244,18 +244,24 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
     """Every reached unit whose features are known, scored; for questions about the present the
     current versions of reached superseded units take their place (``recall.current``); the top
     ``top_k``, best first (ties: similarity, seq), the direct successors of the superseded units
-    reached, and the walk with the current versions it was given."""
+    reached (read only when promoting or explaining), and the walk with the current versions it
+    was given."""
     at = request.as_of or request.now
     past = asks_about_past(request.query, entries.window, request.now)
     ranked = [_ranked(key, cand, node.activation, request, entries, importance, at, past)
               for key, node in walk.reached.items()
               if (cand := entries.pool.get(key) or walk.found.get(key)) is not None]
     ended = [r.candidate.unit.id for r in ranked if is_superseded(r.candidate.unit.valid_until, at)]
-    chains = sup_sql.chains(conn, request.agent_id, ended, at) if ended else {}
-    if chains and not past and request.settings.fuse:
-        ranked, walk = _current_first(conn, request, flt, entries, walk, ranked, chains, importance, at)
+    successors: dict[UUID, UUID] = {}
+    if ended and not past and request.settings.fuse:  # the lines of versions, only to promote along them
+        chains = sup_sql.chains(conn, request.agent_id, ended, at)
+        successors = {old: c.successor for old, c in chains.items()}
+        if chains:
+            ranked, walk = _current_first(conn, request, flt, entries, walk, ranked, chains, importance, at)
+    elif ended and request.explain:  # the direct successors, only to explain
+        successors = sup_sql.successors(conn, request.agent_id, ended)
     ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
-    return ranked[: request.top_k], {old: c.successor for old, c in chains.items()}, walk
+    return ranked[: request.top_k], successors, walk
 
 
 def _ranked(key: int, cand: cand_sql.Candidate, activation: float, request: SearchRequest, entries: Entries,

@@ -117,6 +117,11 @@ class Database:
     def display_url(self) -> str:
         return mask_url(self.url)
 
+    def _unavailable(self, exc: Exception) -> DatabaseUnavailableError:
+        """What a front door reports for a failed connection, with the server's first line."""
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}")
+
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A connection inside one transaction: committed on success, rolled back on any error."""
@@ -126,9 +131,8 @@ class Database:
                 yield conn
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
             if isinstance(exc, psycopg.errors.QueryCanceled):
-                raise
-            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
+                raise  # a statement timeout stays itself
+            raise self._unavailable(exc) from exc
 
     @contextmanager
     def spare(self) -> Iterator[psycopg.Connection | None]:
@@ -149,9 +153,8 @@ class Database:
             conn.commit()
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             if isinstance(exc, psycopg.errors.QueryCanceled):
-                raise
-            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
+                raise  # a statement timeout stays itself
+            raise self._unavailable(exc) from exc
         finally:
             try:
                 if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
@@ -168,8 +171,7 @@ class Database:
             with psycopg.connect(self.url, autocommit=True) as conn:
                 yield conn
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}") from exc
+            raise self._unavailable(exc) from exc
 
     def close(self) -> None:
         self._pool.close()

@@ -65,3 +65,19 @@ def test_maintain_for_one_agent_leaves_the_others(memory, clock, db_url) -> None
     clock.advance(hours=30)
     assert memory.maintain(AGENT).expired_keys == 1
     assert _keys(db_url) == ["b-old"]
+
+
+def test_a_time_to_live_of_zero_is_refused_before_anything_runs(db_url, clock) -> None:
+    import pytest
+
+    from fleet_memory import Config, FleetMemory
+    from fleet_memory.config import LifecycleConfig
+    from fleet_memory.errors import InvalidInputError
+    from fleet_memory.providers.embedder import HashingEmbedder
+
+    config = Config(database_url=db_url, lifecycle=LifecycleConfig(idempotency_key_ttl_hours=0))
+    with FleetMemory(config, embedder=HashingEmbedder(), clock=clock) as memory:
+        with pytest.raises(InvalidInputError, match="idempotency_key_ttl_hours"):
+            _put(memory, "k1", "Ines lives in Lisbon.")
+        assert memory.stats(AGENT).units == 0
+    assert _keys(db_url) == []
