@@ -18,7 +18,8 @@ assembled).
 The agent's memory is a gazetteer (``AgentContext.known``: stored entities the put names): a name
 the agent already knows is recognised with its stored label even when the model misses it (any
 capitalised token, whatever its tag: "Ines" tagged a plural noun) or labels it otherwise ("Carol"
-as ORG once it is known as PERSON); a known first name is a PERSON whatever either says. Junk is
+as ORG once it is known as PERSON); a known first name, and a speaker of the put, is a PERSON
+whatever either says ("Marcus" as GPE in a chat Marcus takes part in). Junk is
 refused before anything else (``junk.is_junk_name``: code identifiers, URL and Markdown fragments,
 shouted legal words). A PERSON right after "in" that nobody knows as a person is a place ("in
 Ancoats"). O(tokens).
@@ -51,13 +52,14 @@ def clean_name(text: str) -> str:
     return name.strip(" .,;:!?\"'()[]-")
 
 
-def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping[str, str]) -> Span | None:
+def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping[str, str],
+          speakers: frozenset[str] = frozenset()) -> Span | None:
     if span.label not in KEPT_LABELS:
         return None
     name = clean_name(span.text)
     if len(name) < 2 or not any(c.isupper() for c in name) or is_junk_name(name, sentence):
         return None
-    label = _known_label(name, gazetteer)
+    label = "PERSON" if name in speakers else _known_label(name, gazetteer)
     if label is not None and label != span.label:
         return Span(name, label, span.start, span.end)
     if label is None and span.label == "PERSON" and span.start > 0 and \
@@ -92,12 +94,14 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
     for item in parsed:
         if item.fact.speaker:
             known.setdefault(clean_name(item.fact.speaker), "PERSON")
+    speakers = frozenset(clean_name(who) for who in ([e.speaker for e in episodes] + [i.fact.speaker for i in parsed])
+                         if who)  # people, whatever NER says
     first: list[list[Span]] = []
     initial: list[list[Span]] = []
     for item in parsed:
         spans, openers = [], []
         gazetteer = context.gazetteer(episodes[item.fact.episode_index].agent_id)
-        for s in (_kept(e, item.parse.tokens, item.fact.text, gazetteer) for e in item.parse.ents):
+        for s in (_kept(e, item.parse.tokens, item.fact.text, gazetteer, speakers) for e in item.parse.ents):
             if s is None:
                 continue
             if s.end - s.start == 1 and _opens_sentence(item.parse.tokens, s.start):

@@ -12,7 +12,10 @@ For every distinct name in the batch (first appearance order), per agent:
        score = 0.5 × name similarity + 0.3 × co-occurrence overlap + 0.2 × temporal proximity
 
    name similarity = rapidfuzz ratio, raised to 0.9 when one name's words are all in the other
-   ("Bob" / "Bob Smith") and, for PERSON, to 0.8 for a short form ("Mel" / "Melanie");
+   ("Bob" / "Bob Smith") and, for PERSON, to 0.8 for a short form ("Mel" / "Melanie"), and for
+   PERSON 0 when the names share no word and neither is a short form or a misspelling of the
+   other (in a circle of friends "Elena" is not "Leila": their letters overlap, and so do the
+   names mentioned alongside them, and both were mentioned last week);
    co-occurrence overlap = Jaccard of the names mentioned alongside (in this batch) and the names
    the candidate co-occurs with (stored mentions); temporal proximity = 1 inside the period the
    candidate was mentioned in, falling linearly to 0 at ``entity_recency_days`` before its first
@@ -43,6 +46,7 @@ from uuid import UUID
 
 import psycopg
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from ..config import IngestConfig
 from ..model import Entity
@@ -72,8 +76,16 @@ def label_family(label: str) -> str:
 def name_similarity(a: str, b: str, *, person: bool = False) -> float:
     """0..1: rapidfuzz ratio of the normalised names, at least 0.9 when one's words are a subset of
     the other's, and — for people — at least 0.8 when one first name of 3+ letters starts the other
-    ("Mel" / "Melanie": a short form)."""
+    ("Mel" / "Melanie": a short form). Two people's names that share no word are 0 unless one is a
+    short form or a misspelling of the other (``TYPO_MIN_LETTERS``): "Elena" and "Leila", or "Umar"
+    and "Marcus", are two people however many letters they share."""
     return _norm_similarity(normalize_name(a), normalize_name(b), person)
+
+
+TYPO_MIN_LETTERS = 6
+"""A person's name of at least this many letters one edit away from another is read as a
+misspelling of it ("Carolin" / "Caroline"); shorter names one edit apart are different names
+("Maria" / "Mario", "Ana" / "Ava")."""
 
 
 def _norm_similarity(na: str, nb: str, person: bool) -> float:
@@ -90,7 +102,13 @@ def _norm_similarity(na: str, nb: str, person: bool) -> float:
         one_word = len(na.split()) == 1 or len(nb.split()) == 1
         if len(short) >= 3 and short != long_ and long_.startswith(short) and one_word:
             score = max(score, 0.8)
+        elif not wa & wb and not _misspelt(na, nb):
+            score = 0.0
     return score
+
+
+def _misspelt(na: str, nb: str) -> bool:
+    return min(len(na), len(nb)) >= TYPO_MIN_LETTERS and Levenshtein.distance(na, nb, score_cutoff=1) <= 1
 
 
 def entity_score(name_sim: float, overlap: float, proximity: float) -> float:

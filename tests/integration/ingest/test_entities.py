@@ -67,6 +67,25 @@ def test_bob_smith_weeks_later_with_nothing_in_common_is_someone_else(memory, cl
     assert entities["Bob"].id != entities["Bob Smith"].id
 
 
+def test_friends_with_similar_names_in_the_same_conversations_stay_apart(memory, clock):
+    """Leila and Elena share letters, the people around them and the weeks they are mentioned in:
+    everything the score weighs but the name. Before, Elena became an alias of Leila (0.5 × 0.6
+    name ratio + 0.2 time + 0.3 shared company ≥ 0.6), then Nikolai and Olivia joined her one put
+    at a time, and a question about Elena searched Leila's units."""
+    start = clock.now() - timedelta(days=3)
+    memory.put_many(_turns(start, ("Leila", "Leila met Marcus at the bakery to plan the hike."),
+                           ("Marcus", "Leila and Marcus walked to the lake.")), agent_id="a1")
+    memory.put_many(_turns(start + timedelta(hours=2), ("Marcus", "Elena met Marcus at the bakery to plan the trip."),
+                           ("Leila", "Elena and Marcus walked to the lake with Leila."), session="s2"), agent_id="a1")
+    memory.put_many(_turns(start + timedelta(hours=4), ("Umar", "Umar met Marcus at the bakery."),
+                           session="s3"), agent_id="a1")
+    entities = _by_name(memory)
+    assert {"Leila", "Elena", "Marcus", "Umar"} <= set(entities)
+    assert all(entities[name].aliases == () for name in ("Leila", "Elena", "Marcus", "Umar"))
+    assert entities["Marcus"].label == "PERSON"  # a speaker, though the small model says GPE
+    assert memory.get_entity("a1", "Elena").entity.id != entities["Leila"].id
+
+
 def test_speakers_are_person_entities_of_their_turns(memory, clock):
     results = memory.put_many(_turns(clock.now(), ("Caroline", "I went to a support group yesterday."),
                                      ("Melanie", "My kids painted a mural at school.")), agent_id="a1")

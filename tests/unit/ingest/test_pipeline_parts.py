@@ -117,6 +117,14 @@ def test_entity_scoring():
     assert name_similarity("Mel", "Melanie", person=True) == 0.8
     assert name_similarity("Mel", "Melanie") < 0.8  # short forms count for people only
     assert name_similarity("Al", "Alice", person=True) < 0.8  # too short to tell
+    # different first names are different people, however many letters they share
+    assert name_similarity("Elena", "Leila", person=True) == 0.0
+    assert name_similarity("Umar", "Marcus", person=True) == 0.0
+    assert name_similarity("Maria", "Mario", person=True) == 0.0
+    assert name_similarity("Elena", "Leila") > 0.5  # other labels keep the plain ratio
+    # ... unless one is a misspelling of the other
+    assert name_similarity("Carolin", "Caroline", person=True) > 0.9
+    assert name_similarity("Jon Smith", "John Smith", person=True) > 0.9
     assert entity_score(1.0, 0.0, 0.0) == 0.5
     assert entity_score(0.9, 0.0, 1.0) == pytest.approx(0.65)
     assert IngestConfig().entity_threshold == 0.6
