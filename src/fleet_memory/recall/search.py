@@ -251,10 +251,13 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
     ranked = [_ranked(key, cand, node.activation, request, entries, importance, at, past)
               for key, node in walk.reached.items()
               if (cand := entries.pool.get(key) or walk.found.get(key)) is not None]
-    ended = [r.candidate.unit.id for r in ranked if is_superseded(r.candidate.unit.valid_until, at)]
+    stale = [is_superseded(r.candidate.unit.valid_until, at) for r in ranked]
+    ended = [r.candidate.unit.id for r, old in zip(ranked, stale) if old]
     successors: dict[UUID, UUID] = {}
     if ended and not past and request.settings.fuse:  # the lines of versions, only to promote along them
-        chains = sup_sql.chains(conn, request.agent_id, ended, at)
+        bar = _kth_best([r.scored.score for r, old in zip(ranked, stale) if not old], request.top_k)
+        rising = [r.candidate.unit.id for r, old in zip(ranked, stale) if old and r.scored.score >= bar]
+        chains = sup_sql.chains(conn, request.agent_id, rising, at) if rising else {}
         successors = {old: c.successor for old, c in chains.items()}
         if chains:
             ranked, walk = _current_first(conn, request, flt, entries, walk, ranked, chains, importance, at)
@@ -262,6 +265,17 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
         successors = sup_sql.successors(conn, request.agent_id, ended)
     ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
     return ranked[: request.top_k], successors, walk
+
+
+def _kth_best(scores: list[float], k: int) -> float:
+    """The ``k``-th best of ``scores`` (-inf when there are fewer). Only a superseded unit scoring
+    at least the ``k``-th best current unit can bring its current version into the top ``k``
+    (promotion only raises scores, demotion lowers only the stale unit), so only the lines of those
+    are read: a walk reaches tens of stale versions of a fact that changes often, and reading all
+    of their lines was a tenth of a search."""
+    if len(scores) < k or k <= 0:
+        return float("-inf")
+    return sorted(scores, reverse=True)[k - 1]
 
 
 def _ranked(key: int, cand: cand_sql.Candidate, activation: float, request: SearchRequest, entries: Entries,

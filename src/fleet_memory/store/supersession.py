@@ -129,17 +129,19 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
     first successor (transitively, at most ``CHAIN_DEPTH`` versions) not superseded at ``at``.
     One statement reads every version after ``ids`` once (a unit has one successor, so the lines
     are followed here): several units of one line share its rest (a walk often reaches many
-    versions of one fact), which the statement walked once per unit before. Each version's unit
-    row is one primary-key probe (``OFFSET 0`` keeps the planner from hashing the agent's every
-    row, which it did for its guess of the line's length: 34 ms on ``bench/latency.py``'s
-    10,000-unit agent, whose lines of jobs run to 36 versions)."""
+    versions of one fact), which the statement walked once per unit before. Each next version
+    and each version's unit row is one primary-key probe (``OFFSET 0`` keeps the planner from
+    joining whole tables instead: for its guess of a line's length it hashed the agent's every
+    unit, 34 ms on ``bench/latency.py``'s 10,000-unit agent, whose lines of jobs run to 36
+    versions; and the generic plan recall's walk runs with scanned every agent's supersessions
+    once per version)."""
     if not ids:
         return {}
     rows = conn.execute(
         "WITH RECURSIVE line(old_id, new_id) AS ("
         "   SELECT old_id, new_id FROM supersessions WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
-        "   UNION SELECT s.old_id, s.new_id FROM line l"
-        "   JOIN supersessions s ON s.agent_id = %(a)s AND s.old_id = l.new_id)"
+        "   UNION SELECT s.old_id, s.new_id FROM line l CROSS JOIN LATERAL (SELECT s.old_id, s.new_id"
+        "     FROM supersessions s WHERE s.agent_id = %(a)s AND s.old_id = l.new_id OFFSET 0) s)"
         " SELECT l.old_id, l.new_id, v.current, v.event_date FROM line l"
         " CROSS JOIN LATERAL (SELECT (u.valid_until IS NULL OR u.valid_until > %(at)s) AS current, u.event_date"
         "   FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = l.new_id OFFSET 0) v",
