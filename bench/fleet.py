@@ -133,7 +133,9 @@ class Putter(threading.Thread):
         self.times: list[float] = []
 
     def run(self) -> None:
-        turns = conversation_turns(self.rng, datetime(2026, 1, 1, tzinfo=timezone.utc), sessions=10**9)
+        # dated from now: a run over a kept --home puts new turns (the same text at the same time
+        # is a duplicate, stored once, and answered in milliseconds without the pipeline)
+        turns = conversation_turns(self.rng, datetime.now(timezone.utc), sessions=10**9)
         while not self.stop.wait(0.2):
             started = time.perf_counter()
             self.mem.put_many([next(turns)], agent_id=self.rng.choice(self.agents))
