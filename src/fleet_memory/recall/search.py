@@ -28,10 +28,10 @@ Superseded units (``recall.current``): ``as_of`` and ``include_superseded=False`
 default a superseded unit carries the bounded ``supersession_term`` in its score, and ``explain``
 shows its ``valid_until`` and ``superseded_by``; for questions about the present a superseded unit
 takes its place and the stale unit follows right below it (one or two more statements, only
-when some reached unit is superseded).
+when some reached superseded unit scores at least the ``top_k``-th best current one).
 
 Statements per search on its own connection: at most 6 + hops walked (+ 1 to reinforce, + 2 when a
-reached unit is superseded, + 1 when the entity channel may use the agent's own index, + 1 or 2
+reached superseded unit scores high enough to reach the top k, ``_kth_best``, + 1 when the entity channel may use the agent's own index, + 1 or 2
 when a read handed to a spare connection could not run there), whatever the budget (two of them
 are settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``);
 beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
