@@ -88,7 +88,7 @@ _DERIVED = (
     "SELECT DISTINCT r.src, r.id, r.seq, 'entity', 1.0::float8 FROM ("
     " SELECT s.unit_id AS src, m.id, m.seq, row_number() OVER (PARTITION BY s.unit_id, s.entity_id"
     "   ORDER BY abs(extract(epoch FROM m.event_date - s.event_date)), abs(m.seq - s.seq), m.seq) AS rank"
-    " FROM " + "{pairs}" + " s JOIN {mentions} m ON m.entity_id = s.entity_id AND m.id <> s.unit_id) r"
+    " FROM pairs s JOIN mentions m ON m.entity_id = s.entity_id AND m.id <> s.unit_id) r"
     " WHERE r.rank <= %(fan)s"
 )
 _DERIVED_PAIRS = (
@@ -147,7 +147,7 @@ def neighbours(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt
     if entity is not None and entity.fanout > 0:
         ctes = [sql.SQL("pairs AS MATERIALIZED " + _DERIVED_PAIRS),
                 sql.SQL("mentions AS MATERIALIZED " + _DERIVED_MENTIONS).format(cond=cond)]
-        parts.append(sql.SQL(_DERIVED.format(pairs="pairs", mentions="mentions")))
+        parts.append(sql.SQL(_DERIVED))
         params.update(fan=entity.fanout, hub=entity.hub_threshold(units))
     if not parts:
         return []

@@ -134,7 +134,8 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
     joining whole tables instead: for its guess of a line's length it hashed the agent's every
     unit, 34 ms on ``bench/latency.py``'s 10,000-unit agent, whose lines of jobs run to 36
     versions; and the generic plan recall's walk runs with scanned every agent's supersessions
-    once per version)."""
+    once per version). A line is read one version further per level, so ``CHAIN_DEPTH`` versions
+    per unit asked are at most ``CHAIN_DEPTH × len(ids)`` rows, where the statement stops."""
     if not ids:
         return {}
     rows = conn.execute(
@@ -144,8 +145,9 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
         "     FROM supersessions s WHERE s.agent_id = %(a)s AND s.old_id = l.new_id OFFSET 0) s)"
         " SELECT l.old_id, l.new_id, v.current, v.event_date FROM line l"
         " CROSS JOIN LATERAL (SELECT (u.valid_until IS NULL OR u.valid_until > %(at)s) AS current, u.event_date"
-        "   FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = l.new_id OFFSET 0) v",
-        {"a": agent_id, "ids": list(ids), "at": at},
+        "   FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = l.new_id OFFSET 0) v"
+        " LIMIT %(cap)s",  # the line is read level by level, so each unit's first CHAIN_DEPTH versions are in
+        {"a": agent_id, "ids": list(ids), "at": at, "cap": len(ids) * CHAIN_DEPTH},
     ).fetchall()
     after = {old: (new, current, event_date) for old, new, current, event_date in rows}
     out: dict[UUID, Chain] = {}
