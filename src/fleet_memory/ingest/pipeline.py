@@ -55,9 +55,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 import numpy as np
+import psycopg
 
 from ..clock import Clock
 from ..config import Config, LLMConfig
@@ -66,7 +66,7 @@ from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
 from ..providers.nlp import NLP, SpacyNLP
-from ..store import Database, planner
+from ..store import Database, agent_indexes, planner
 from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import supersession as sup_sql
@@ -96,9 +96,6 @@ from .resolve import UnitMentions, resolve_entities
 from .supersede import NewUnit as StatedUnit
 from .supersede import speaker_key, supersede_units
 from .validate import plan_units
-
-if TYPE_CHECKING:
-    import psycopg
 
 __all__ = [
     "Carry", "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "WINDOW_FACTS", "MIN_WINDOW_FACTS",
@@ -396,11 +393,7 @@ class Ingestor:
         _log.debug("put_many of %d episodes: %s", len(episodes), timings)
         if self.config.ingest.supersede and self._judges_with_llm:
             self._supersede_with_llm(state.units)
-        counts = state.unit_counts
-        if grown := planner.crossed(counts, Counter(unit.row.agent_id for unit in state.units)):
-            with self.db.transaction() as conn:
-                if stale := planner.refresh_if_stale(conn, grown, counts):
-                    _log.info("planner statistics refreshed after agents %s grew", stale)
+        self._after_growth(state.unit_counts, Counter(unit.row.agent_id for unit in state.units))
         per_episode: list[list[StoredUnit]] = [[] for _ in episodes]
         for unit in state.units:
             row = unit.row
@@ -417,6 +410,22 @@ class Ingestor:
             results.append(PutResult(document_id=doc_id, units=tuple(stored), skipped_reason=reason,
                                      stage_seconds=dict(timings)))
         return results
+
+    def _after_growth(self, counts: Mapping[str, int], added: Mapping[str, int]) -> None:
+        """After the commit: fresh planner statistics for agents whose size doubled, and the own
+        indexes of agents the put took across ``agent_indexes.OWN_INDEX_UNITS`` (once in an agent's
+        life, seconds; a failed build is logged — recall stays exact meanwhile — and maintenance's
+        ``index_agents`` builds it later)."""
+        if grown := planner.crossed(counts, added):
+            with self.db.transaction() as conn:
+                if stale := planner.refresh_if_stale(conn, grown, counts):
+                    _log.info("planner statistics refreshed after agents %s grew", stale)
+        for agent in agent_indexes.crossed(counts, added):
+            try:
+                with self.db.autocommit() as conn:
+                    agent_indexes.ensure(conn, agent)
+            except (FleetMemoryError, psycopg.Error) as exc:
+                _log.warning("agent %r's own indexes were not built (maintenance builds them): %s", agent, exc)
 
     # stages ------------------------------------------------------------------------------
     def _memory(self, s: PutState) -> PutState:

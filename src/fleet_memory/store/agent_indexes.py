@@ -1,49 +1,56 @@
 """An agent's own indexes: recall cost that depends on the agent, not on the fleet.
 
-Why. ``memory_units`` holds every agent's rows, and its HNSW (embedding) and GIN (tsv) indexes
-are fleet-wide. Measured on a fleet store (300 agents, 370,000 units), a 50,000-unit agent's
-vector top-30 was planned as an exact scan of its 50,000 rows (the planner judged a fleet-wide
-HNSW scan filtered to one agent in eight rows dearer): 81 ms warm, 470 ms cold; alone in a store
-the same query takes the HNSW index. A full-text match intersects the agent's rows with the
-fleet-wide posting list of each term, which grows with every agent that uses the word.
+Why. ``memory_units`` holds every agent's rows. A fleet-wide HNSW index on ``embedding`` mostly
+holds other agents' rows: measured on a fleet store (300 agents, 370,000 units), a 50,000-unit
+agent's vector top-30 was planned as an exact scan of its 50,000 rows (the planner judged the
+fleet-wide HNSW scan filtered to one agent eight times dearer): 81 ms warm, 470 ms cold. And every
+write paid for it: inserting a unit into a fleet-wide HNSW cost 1.3 ms in a store of a few
+thousand units and over 10 ms in a fleet of 700,000 — most of a put's write, for an index that
+served only agents of 5,000–10,000 units. There is no fleet-wide HNSW (migration 010 dropped it);
+the fleet-wide GIN on ``tsv`` stays (cheap to write, pending-list inserts).
 
-The design, by agent size (one boundary each, both counted in units):
+The design, by agent size (one boundary, ``OWN_INDEX_UNITS`` = 5,000 units):
 
-- below ``candidates.EXACT_ENTRIES_BELOW`` (5,000): every recall statement reaches the agent's
-  rows through B-tree indexes led by ``agent_id`` and ranks them exactly (``store.candidates``);
-  the fleet-wide HNSW and GIN are never read;
-- from ``OWN_INDEX_UNITS`` (10,000) on: the agent gets its own partial indexes, an HNSW on
-  ``embedding`` and a GIN on ``tsv`` ``WHERE agent_id = '<agent>'``, which hold only its rows. Every
-  statement names the agent and runs with a custom plan (``plan_cache_mode``, ``store.database``),
-  so the planner proves the predicate and takes them: the same 50,000-unit agent's vector top-30
-  went from 81 ms to 3 ms, as alone;
-- in between, and for a large agent until its indexes exist: the fleet-wide indexes, with
-  pgvector's iterative scan (``store.database``), as before.
+- below it, every recall statement reaches the agent's rows through B-tree indexes led by
+  ``agent_id`` and ranks them exactly (``store.candidates``; 0.8 ms at 1,000 units, where an
+  index is no faster, and deterministic);
+- from it on, the agent has its own partial indexes, an HNSW on ``embedding`` and a GIN on ``tsv``
+  ``WHERE agent_id = '<agent>'``, which hold only its rows. Every statement names the agent and
+  runs with a custom plan (``plan_cache_mode``, ``store.database``), so the planner proves the
+  predicate and takes them: the same 50,000-unit agent's vector top-30 went from 81 ms to 3 ms, as
+  alone. Until they exist (a build failed, rows came in by another path), the same statements
+  rank the agent's rows exactly: the right answer, slower.
+
+The put that takes an agent across the boundary builds them after it commits (``crossed``,
+``ensure``: about 3 s for 5,000 units, once in an agent's life; a failure is logged and the put
+stands). ``refresh`` — maintenance, never inside a request — builds whatever is missing (agents
+grown through an import, a failed or interrupted build) and drops the indexes of agents that have
+gone. Both use ``CREATE/DROP INDEX CONCURRENTLY`` (writes go on meanwhile) and need a connection in
+autocommit mode. An interrupted build leaves an invalid index, which the next ``refresh`` drops and
+builds again. Each index carries its agent id as its comment, so the agent of an index is read back
+without parsing its predicate.
 
 Partial indexes are cheap for the planner only while there are few of them (each is tested
-against each statement), hence the high boundary: a fleet of thousands of agents above it wants
-the next step of ``docs/deploy.md`` (Citus, distributed by ``agent_id``), where every shard's
-indexes hold only its agents.
-
-``refresh`` builds what is missing and drops the indexes of agents that have gone, with
-``CREATE/DROP INDEX CONCURRENTLY`` (writes go on meanwhile; a build of 50,000 units takes about
-half a minute): run it from maintenance, never inside a request. It needs a connection in
-autocommit mode. An interrupted build leaves an invalid index, which the next ``refresh`` drops
-and builds again. Each index carries its agent id as its comment, so the agent of an index is
-read back without parsing its predicate.
+against each statement): a fleet of thousands of agents above the boundary wants the next step of
+``docs/deploy.md`` (Citus, distributed by ``agent_id``), where every shard's indexes hold only its
+agents.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import psycopg
 from psycopg import sql
 
-__all__ = ["OWN_INDEX_UNITS", "IndexRefresh", "index_names", "own_indexes", "has_vector_index", "refresh", "drop"]
+__all__ = ["OWN_INDEX_UNITS", "IndexRefresh", "crossed", "ensure", "index_names", "own_indexes", "has_vector_index",
+           "refresh", "drop"]
 
-OWN_INDEX_UNITS = 10_000
+OWN_INDEX_UNITS = 5_000
+"""Agents of at least this many units have their own indexes; smaller ones are ranked exactly.
+Migration 010 builds the missing ones with the same number."""
 _PREFIX = "memory_units_own_"
 _KINDS = {"vec": "hnsw (embedding vector_cosine_ops)", "tsv": "gin (tsv)"}
 
@@ -90,16 +97,37 @@ def _large_agents(conn: psycopg.Connection, min_units: int) -> list[str]:
     return [agent for (agent,) in rows]
 
 
-def _build(conn: psycopg.Connection, agent_id: str, have: dict[str, bool]) -> None:
+def _build(conn: psycopg.Connection, agent_id: str, have: dict[str, bool], *, if_not_exists: bool = False) -> None:
     for kind, name in index_names(agent_id).items():
-        if have.get(name):
+        if have.get(name) or (if_not_exists and name in have):
             continue
         if name in have:  # an interrupted build: invalid, never used; build it again
             conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("CREATE INDEX CONCURRENTLY {name} ON memory_units USING " + _KINDS[kind]
+        create = "CREATE INDEX CONCURRENTLY IF NOT EXISTS " if if_not_exists else "CREATE INDEX CONCURRENTLY "
+        conn.execute(sql.SQL(create + "{name} ON memory_units USING " + _KINDS[kind]
                              + " WHERE agent_id = {agent}").format(name=sql.Identifier(name),
                                                                    agent=sql.Literal(agent_id)))
         conn.execute(sql.SQL("COMMENT ON INDEX {} IS {}").format(sql.Identifier(name), sql.Literal(agent_id)))
+
+
+def crossed(counts: Mapping[str, int], added: Mapping[str, int], min_units: int | None = None) -> list[str]:
+    """The agents a write took across ``min_units`` (default ``OWN_INDEX_UNITS``): ``counts`` after
+    it, ``added`` units it wrote."""
+    limit = OWN_INDEX_UNITS if min_units is None else min_units
+    return [agent for agent, after in sorted(counts.items()) if after - added.get(agent, 0) < limit <= after]
+
+
+def ensure(conn: psycopg.Connection, agent_id: str) -> bool:
+    """Build the agent's own indexes that do not exist (``CREATE INDEX CONCURRENTLY IF NOT EXISTS``:
+    a build another process has started is left to it). Returns whether one was built. ``conn`` in
+    autocommit mode."""
+    if not conn.autocommit:
+        raise ValueError("agent_indexes.ensure needs a connection in autocommit mode")
+    have = own_indexes(conn).get(agent_id, {})
+    if all(name in have for name in index_names(agent_id).values()):
+        return False
+    _build(conn, agent_id, have, if_not_exists=True)
+    return True
 
 
 def drop(conn: psycopg.Connection, agent_id: str, names: list[str] | None = None) -> None:

@@ -18,9 +18,9 @@ TEXTS = ["Alice Moreau started working at Orbital Labs.", "Bob Kitano flew to Li
          "Carmen Ruiz gave a talk about climate policy in Kyoto.", "Deepak Rao bought a used car."]
 
 
-def _fill(memory, agent: str, n: int) -> None:
+def _fill(memory, agent: str, n: int, start: int = 0) -> None:
     memory.put_many([{"text": TEXTS[i % len(TEXTS)], "timestamp": (T0 + timedelta(hours=i)).isoformat()}
-                     for i in range(n)], agent_id=agent)
+                     for i in range(start, start + n)], agent_id=agent)
 
 
 def _definitions(db_url: str) -> dict[str, str]:
@@ -80,3 +80,29 @@ def test_an_interrupted_build_is_built_again(memory, db_url):
 def test_bad_min_units_is_refused(memory):
     with pytest.raises(InvalidInputError, match="min_units"):
         memory.index_agents(min_units=0)
+
+
+def test_the_put_that_crosses_the_boundary_builds_the_agents_own_indexes(memory, db_url, monkeypatch):
+    """Once, after the commit; a failed build is logged, the put stands, maintenance builds it."""
+    monkeypatch.setattr(agent_indexes, "OWN_INDEX_UNITS", 8)
+    _fill(memory, "growing", 5)
+    assert _definitions(db_url) == {}
+    _fill(memory, "growing", 4, start=5)  # 5 → 9 units: across 8
+    names = agent_indexes.index_names("growing")
+    assert set(_definitions(db_url)) == set(names.values())
+    assert names["vec"] in _plan(db_url, "growing")
+
+    def broken(conn, agent):
+        raise psycopg.errors.LockNotAvailable("busy")
+
+    monkeypatch.setattr(agent_indexes, "ensure", broken)
+    _fill(memory, "other", 9)  # crosses too, and its build fails
+    assert memory.stats("other").units == 9
+    assert set(_definitions(db_url)) == set(names.values())
+    assert memory.index_agents(min_units=8).built == ("other",)  # maintenance catches up
+
+
+def test_crossed_names_only_the_agents_a_write_took_across():
+    counts = {"a": 5_000, "b": 5_100, "c": 4_999, "d": 12_000}
+    added = {"a": 1, "b": 50, "c": 10, "d": 9_000}
+    assert agent_indexes.crossed(counts, added, 5_000) == ["a", "d"]

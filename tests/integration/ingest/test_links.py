@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from fleet_memory.model import LinkKind
-from fleet_memory.store import UnitFilter
+from fleet_memory.store import UnitFilter, agent_indexes
 from fleet_memory.store import links as link_sql
 from fleet_memory.store.links import EntityRule
 
@@ -106,6 +106,7 @@ def test_semantic_candidates_exact_and_through_hnsw_agree(memory, clock, db_url)
     texts = ["Alice loves hiking in the mountains near Yosemite.", "Alice loves hiking in the mountains near Tahoe.",
              "The quarterly budget report is due on Friday.", "The quarterly budget report is due on Monday."]
     results = memory.put_many([{"content": t} for t in texts], agent_id="a1")
+    memory.index_agents(min_units=1)  # the agent's own HNSW: there is no fleet-wide one
     ids = [r.unit_ids[0] for r in results]
     vectors = memory.embedder.embed(texts)
     with psycopg.connect(db_url) as conn:
@@ -120,7 +121,7 @@ def test_semantic_candidates_exact_and_through_hnsw_agree(memory, clock, db_url)
             plan = "\n".join(r[0] for r in conn.execute(
                 "EXPLAIN " + link_sql.SEMANTIC_SQL,
                 {"ids": ids, "es": [np.asarray(v) for v in vectors], "a": "a1", "k": 5, "min": 0.7}).fetchall())
-    assert "memory_units_embedding_idx" in plan
+    assert agent_indexes.index_names("a1")["vec"] in plan
     pairs = {frozenset((a, b)) for a, b, _ in exact}
     assert pairs == {frozenset((a, b)) for a, b, _ in hnsw}
     assert pairs == {frozenset(ids[:2]), frozenset(ids[2:])}
@@ -185,6 +186,7 @@ def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
     texts = ["Ines lives in Lisbon with her cat.", "Ines moved to Porto in February.",
              "The quarterly budget report is due on Friday.", "Tomasz has a new phone number."]
     results = memory.put_many([{"content": t} for t in texts], agent_id="a1")
+    memory.index_agents(min_units=1)
     ids = [r.unit_ids[0] for r in results]
     new = [(ids[1], memory.embedder.embed([texts[1]])[0])]
     with psycopg.connect(db_url) as conn:

@@ -20,7 +20,7 @@ def test_fresh_database_gets_every_migration(empty_db_url):
         indexes = {r[0] for r in conn.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'")}
         recorded = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
     assert TABLES <= tables
-    assert any("USING hnsw (embedding vector_cosine_ops)" in i for i in indexes)
+    assert not any("USING hnsw" in i for i in indexes)  # no fleet-wide HNSW: agents own theirs (store.agent_indexes)
     assert any("USING gin (tsv)" in i for i in indexes)
     assert any("memory_units USING btree (agent_id, event_date)" in i for i in indexes)
     assert any("entities USING btree (agent_id, normalized_name)" in i for i in indexes)
@@ -67,3 +67,33 @@ def test_failed_migration_leaves_nothing(empty_db_url):
             migrations.migrate(conn, 384, broken)
         assert migrations.current_version(conn) == 0
         assert conn.execute("SELECT to_regclass('ok_table')").fetchone()[0] is None
+
+
+def test_migration_010_gives_large_agents_their_own_indexes_and_drops_the_fleet_wide_hnsw(empty_db_url):
+    """A database built with the schema before 010 (the fleet-wide HNSW): an agent of 5,000 units
+    gets its own indexes, a small one none, and no row is lost."""
+    from fleet_memory.store import agent_indexes
+
+    big = "big 'one'"
+    before = [m for m in migrations.available() if m.version < 10]
+    with psycopg.connect(empty_db_url, autocommit=True) as conn:
+        migrations.migrate(conn, 384, before)
+        for agent, n in ((big, agent_indexes.OWN_INDEX_UNITS), ("small", 40)):
+            conn.execute(
+                "INSERT INTO memory_units (agent_id, id, text, event_date, embedding)"
+                " SELECT %s, gen_random_uuid(), 'fact number ' || i, now(),"
+                " (SELECT array_agg(sin(i * 7 + d))::vector FROM generate_series(1, 384) d)"
+                " FROM generate_series(1, %s) i", (agent, n))
+            conn.execute("INSERT INTO term_df (agent_id, lexeme, df) VALUES (%s, '', %s)", (agent, n))
+        assert migrations.migrate(conn, 384) == [m.version for m in migrations.available() if m.version >= 10]
+        indexes = dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memory_units'"))
+        comments = dict(conn.execute("SELECT relname, obj_description(oid, 'pg_class') FROM pg_class"
+                                     " WHERE relname LIKE 'memory_units_own_%'"))
+        rows = dict(conn.execute("SELECT agent_id, count(*) FROM memory_units GROUP BY agent_id").fetchall())
+    names = agent_indexes.index_names(big)
+    literal = "(agent_id = 'big ''one'''::text)"
+    assert "memory_units_embedding_idx" not in indexes
+    assert f"USING hnsw (embedding vector_cosine_ops) WHERE {literal}" in indexes[names["vec"]]
+    assert f"USING gin (tsv) WHERE {literal}" in indexes[names["tsv"]]
+    assert comments == {names["vec"]: big, names["tsv"]: big}  # as agent_indexes names them
+    assert rows == {big: agent_indexes.OWN_INDEX_UNITS, "small": 40}
