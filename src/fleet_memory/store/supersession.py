@@ -47,10 +47,11 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
     """For each new unit, the ``k`` most similar other units of the agent that are not archived and
     at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
     version of the fact more than its current one; the caller supersedes the line's current
-    version, ``chains``). ONE statement for the batch (a LATERAL top-k per new unit). An agent of fewer than ``exact_below`` units is
-    scanned exactly (deterministic, and cheaper than a filtered walk of the shared HNSW index);
-    a larger one through the HNSW index, as semantic links are (``store.links``): an exact scan
-    read every row of a 50,000-unit agent for each new unit stating a slot."""
+    version, ``chains``). ONE statement for the batch (a LATERAL top-k per new unit). An agent of
+    fewer than ``exact_below`` units is scanned exactly (deterministic, and cheap at that size); a
+    larger one through its own HNSW index (``store.agent_indexes``), as semantic links are
+    (``store.links``): an exact scan read every row of a 50,000-unit agent for each new unit
+    stating a slot."""
     if not new:
         return []
     exact = agent_size(conn, agent_id, exact_below) < exact_below

@@ -202,3 +202,32 @@ def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
     assert len(exact) == 3 and ids[1] not in {c.unit.id for c in exact}
     best = max(hnsw, key=lambda c: c.similarity)
     assert exact[0].unit.id == ids[0] == best.unit.id and np.isclose(exact[0].similarity, best.similarity)
+
+
+def test_a_large_agent_is_read_into_memory_only_while_the_batch_is_large_for_it(memory, db_url, monkeypatch):
+    """From ``EXACT_BELOW`` units a batch's neighbours come from the agent's own HNSW index, unless
+    the agent has fewer than ``IN_MEMORY_ROWS_PER_UNIT`` units per new unit: then one read of its
+    embeddings is cheaper. Both find the same similarities here."""
+    topics = ["hiking in the mountains", "the quarterly budget report", "baking sourdough bread", "a jazz concert"]
+    texts = [f"Person {i} talked about {topics[i % 4]} on day {i // 4}." for i in range(40)]
+    results = memory.put_many([{"content": t} for t in texts], agent_id="a1")
+    memory.index_agents(min_units=1)
+    ids = [r.unit_ids[0] for r in results]
+    units = list(zip(ids, memory.embedder.embed(texts)))[:32]
+    calls = []
+    real = link_sql._exact_in_memory
+    monkeypatch.setattr(link_sql, "_exact_in_memory", lambda *a, **k: calls.append(1) or real(*a, **k))
+    found = {}
+    with psycopg.connect(db_url) as conn:
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        for per_unit in (100, 1):  # 40 units < 100 × 32, then 40 ≥ 1 × 32
+            monkeypatch.setattr(link_sql, "IN_MEMORY_ROWS_PER_UNIT", per_unit)
+            with conn.transaction():
+                rows = link_sql.semantic_candidates(conn, "a1", units, top_k=3, min_similarity=0.5, exact_below=10)
+            found[per_unit] = {}
+            for a, _, sim in rows:  # tie-invariant: units at equal similarity may swap
+                found[per_unit].setdefault(a, []).append(round(sim, 4))
+            assert len(calls) == 1  # in memory the first time only
+    assert found[100] and found[100] == found[1]
