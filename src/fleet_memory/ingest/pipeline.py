@@ -2,21 +2,22 @@
 coreference, validation → units → embeddings → one transaction that writes documents, units,
 entity mentions and links.
 
-A put's data is one ``PutState`` (``ingest.runner``): the episodes, then one typed field per stage
-output, each a tuple of the records of ``records`` (which say which episode they belong to, so
-nothing is joined by list position). The order lives in ``STAGES``; ``runner.Pipeline`` checks it
-and runs it:
+A put's data is one ``PutState``: the episodes, then one typed field per stage output, each a
+tuple of the records of ``records`` (which say which episode they belong to, so nothing is joined
+by list position). Stages declare the fields they read and the fields they add; ``Pipeline``
+checks once, at construction, that every field a stage reads is the input or added by an earlier
+stage, and that the stages which need the transaction's connection come last; when it runs, it
+checks that a stage changed only the fields it declared. The order lives in ``STAGES``:
 
     memory    episodes             → context    AgentContext   the agent's recent people + gazetteer (1 query)
     extract   episodes, context    → facts      ExtractedFact  offline rules, or the LLM when configured
-    parse     facts                → parsed     ParsedFact     ONE spaCy pass (nlp.pipe) per window
+    parse     facts                → parsed     ParsedFact     ONE spaCy pass (nlp.pipe) for the batch
     entities  episodes, parsed, context → named NamedFact      NER from that parse + the gazetteer
     coref     episodes, named, context → coref  CorefFact      pronouns → referents (in the put, then memory)
     validate  coref                → plans      UnitPlan       subject + verb; fragments merged
     assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers, dates)
-    embed     drafts               → embedded   EmbeddedUnit   one batched embedder call per window
-    documents episodes             → documents  the put's documents; its agents' locks, held to the commit
-    write     episodes, embedded   → units, unit_counts  (WrittenUnit) the window's units
+    embed     drafts               → embedded   EmbeddedUnit   one batched embedder call
+    write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
     link      units                → links      temporal (at the put's time) + semantic links
     supersede units                → superseded older units whose fact a new unit updates
@@ -24,27 +25,35 @@ and runs it:
                                                  this runs after the commit instead, the one call
                                                  outside any transaction, ``_supersede_with_llm``)
 
-Windows (``runner``): parse … assemble run in the caller's thread window by window (coreference
-and the names the batch knows carry over from one window to the next, so a window reads as the
-continuation of the previous one); each window is embedded in a worker thread while the next is
-parsed, and written (write … supersede) by a writer thread while the next ones are parsed and
-embedded. The unit texts are final before they are embedded. Work per window is O(its facts);
-nothing in it reads the agent's stored units.
+Overlap (``windowed`` and ``concurrent`` stages): after ``extract``, the facts are cut into
+windows of about ``WINDOW_FACTS`` facts — a put of fewer than three times that into about three
+windows of at least ``MIN_WINDOW_FACTS`` (``window_size``) —, never splitting an episode
+(fragments merge within one).
+The caller's thread runs parse … assemble window by window (coreference and the names the batch
+knows carry over from one window to the next, so a window reads as the continuation of the
+previous one), and hands each window's drafts to one worker thread that embeds them — with one
+torch thread while spaCy is parsing the next window, so the two cores are both busy, and with all
+of them for the last window. The unit texts are final before they are embedded. A put with one
+window runs every stage in the caller's thread, as before. Windows are merged in order before the
+transaction. Work per window is O(its facts); nothing in it reads the agent's stored units.
 
 Everything for one ``put_many`` is written in one transaction: after a crash there is either the
-whole call or none of it. The ``documents`` stage takes the put's agents' advisory locks first (in
-agent order, so two puts never wait on each other crosswise): a put's windows are written in order
-with no other put of those agents in between. Stage timings (seconds, summed over windows; the
-threads overlap) are logged at debug level and returned in every ``PutResult.stage_seconds``.
+whole call or none of it. Stage timings (seconds, summed over windows; the concurrent ones overlap
+the others) are logged at debug level and returned in every ``PutResult.stage_seconds``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -52,7 +61,7 @@ import psycopg
 
 from ..clock import Clock
 from ..config import Config, LLMConfig
-from ..errors import FleetMemoryError
+from ..errors import ConfigurationError, FleetMemoryError
 from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
@@ -66,16 +75,26 @@ from ..store.context import agent_context
 from ..store.links import link_units
 from . import supersede
 from .assemble import draft_unit
-from .coref import resolve_coreferences
+from .coref import Discourse, resolve_coreferences
 from .extract import extract_sentences
 from .llm_extract import Progress, extract_with_llm
 from .memory import build_context
 from .ner import find_entities
-from .records import EmbeddedUnit, Episode, ParsedFact, UnitDraft, WrittenUnit
+from .records import (
+    AgentContext,
+    CorefFact,
+    EmbeddedUnit,
+    Episode,
+    ExtractedFact,
+    NamedFact,
+    ParsedFact,
+    UnitDraft,
+    UnitPlan,
+    WrittenUnit,
+)
 from .resolve import UnitMentions, resolve_entities
 from .supersede import NewUnit as StatedUnit
 from .supersede import speaker_key, supersede_units
-from .runner import MIN_WINDOW_FACTS, WINDOW_FACTS, Carry, Pipeline, PutState, Stage, fact_windows, window_size
 from .validate import plan_units
 
 __all__ = [
@@ -99,6 +118,70 @@ def _default_importance(text: str, tags: tuple[str, ...]) -> float:
     return 0.5
 
 
+@dataclass(frozen=True, slots=True)
+class PutState:
+    """One ``put_many`` as far as the stages have taken it: the input (``episodes``, ``progress``),
+    then each stage's output. A field is empty until the stage that provides it has run."""
+
+    episodes: tuple[Episode, ...]
+    progress: Progress | None = None
+    context: AgentContext = field(default_factory=AgentContext)
+    carry: Carry | None = None  # what windows of one put pass on to the next (see ``Carry``)
+    facts: tuple[ExtractedFact, ...] = ()
+    parsed: tuple[ParsedFact, ...] = ()
+    named: tuple[NamedFact, ...] = ()
+    coref: tuple[CorefFact, ...] = ()
+    plans: tuple[UnitPlan, ...] = ()
+    drafts: tuple[UnitDraft, ...] = ()
+    embedded: tuple[EmbeddedUnit, ...] = ()
+    documents: tuple[uuid.UUID, ...] = ()  # one per episode, in order
+    units: tuple[WrittenUnit, ...] = ()
+    unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
+    mentions: int = 0  # mention rows recorded
+    links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
+    superseded: int = 0  # older units a new unit superseded
+
+
+class Carry:
+    """Mutable state of one ``Pipeline.run`` shared by its windows, in order: the coreference
+    discourse, the names the batch knows, and whether the caller's thread is done parsing."""
+
+    def __init__(self) -> None:
+        self.discourse = Discourse()
+        self.known: dict[str, str] = {}
+        self.front_done = threading.Event()
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(PutState))
+_INPUTS = ("episodes", "progress", "carry")
+WINDOW_FACTS = 96
+MIN_WINDOW_FACTS = 12
+
+
+def window_size(facts: int, largest: int = WINDOW_FACTS, smallest: int = MIN_WINDOW_FACTS) -> int:
+    """Facts per window for a put of ``facts`` facts: ``largest`` for a long put; a shorter one is
+    cut in about three windows of at least ``smallest`` (never more than ``largest``), so that a
+    put of a few dozen facts — one session of long assistant turns — overlaps parse and embedding
+    too instead of running them one after the other."""
+    return min(largest, max(smallest, facts // 3))
+
+Runner = Callable[[PutState], PutState]
+TransactionRunner = Callable[[PutState, "psycopg.Connection"], PutState]
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """A stage's name, the ``PutState`` fields it reads and those it adds; stages that write run
+    ``in_transaction`` (with the connection), after all the others."""
+
+    name: str
+    requires: tuple[str, ...]
+    provides: tuple[str, ...]
+    in_transaction: bool = False
+    windowed: bool = False  # runs once per window of facts (see the module docstring)
+    concurrent: bool = False  # a windowed stage run in the worker thread
+
+
 STAGES: tuple[Stage, ...] = (
     Stage("memory", ("episodes",), ("context",)),
     Stage("extract", ("episodes", "context"), ("facts",)),
@@ -108,13 +191,146 @@ STAGES: tuple[Stage, ...] = (
     Stage("validate", ("coref",), ("plans",), windowed=True),
     Stage("assemble", ("episodes", "plans"), ("drafts",), windowed=True),
     Stage("embed", ("drafts", "carry"), ("embedded",), windowed=True, concurrent=True),
-    Stage("documents", ("episodes",), ("documents",), in_transaction=True),
-    Stage("write", ("episodes", "embedded", "documents"), ("units", "unit_counts"), in_transaction=True,
-          windowed=True),
-    Stage("resolve", ("units",), ("mentions",), in_transaction=True, windowed=True),
-    Stage("link", ("episodes", "units"), ("links",), in_transaction=True, windowed=True),
-    Stage("supersede", ("units", "mentions"), ("superseded",), in_transaction=True, windowed=True),
+    Stage("write", ("episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
+    Stage("resolve", ("units",), ("mentions",), in_transaction=True),
+    Stage("link", ("units",), ("links",), in_transaction=True),
+    Stage("supersede", ("units", "mentions"), ("superseded",), in_transaction=True),
 )
+
+
+class Pipeline:
+    """Stages in order, checked at construction; ``run`` times each stage. ``runners`` implement
+    the stages outside the transaction, ``transaction_runners`` those inside it."""
+
+    def __init__(self, stages: Sequence[Stage], runners: Mapping[str, Runner],
+                 transaction_runners: Mapping[str, TransactionRunner] | None = None):
+        transaction_runners = transaction_runners or {}
+        available = set(_INPUTS)
+        in_txn = False
+        for stage in stages:
+            if stage.name not in (transaction_runners if stage.in_transaction else runners):
+                raise ConfigurationError(f"pipeline stage {stage.name!r} has no implementation")
+            if in_txn and not stage.in_transaction:
+                raise ConfigurationError(f"pipeline stage {stage.name!r} runs outside the transaction "
+                                         "after one inside it")
+            in_txn = in_txn or stage.in_transaction
+            if (stage.windowed and stage.in_transaction) or (stage.concurrent and not stage.windowed):
+                raise ConfigurationError(f"pipeline stage {stage.name!r}: only stages outside the transaction "
+                                         "run per window, and only windowed stages run concurrently")
+            unknown = [f for f in stage.requires + stage.provides if f not in _FIELDS]
+            if unknown:
+                raise ConfigurationError(f"pipeline stage {stage.name!r} names {', '.join(unknown)}, "
+                                         "which PutState does not hold")
+            missing = [r for r in stage.requires if r not in available]
+            if missing:
+                raise ConfigurationError(
+                    f"pipeline stage {stage.name!r} needs {', '.join(missing)}, which no earlier stage provides"
+                )
+            available.update(stage.provides)
+        _check_windows(stages)
+        self.stages = tuple(stages)
+        self.runners = dict(runners)
+        self.transaction_runners = dict(transaction_runners)
+
+    def run(self, episodes: Sequence[Episode],
+            transaction: Callable[[], AbstractContextManager[psycopg.Connection]], *,
+            progress: Progress | None = None, window_facts: int = WINDOW_FACTS,
+            min_window_facts: int = MIN_WINDOW_FACTS) -> tuple[PutState, dict[str, float]]:
+        """Run every stage; ``progress`` is readable by stages but required by none."""
+        state = PutState(tuple(episodes), progress, carry=Carry())
+        timings: dict[str, float] = {}
+        outside = [s for s in self.stages if not s.in_transaction]
+        for stage in (s for s in outside if not s.windowed):
+            runner = self.runners[stage.name]
+            state = self._run_stage(stage, state, timings, lambda: runner(state))
+        windowed = [s for s in outside if s.windowed]
+        if windowed:
+            size = window_size(len(state.facts), window_facts, min_window_facts)
+            state = self._run_windows(state, windowed, timings, size)
+        inside = [s for s in self.stages if s.in_transaction]
+        if inside:
+            with transaction() as conn:
+                for stage in inside:
+                    txn_runner = self.transaction_runners[stage.name]
+                    state = self._run_stage(stage, state, timings, lambda: txn_runner(state, conn))
+        return state, timings
+
+    def _run_windows(self, state: PutState, stages: Sequence[Stage], timings: dict[str, float],
+                     window_facts: int) -> PutState:
+        """The windowed stages, window by window; concurrent ones in one worker thread."""
+        windows = fact_windows(state.facts, window_facts)
+        front = [s for s in stages if not s.concurrent]
+        back = [s for s in stages if s.concurrent]
+        assert state.carry is not None
+        if len(windows) <= 1 or not back:
+            state.carry.front_done.set()
+            return self._run_sequence(stages, state, timings)
+        back_timings: list[dict[str, float]] = []
+
+        def run_back(window: PutState) -> PutState:
+            mine: dict[str, float] = {}
+            back_timings.append(mine)
+            return self._run_sequence(back, window, mine)
+
+        with ThreadPoolExecutor(1, thread_name_prefix="fleet-memory-embed") as pool:
+            try:
+                pending = [pool.submit(run_back, self._run_sequence(front, replace(state, facts=w), timings))
+                           for w in windows]
+            finally:
+                state.carry.front_done.set()
+            done = [f.result() for f in pending]
+        for mine in back_timings:
+            for name, secs in mine.items():
+                timings[name] = timings.get(name, 0.0) + secs
+        provided = [f for s in stages for f in s.provides]
+        merged = {f: tuple(item for d in done for item in getattr(d, f)) for f in provided}
+        return replace(state, **merged)
+
+    def _run_sequence(self, stages: Sequence[Stage], state: PutState, timings: dict[str, float]) -> PutState:
+        for stage in stages:
+            runner = self.runners[stage.name]
+            state = self._run_stage(stage, state, timings, lambda: runner(state))
+        return state
+
+    @staticmethod
+    def _run_stage(stage: Stage, before: PutState, timings: dict[str, float],
+                   produce: Callable[[], PutState]) -> PutState:
+        started = time.perf_counter()
+        after = produce()
+        timings[stage.name] = timings.get(stage.name, 0.0) + time.perf_counter() - started
+        changed = [f for f in _FIELDS if getattr(after, f) is not getattr(before, f)]
+        undeclared = [f for f in changed if f not in stage.provides]
+        if undeclared:
+            raise ConfigurationError(f"pipeline stage {stage.name!r} changed {', '.join(undeclared)}, "
+                                     f"declared {', '.join(stage.provides)}")
+        return after
+
+
+def _check_windows(stages: Sequence[Stage]) -> None:
+    """Windowed stages form one run right after the plain outside stages, concurrent ones last."""
+    kinds = [("txn" if s.in_transaction else "conc" if s.concurrent else "win" if s.windowed else "plain")
+             for s in stages]
+    order = {"plain": 0, "win": 1, "conc": 2, "txn": 3}
+    if any(order[a] > order[b] for a, b in zip(kinds, kinds[1:])):
+        raise ConfigurationError("pipeline stages must run plain, then windowed, then concurrent, "
+                                 "then in the transaction: " + ", ".join(s.name for s in stages))
+
+
+def fact_windows(facts: Sequence[ExtractedFact], size: int) -> list[tuple[ExtractedFact, ...]]:
+    """``facts`` cut into runs of at least ``size`` facts (the last may be shorter), each ending
+    where an episode ends. One run when there are fewer than ``2 * size`` facts."""
+    if len(facts) < 2 * size:
+        return [tuple(facts)] if facts else []
+    windows: list[tuple[ExtractedFact, ...]] = []
+    start = 0
+    for i in range(1, len(facts) + 1):
+        ends_episode = i == len(facts) or facts[i].episode_index != facts[i - 1].episode_index
+        if ends_episode and (i - start >= size or i == len(facts)):
+            windows.append(tuple(facts[start:i]))
+            start = i
+    if len(windows) > 1 and len(windows[-1]) < size // 2:
+        windows[-2:] = [windows[-2] + windows[-1]]
+    return windows
 
 
 class Ingestor:
@@ -146,8 +362,8 @@ class Ingestor:
             "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
             "coref": self._coref,
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
-        }, {"documents": self._documents, "write": self._write, "resolve": self._resolve, "link": self._link,
-            "supersede": self._supersede})
+        }, {"write": self._write, "resolve": self._resolve, "link": self._link,
+                                       "supersede": self._supersede})
 
     @property
     def uses_llm(self) -> bool:
@@ -271,29 +487,23 @@ class Ingestor:
             return draft.text
         return " > ".join(draft.context.split(" > ")[-levels:]) + ": " + draft.text
 
-    def _documents(self, s: PutState, conn: psycopg.Connection) -> PutState:
-        for agent_id in sorted({e.agent_id for e in s.episodes}):  # held until the commit
-            entity_sql.lock_entities(conn, agent_id)
+    def _write(self, s: PutState, conn: psycopg.Connection) -> PutState:
         now = self.clock.now()
         doc_ids = tuple(uuid.uuid4() for _ in s.episodes)
-        doc_sql.insert_documents(conn, [
+        docs = [
             doc_sql.NewDocument(
                 id=doc_id, agent_id=e.agent_id, content=e.content, event_date=e.event_date, created_at=now,
                 context=e.context, source=e.source, speaker=e.speaker, metadata=dict(e.metadata),
             )
             for doc_id, e in zip(doc_ids, s.episodes)
-        ])
-        return replace(s, documents=doc_ids)
-
-    def _write(self, s: PutState, conn: psycopg.Connection) -> PutState:
-        now = self.clock.now()
+        ]
         units = tuple(
-            WrittenUnit(item.draft.episode_index, self._new_unit(item, s.episodes, s.documents, now),
-                        item.draft.mentions)
+            WrittenUnit(item.draft.episode_index, self._new_unit(item, s.episodes, doc_ids, now), item.draft.mentions)
             for item in s.embedded
         )
+        doc_sql.insert_documents(conn, docs)
         counts = unit_sql.insert_units(conn, [u.row for u in units])
-        return replace(s, units=units, unit_counts=counts)
+        return replace(s, documents=doc_ids, units=units, unit_counts=counts)
 
     def _resolve(self, s: PutState, conn: psycopg.Connection) -> PutState:
         by_agent: dict[str, list[UnitMentions]] = {}
