@@ -5,7 +5,8 @@ Agent size: an agent is prefilled to N units by bulk insert (documents + units, 
 texts of the other conversations cycled; vectors are real embeddings of a pool of those texts,
 jittered so no two are equal; event dates spread over the two years around the measured put), given
 entities, mentions and links of the degrees the pipeline leaves, its planner statistics refreshed,
-and then the first conversation is put with one ``put_many`` (the full pipeline) and timed. The
+its own indexes built from ``store.agent_indexes.OWN_INDEX_UNITS`` (as the put that took it across
+would have), and then the first conversation is put with one ``put_many`` (the full pipeline) and timed. The
 sizes are measured interleaved (round after round, one put per size, the order alternating) and
 reported as medians, with the per-stage seconds — on a shared machine a single put per size
 measures the machine's load, not the agent's size (parse and embed, which never read the
@@ -37,8 +38,8 @@ def _prefill(mem, agent: str, size: int, texts: list[str], vectors: np.ndarray, 
     """Bulk-insert units until ``agent`` holds ``size`` (nothing when it already does: a large agent
     in a ``--home`` is built once), then give it the graph an agent of that size has: entities and
     mentions, temporal and semantic links (``_decorate``)."""
+    from fleet_memory.store import agent_indexes, planner
     from fleet_memory.store import documents as doc_sql
-    from fleet_memory.store import planner
     from fleet_memory.store import units as unit_sql
 
     with mem.db.transaction() as conn:
@@ -69,6 +70,9 @@ def _prefill(mem, agent: str, size: int, texts: list[str], vectors: np.ndarray, 
     with mem.db.transaction() as conn:
         planner.refresh_if_stale(conn, [agent], counts or {agent: size})
         conn.execute("ANALYZE memory_units; ANALYZE entities; ANALYZE unit_entities; ANALYZE links")
+    if size >= agent_indexes.OWN_INDEX_UNITS:  # as the put that took it across would have
+        with mem.db.autocommit() as conn:
+            agent_indexes.ensure(conn, agent)
 
 
 def _decorate(conn, agent: str, size: int) -> None:

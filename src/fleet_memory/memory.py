@@ -297,10 +297,16 @@ class FleetMemory:
         return export_agent(self.db, self._agent(agent_id), out)
 
     def import_agent(self, agent_id: str, lines: Iterable[str]) -> TransferReport:
-        """Load an export into ``agent_id`` (which must be empty), in one transaction."""
+        """Load an export into ``agent_id`` (which must be empty), in one transaction; an agent of
+        ``store.agent_indexes.OWN_INDEX_UNITS`` units or more then gets its own indexes."""
         from .transfer import import_agent
 
-        return import_agent(self.db, self._agent(agent_id), lines)
+        agent = self._agent(agent_id)
+        report = import_agent(self.db, agent, lines)
+        if report.rows.get("memory_units", 0) >= agent_index_sql.OWN_INDEX_UNITS:  # as a put across it would
+            with self.db.autocommit() as conn:
+                agent_index_sql.ensure(conn, agent)
+        return report
 
     def database_status(self) -> dict[str, Any]:
         from .store.status import database_status

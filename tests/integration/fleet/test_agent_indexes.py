@@ -106,3 +106,20 @@ def test_crossed_names_only_the_agents_a_write_took_across():
     counts = {"a": 5_000, "b": 5_100, "c": 4_999, "d": 12_000}
     added = {"a": 1, "b": 50, "c": 10, "d": 9_000}
     assert agent_indexes.crossed(counts, added, 5_000) == ["a", "d"]
+
+
+def test_an_imported_agent_above_the_boundary_gets_its_own_indexes(memory, db_url, monkeypatch):
+    import io
+
+    monkeypatch.setattr(agent_indexes, "OWN_INDEX_UNITS", 8)
+    _fill(memory, "source", 7)
+    memory.index_agents(min_units=100)  # nothing to build below it
+    out = io.StringIO()
+    memory.export_agent("source", out)
+    memory.import_agent("small copy", io.StringIO(out.getvalue()))
+    assert _definitions(db_url) == {}
+    _fill(memory, "source", 2, start=7)  # 9 units: across 8, built by the put
+    out = io.StringIO()
+    memory.export_agent("source", out)
+    memory.import_agent("copy", io.StringIO(out.getvalue()))
+    assert set(agent_indexes.index_names("copy").values()) <= set(_definitions(db_url))
