@@ -15,8 +15,8 @@ Writing (``link_units``, per batch of new units; one query per kind for the whol
   cosine), found in ONE query for the whole batch (a LATERAL join over ``unnest`` of the new
   embeddings) — through the agent's own HNSW index for agents of ``EXACT_BELOW`` (5,000) units or
   more, by an exact scan of the agent's rows below that (a batch of 32 units or more: in memory,
-  also for a larger agent of fewer than ``IN_MEMORY_ROWS_PER_UNIT`` units per new unit); touched
-  units keep at most k semantic links.
+  also into a larger agent when that is cheaper, ``INDEX_UNIT_S``); touched units keep at most k
+  semantic links.
 
 Reading (``neighbours``, one statement per call): the stored links of the given units in both
 directions, and derived entity links (weight 1.0): for each entity a unit mentions, unless it is a
@@ -269,12 +269,18 @@ IN_MEMORY_FROM = 32
 read of the agent's embeddings (binary) and one matrix product, instead of batch × agent distance
 computations in SQL (45 new units against 2,900: 40–55 ms, against 120–180 ms in SQL)."""
 
-IN_MEMORY_ROWS_PER_UNIT = 100
-"""A large agent's embeddings are still read into memory while it has fewer than this many units
-per new unit of the batch: reading one costs about 10–15 µs, the HNSW top-k of one new unit about
-1.3 ms (measured on a 2,900-unit agent with its own index). A conversation of 1,200 turns put at
-once into a 50,000-unit agent reads it (0.5 s against 1.6 s); one session of 45 units reads the
-index."""
+READ_ROW_S = 12e-6
+PRODUCT_S = 2e-8
+INDEX_UNIT_S = 1.1e-3
+"""A larger agent's neighbours come from its own HNSW index, unless one read of its embeddings is
+cheaper: ``size × (READ_ROW_S + batch × PRODUCT_S) < batch × INDEX_UNIT_S``. Measured here: reading
+one embedding 10–15 µs (2,900 units), one 384-dimensional cosine of the matrix product about 20 ns,
+one new unit's HNSW top-k about 1.1 ms (2,900 and 50,000 units). A conversation of 970 units into a
+50,000-unit agent: 2.1–2.3 s in memory (the product is 37 GFLOP), 1.04 s through the index."""
+
+
+def _in_memory_is_cheaper(size: int, batch: int) -> bool:
+    return size * (READ_ROW_S + batch * PRODUCT_S) < batch * INDEX_UNIT_S
 
 
 def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
@@ -332,8 +338,8 @@ def semantic_candidates(
     visible, so new units of one batch link among themselves too.
 
     Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
-    (a batch of ``IN_MEMORY_FROM`` or more in memory, as is a larger agent while it has fewer than
-    ``IN_MEMORY_ROWS_PER_UNIT`` units per new unit). From ``exact_below`` on, the agent's own HNSW
+    (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
+    embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's own HNSW
     index is used (sorting is switched off for this statement so the planner takes the index
     order); before that index exists the planner sorts, exactly."""
     if not units:
@@ -345,9 +351,9 @@ def semantic_candidates(
         "k": top_k,
         "min": min_similarity,
     }
-    in_memory_below = max(exact_below, IN_MEMORY_ROWS_PER_UNIT * len(units))
-    size = agent_size(conn, agent_id, in_memory_below)
-    if size < in_memory_below and len(units) >= IN_MEMORY_FROM:
+    bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1)  # beyond it the index wins
+    size = agent_size(conn, agent_id, bound)
+    if len(units) >= IN_MEMORY_FROM and (size < exact_below or _in_memory_is_cheaper(size, len(units))):
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
     if size < exact_below:
         rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()

@@ -204,10 +204,9 @@ def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
     assert exact[0].unit.id == ids[0] == best.unit.id and np.isclose(exact[0].similarity, best.similarity)
 
 
-def test_a_large_agent_is_read_into_memory_only_while_the_batch_is_large_for_it(memory, db_url, monkeypatch):
+def test_a_large_agent_is_read_into_memory_only_when_that_is_cheaper_than_its_index(memory, db_url, monkeypatch):
     """From ``EXACT_BELOW`` units a batch's neighbours come from the agent's own HNSW index, unless
-    the agent has fewer than ``IN_MEMORY_ROWS_PER_UNIT`` units per new unit: then one read of its
-    embeddings is cheaper. Both find the same similarities here."""
+    one read of its embeddings costs less (``INDEX_UNIT_S``). Both find the same similarities here."""
     topics = ["hiking in the mountains", "the quarterly budget report", "baking sourdough bread", "a jazz concert"]
     texts = [f"Person {i} talked about {topics[i % 4]} on day {i // 4}." for i in range(40)]
     results = memory.put_many([{"content": t} for t in texts], agent_id="a1")
@@ -222,12 +221,12 @@ def test_a_large_agent_is_read_into_memory_only_while_the_batch_is_large_for_it(
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
-        for per_unit in (100, 1):  # 40 units < 100 × 32, then 40 ≥ 1 × 32
-            monkeypatch.setattr(link_sql, "IN_MEMORY_ROWS_PER_UNIT", per_unit)
+        for per_unit in (1.1e-3, 1e-9):  # 40 rows against 32 index searches, then searches made free
+            monkeypatch.setattr(link_sql, "INDEX_UNIT_S", per_unit)
             with conn.transaction():
                 rows = link_sql.semantic_candidates(conn, "a1", units, top_k=3, min_similarity=0.5, exact_below=10)
             found[per_unit] = {}
             for a, _, sim in rows:  # tie-invariant: units at equal similarity may swap
                 found[per_unit].setdefault(a, []).append(round(sim, 4))
             assert len(calls) == 1  # in memory the first time only
-    assert found[100] and found[100] == found[1]
+    assert found[1.1e-3] and found[1.1e-3] == found[1e-9]
