@@ -22,8 +22,8 @@ The design, by agent size (one boundary, ``OWN_INDEX_UNITS`` = 5,000 units):
   rank the agent's rows exactly: the right answer, slower.
 
 The put that takes an agent across the boundary builds them after it commits (``crossed``,
-``ensure``: about 3 s for 5,000 units, once in an agent's life; a failure is logged and the put
-stands). ``refresh`` — maintenance, never inside a request — builds whatever is missing (agents
+``ensure``: about 1 s for 5,000 units here, once in an agent's life; a failure is logged and the
+put stands). ``refresh`` — maintenance, never inside a request — builds whatever is missing (agents
 grown through an import, a failed or interrupted build) and drops the indexes of agents that have
 gone. Both use ``CREATE/DROP INDEX CONCURRENTLY`` (writes go on meanwhile) and need a connection in
 autocommit mode. An interrupted build leaves an invalid index, which the next ``refresh`` drops and
