@@ -41,7 +41,7 @@ from psycopg import sql
 from ..config import IngestConfig
 from ..model import LinkKind
 from .agent_indexes import OWN_INDEX_UNITS
-from .database import cached_plans
+from .database import cached_plans, index_order
 from .filters import UnitFilter, where_clause
 from .rows import vectors_from_send
 
@@ -340,8 +340,8 @@ def semantic_candidates(
     Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
     (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
     embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's own HNSW
-    index is used (sorting is switched off for this statement so the planner takes the index
-    order); before that index exists the planner sorts, exactly."""
+    index is used (``database.index_order``: the index order, pgvector's default candidate list);
+    before that index exists the planner sorts, exactly."""
     if not units:
         return []
     params = {
@@ -358,11 +358,8 @@ def semantic_candidates(
     if size < exact_below:
         rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()
     else:
-        conn.execute("SET LOCAL enable_sort = off")
-        try:
+        with index_order(conn):
             rows = conn.execute(SEMANTIC_SQL, params).fetchall()
-        finally:
-            conn.execute("SET LOCAL enable_sort = on")
     return [(a, b, float(sim)) for a, b, sim in rows]
 
 

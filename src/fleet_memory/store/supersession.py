@@ -14,6 +14,7 @@ ended by a unit that no longer exists.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
@@ -22,6 +23,7 @@ import numpy as np
 import psycopg
 
 from ..model import MemoryUnit
+from .database import index_order
 from .links import EXACT_BELOW, agent_size
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
@@ -56,9 +58,7 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
         return []
     exact = agent_size(conn, agent_id, exact_below) < exact_below
     order = "similarity DESC, o.seq" if exact else "o.embedding <=> n.emb"
-    if not exact:
-        conn.execute("SET LOCAL enable_sort = off")  # the planner takes the index order
-    try:
+    with nullcontext() if exact else index_order(conn):  # the planner takes the index order
         rows = fetch(
             conn,
             "SELECT n.id AS new_id, " + _COLS + ", o.similarity"
@@ -72,9 +72,6 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
              "embs": [np.asarray(e, dtype=np.float32) for _, e in new]},
             lambda r: SimilarUnit(r["new_id"], unit_from_row(r), float(r["similarity"])),
         )
-    finally:
-        if not exact:
-            conn.execute("SET LOCAL enable_sort = on")
     return rows
 
 

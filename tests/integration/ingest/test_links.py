@@ -11,6 +11,7 @@ import pytest
 from fleet_memory.model import LinkKind
 from fleet_memory.store import UnitFilter, agent_indexes
 from fleet_memory.store import links as link_sql
+from fleet_memory.store.database import CANDIDATE_EF_SEARCH, index_order
 from fleet_memory.store.links import EntityRule
 
 
@@ -195,9 +196,13 @@ def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
         register_vector(conn)
         exact = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3)
         with conn.transaction():
+            conn.execute("SET LOCAL hnsw.ef_search = 100")  # as every transaction of ours starts
+            with index_order(conn):
+                inside = conn.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')").fetchone()
             hnsw = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3, exact_below=0)
-            sorting = conn.execute("SHOW enable_sort").fetchone()[0]
-    assert sorting == "on"  # switched off for the index order only
+            after = conn.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')").fetchone()
+    assert inside == ("off", str(CANDIDATE_EF_SEARCH))
+    assert after == ("on", "100")  # switched for the index order only
     assert {c.unit.id for c in exact} == {c.unit.id for c in hnsw}  # the index order may be relaxed
     assert len(exact) == 3 and ids[1] not in {c.unit.id for c in exact}
     best = max(hnsw, key=lambda c: c.similarity)
