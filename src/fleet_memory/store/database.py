@@ -31,13 +31,16 @@ from ..errors import DatabaseUnavailableError
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
 
-__all__ = ["CANDIDATE_EF_SEARCH", "Database", "cached_plans", "index_order"]
+__all__ = ["CANDIDATE_EF_SEARCH", "RECALL_EF_SEARCH", "Database", "cached_plans", "index_order"]
 
 _log = logging.getLogger(__name__)
 
 
+RECALL_EF_SEARCH = 100
+"""``hnsw.ef_search`` of every transaction: recall's filtered, iterative scans of an agent's index."""
+
 TRANSACTION_SETTINGS = ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                        " set_config('hnsw.ef_search', '100', true),"
+                        f" set_config('hnsw.ef_search', '{RECALL_EF_SEARCH}', true),"
                         " set_config('max_parallel_workers_per_gather', '0', true),"
                         " set_config('plan_cache_mode', 'force_custom_plan', true)")
 """Run at the start of every transaction (one statement, the same as ``SET LOCAL``): settings that
@@ -64,7 +67,7 @@ def cached_plans(conn: psycopg.Connection) -> Iterator[None]:
 
 CANDIDATE_EF_SEARCH = 40
 """``hnsw.ef_search`` for ingestion's nearest-unit statements (semantic links, supersession
-candidates), pgvector's default; recall's transactions use 100 (filtered, iterative scans).
+candidates), pgvector's default; recall's transactions use ``RECALL_EF_SEARCH``.
 Measured on two agents' own indexes, top 5 of 400 units: the same pairs as with 100 (0.998 of the
 exact ones on 2,900 long-turn units, 0.909 against 0.910 on the 10,000 generated units of
 ``bench/latency.py``, whose templated texts tie), in 0.8–1.1 against 1.1–1.7 ms a unit."""
@@ -78,7 +81,8 @@ def index_order(conn: psycopg.Connection, ef_search: int = CANDIDATE_EF_SEARCH) 
     conn.execute("SELECT set_config('enable_sort', 'off', true), set_config('hnsw.ef_search', %s, true)",
                  (str(int(ef_search)),))
     yield
-    conn.execute("SELECT set_config('enable_sort', 'on', true), set_config('hnsw.ef_search', '100', true)")
+    conn.execute("SELECT set_config('enable_sort', 'on', true), set_config('hnsw.ef_search', %s, true)",
+                 (str(RECALL_EF_SEARCH),))
 
 
 SPARE_WAIT_S = 0.002

@@ -339,9 +339,9 @@ def semantic_candidates(
 
     Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
     (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
-    embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's own HNSW
-    index is used (``database.index_order``: the index order, pgvector's default candidate list);
-    before that index exists the planner sorts, exactly."""
+    embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's
+    own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
+    list); before that index exists the planner sorts, exactly."""
     if not units:
         return []
     params = {

@@ -197,10 +197,11 @@ def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
         exact = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3)
         with conn.transaction():
             conn.execute("SET LOCAL hnsw.ef_search = 100")  # as every transaction of ours starts
+            settings = "SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')"
             with index_order(conn):
-                inside = conn.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')").fetchone()
+                inside = conn.execute(settings).fetchone()
             hnsw = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3, exact_below=0)
-            after = conn.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')").fetchone()
+            after = conn.execute(settings).fetchone()
     assert inside == ("off", str(CANDIDATE_EF_SEARCH))
     assert after == ("on", "100")  # switched for the index order only
     assert {c.unit.id for c in exact} == {c.unit.id for c in hnsw}  # the index order may be relaxed
