@@ -423,7 +423,7 @@ class Ingestor:
         for agent in agent_indexes.crossed(counts, added):
             try:
                 with self.db.autocommit() as conn:
-                    agent_indexes.ensure(conn, agent)
+                    agent_indexes.ensure(conn, agent, wait_s=agent_indexes.PUT_BUILD_WAIT_S)
             except (FleetMemoryError, psycopg.Error) as exc:
                 _log.warning("agent %r's own indexes were not built (maintenance builds them): %s", agent, exc)
 

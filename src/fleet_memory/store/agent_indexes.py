@@ -22,12 +22,13 @@ The design, by agent size (one boundary, ``OWN_INDEX_UNITS`` = 5,000 units):
   rank the agent's rows exactly: the right answer, slower.
 
 The put that takes an agent across the boundary builds them after it commits (``crossed``,
-``ensure``: about 1 s for 5,000 units here, once in an agent's life; a failure is logged and the
-put stands). ``refresh`` — maintenance, never inside a request — builds whatever is missing (agents
-grown through an import, a failed or interrupted build) and drops the indexes of agents that have
-gone. Both use ``CREATE/DROP INDEX CONCURRENTLY`` (writes go on meanwhile) and need a connection in
-autocommit mode. An interrupted build leaves an invalid index, which the next ``refresh`` drops and
-builds again. Each index carries its agent id as its comment, so the agent of an index is read back
+``ensure``: about 1 s for 5,000 units here, once in an agent's life, waiting at most
+``PUT_BUILD_WAIT_S`` for other sessions; a failure is logged and the put stands). ``refresh`` —
+maintenance, never inside a request — builds whatever is missing (agents grown through an import, a
+failed or interrupted build) and drops the indexes of agents that have gone. Both use
+``CREATE/DROP INDEX CONCURRENTLY`` (writes go on meanwhile) and need a connection in autocommit
+mode. An interrupted build leaves an invalid index, which the next ``refresh`` drops and builds
+again. Each index carries its agent id as its comment, so the agent of an index is read back
 without parsing its predicate.
 
 Partial indexes are cheap for the planner only while there are few of them (each is tested
@@ -45,8 +46,8 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-__all__ = ["OWN_INDEX_UNITS", "IndexRefresh", "crossed", "ensure", "index_names", "own_indexes", "has_vector_index",
-           "refresh", "drop"]
+__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "crossed", "ensure", "index_names", "own_indexes",
+           "has_vector_index", "refresh", "drop"]
 
 OWN_INDEX_UNITS = 5_000
 """Agents of at least this many units have their own indexes; smaller ones are ranked exactly.
@@ -70,16 +71,21 @@ def index_names(agent_id: str) -> dict[str, str]:
 
 
 def own_indexes(conn: psycopg.Connection) -> dict[str, dict[str, bool]]:
-    """``{agent: {index name: valid}}`` for every own index on ``memory_units``."""
+    """``{agent: {index name: valid}}`` for every own index on ``memory_units``. A build that failed
+    or was killed leaves its index without the comment (set after the build): such an index is
+    filed under the living agent whose name it has, else under ``""`` (an agent gone)."""
     rows = conn.execute(
         "SELECT obj_description(i.indexrelid, 'pg_class'), c.relname, i.indisvalid FROM pg_index i"
         " JOIN pg_class c ON c.oid = i.indexrelid"
         " WHERE i.indrelid = 'memory_units'::regclass AND c.relname LIKE %s",
         (_PREFIX + "%",),
     ).fetchall()
+    by_name: dict[str, str] = {}
+    if any(not agent for agent, _, _ in rows):
+        by_name = {name: agent for agent in _large_agents(conn, 1) for name in index_names(agent).values()}
     found: dict[str, dict[str, bool]] = {}
     for agent, name, valid in rows:
-        found.setdefault(agent or "", {})[name] = bool(valid)
+        found.setdefault(agent or by_name.get(name, ""), {})[name] = bool(valid)
     return found
 
 
@@ -117,12 +123,21 @@ def crossed(counts: Mapping[str, int], added: Mapping[str, int], min_units: int 
     return [agent for agent, after in sorted(counts.items()) if after - added.get(agent, 0) < limit <= after]
 
 
-def ensure(conn: psycopg.Connection, agent_id: str) -> bool:
+PUT_BUILD_WAIT_S = 5.0
+"""How long the build after a put may wait on other sessions (``lock_timeout``): a concurrent
+build waits for every transaction older than it, and an idle open transaction elsewhere would
+otherwise hold the put for as long as it stays open. Past it the build fails, the put stands, and
+maintenance (``refresh``) builds the index (dropping the invalid one the failed build left)."""
+
+
+def ensure(conn: psycopg.Connection, agent_id: str, *, wait_s: float | None = None) -> bool:
     """Build the agent's own indexes that do not exist (``CREATE INDEX CONCURRENTLY IF NOT EXISTS``:
-    a build another process has started is left to it). Returns whether one was built. ``conn`` in
-    autocommit mode."""
+    a build another process has started is left to it), waiting at most ``wait_s`` for other
+    sessions' locks when given. Returns whether one was built. ``conn`` in autocommit mode."""
     if not conn.autocommit:
         raise ValueError("agent_indexes.ensure needs a connection in autocommit mode")
+    if wait_s is not None:
+        conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(f"{max(1, round(wait_s * 1000))}ms")))
     have = own_indexes(conn).get(agent_id, {})
     if all(name in have for name in index_names(agent_id).values()):
         return False

@@ -92,7 +92,7 @@ def test_the_put_that_crosses_the_boundary_builds_the_agents_own_indexes(memory,
     assert set(_definitions(db_url)) == set(names.values())
     assert names["vec"] in _plan(db_url, "growing")
 
-    def broken(conn, agent):
+    def broken(conn, agent, **options):
         raise psycopg.errors.LockNotAvailable("busy")
 
     monkeypatch.setattr(agent_indexes, "ensure", broken)
@@ -123,3 +123,26 @@ def test_an_imported_agent_above_the_boundary_gets_its_own_indexes(memory, db_ur
     memory.export_agent("source", out)
     memory.import_agent("copy", io.StringIO(out.getvalue()))
     assert set(agent_indexes.index_names("copy").values()) <= set(_definitions(db_url))
+
+
+def test_the_build_after_a_put_waits_only_so_long_for_an_open_transaction(memory, db_url, monkeypatch):
+    """A concurrent build waits for the transactions writing to the table: one left open elsewhere
+    must not hold the put. The put returns, its units stored; maintenance builds the index once that
+    transaction ends (dropping the invalid one the failed build left)."""
+    import time
+
+    monkeypatch.setattr(agent_indexes, "OWN_INDEX_UNITS", 8)
+    monkeypatch.setattr(agent_indexes, "PUT_BUILD_WAIT_S", 0.3)
+    _fill(memory, "waiting", 5)
+    _fill(memory, "other", 1)
+    with psycopg.connect(db_url) as idle:  # another writer's transaction, held open (a long bulk put)
+        idle.execute("UPDATE memory_units SET importance = importance WHERE agent_id = 'other'")
+        started = time.perf_counter()
+        _fill(memory, "waiting", 4, start=5)  # across 8
+        assert time.perf_counter() - started < 5
+        assert memory.stats("waiting").units == 9
+        with psycopg.connect(db_url) as conn:
+            assert not agent_indexes.has_vector_index(conn, "waiting")
+    assert memory.index_agents(min_units=8).built == ("waiting",)
+    with psycopg.connect(db_url) as conn:
+        assert agent_indexes.has_vector_index(conn, "waiting")
