@@ -304,8 +304,7 @@ class FleetMemory:
         agent = self._agent(agent_id)
         report = import_agent(self.db, agent, lines)
         if report.rows.get("memory_units", 0) >= agent_index_sql.OWN_INDEX_UNITS:  # as a put across it would
-            with self.db.autocommit() as conn:
-                agent_index_sql.ensure(conn, agent)
+            agent_index_sql.build_after_write(self.db, agent)
         return report
 
     def database_status(self) -> dict[str, Any]:

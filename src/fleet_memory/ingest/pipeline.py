@@ -55,9 +55,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import numpy as np
-import psycopg
 
 from ..clock import Clock
 from ..config import Config, LLMConfig
@@ -96,6 +96,9 @@ from .resolve import UnitMentions, resolve_entities
 from .supersede import NewUnit as StatedUnit
 from .supersede import speaker_key, supersede_units
 from .validate import plan_units
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = [
     "Carry", "Ingestor", "Pipeline", "PutState", "Stage", "STAGES", "WINDOW_FACTS", "MIN_WINDOW_FACTS",
@@ -421,11 +424,7 @@ class Ingestor:
                 if stale := planner.refresh_if_stale(conn, grown, counts):
                     _log.info("planner statistics refreshed after agents %s grew", stale)
         for agent in agent_indexes.crossed(counts, added):
-            try:
-                with self.db.autocommit() as conn:
-                    agent_indexes.ensure(conn, agent, wait_s=agent_indexes.PUT_BUILD_WAIT_S)
-            except (FleetMemoryError, psycopg.Error) as exc:
-                _log.warning("agent %r's own indexes were not built (maintenance builds them): %s", agent, exc)
+            agent_indexes.build_after_write(self.db, agent)
 
     # stages ------------------------------------------------------------------------------
     def _memory(self, s: PutState) -> PutState:

@@ -31,8 +31,9 @@ takes its place and the stale unit follows right below it (one or two more state
 when some reached superseded unit scores at least the ``top_k``-th best current one).
 
 Statements per search on its own connection: at most 6 + hops walked (+ 1 to reinforce, + 2 when a
-reached superseded unit scores high enough to reach the top k, ``_kth_best``, + 1 when the entity channel may use the agent's own index, + 1 or 2
-when a read handed to a spare connection could not run there), whatever the budget (two of them
+reached superseded unit scores high enough to reach the top k, ``_kth_best``, + 1 when the entity
+channel may use the agent's own index, + 1 or 2 when a read handed to a spare connection could not
+run there), whatever the budget (two of them
 are settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``);
 beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way

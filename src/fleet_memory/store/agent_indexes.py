@@ -40,14 +40,24 @@ agents.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg import sql
 
-__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "crossed", "ensure", "index_names", "own_indexes",
+from ..errors import FleetMemoryError
+
+if TYPE_CHECKING:
+    from .database import Database
+
+__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "build_after_write", "crossed", "ensure", "index_names",
+           "own_indexes",
            "has_vector_index", "refresh", "drop"]
+
+_log = logging.getLogger(__name__)
 
 OWN_INDEX_UNITS = 5_000
 """Agents of at least this many units have their own indexes; smaller ones are ranked exactly.
@@ -143,6 +153,19 @@ def ensure(conn: psycopg.Connection, agent_id: str, *, wait_s: float | None = No
         return False
     _build(conn, agent_id, have, if_not_exists=True)
     return True
+
+
+def build_after_write(db: Database, agent_id: str) -> bool:
+    """The agent's own indexes, built right after a write took it across the boundary (a put, an
+    import), on a connection of their own, waiting at most ``PUT_BUILD_WAIT_S`` for other sessions.
+    A failure is logged, never raised: the write stands, recall ranks the agent exactly meanwhile,
+    and maintenance (``refresh``) builds them. Returns whether one was built."""
+    try:
+        with db.autocommit() as conn:
+            return ensure(conn, agent_id, wait_s=PUT_BUILD_WAIT_S)
+    except (FleetMemoryError, psycopg.Error) as exc:
+        _log.warning("agent %r's own indexes were not built (maintenance builds them): %s", agent_id, exc)
+        return False
 
 
 def drop(conn: psycopg.Connection, agent_id: str, names: list[str] | None = None) -> None:

@@ -124,6 +124,13 @@ def test_an_imported_agent_above_the_boundary_gets_its_own_indexes(memory, db_ur
     memory.import_agent("copy", io.StringIO(out.getvalue()))
     assert set(agent_indexes.index_names("copy").values()) <= set(_definitions(db_url))
 
+    def broken(conn, agent, **options):  # the import stands when its build fails, as a put does
+        raise psycopg.errors.LockNotAvailable("busy")
+
+    monkeypatch.setattr(agent_indexes, "ensure", broken)
+    assert memory.import_agent("second copy", io.StringIO(out.getvalue())).rows["memory_units"] == 9
+    assert memory.stats("second copy").units == 9
+
 
 def test_the_build_after_a_put_waits_only_so_long_for_an_open_transaction(memory, db_url, monkeypatch):
     """A concurrent build waits for the transactions writing to the table: one left open elsewhere
