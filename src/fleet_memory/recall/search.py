@@ -9,8 +9,10 @@
    semantics), ``entity`` (top ``entity_entry_k`` by similarity among units mentioning an entity the
    query names or said by a person it names) and ``time`` (top ``time_entry_k`` by similarity inside
    the window). The query embedding is computed beside the two statements that do not need it.
-   For an agent with its own vector index, a named entity with many mentions is ranked through
-   that index (``store.candidates.entity_by_index``; one catalogue lookup checks the index). A
+   Named entities with many mentions are ranked on a shortlist of their mentions, the nearest by
+   Hamming distance between binary-quantized embeddings (``store.candidates.entity_shortlist``);
+   under a restrictive filter, for an agent with its own vector index, a very common entity is
+   ranked through that index (``store.candidates.entity_by_index``; one catalogue lookup checks the index). A
    large entity channel is ranked beside the others on spare connections (``recall.beside``).
 2. **Walk** (``_walk``). Spreading activation (``activation.spread``, pure) from the entry points
    along temporal, semantic and entity links, at most ``thinking_budget`` units explored (entry
@@ -55,6 +57,7 @@ from ..config import Config
 from ..model import Explanation, PathStep, SearchResult, TimeWindow
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
+from ..store.filters import is_plain
 from ..store import agent_indexes as index_sql
 from ..store import candidates as cand_sql
 from ..store import entities as entity_sql
@@ -187,11 +190,12 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
     cfg = request.settings
     window = time_window(request.query, request.now) if cfg.time_entry_k else None
     features, units = _features(conn, request, embedding, window)
+    shortlist = cand_sql.entity_shortlist(features.entity_mentions, cfg.entity_entry_k, is_plain(flt))
     limits = cand_sql.EntryLimits(
         vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
         time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
-        exact=units < cand_sql.EXACT_ENTRIES_BELOW,
-        entity_index=cand_sql.entity_by_index(units, features.entity_mentions, cfg.entity_entry_k)
+        exact=units < cand_sql.EXACT_ENTRIES_BELOW, entity_shortlist=shortlist,
+        entity_index=not shortlist and cand_sql.entity_by_index(units, features.entity_mentions, cfg.entity_entry_k)
         and index_sql.has_vector_index(conn, request.agent_id))
     found = entry_points(conn, request.agent_id, features, flt, limits, beside)
     if not found:

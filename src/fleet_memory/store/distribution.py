@@ -112,14 +112,21 @@ def violations(conn: psycopg.Connection) -> list[str]:
 
 
 def citus_statements(conn: psycopg.Connection) -> list[str]:
-    """The SQL that distributes this schema with Citus: ``create_reference_table`` for the shared
+    """The SQL that distributes this schema with Citus: the setting that lets a table with triggers
+    be distributed (when one has), ``create_reference_table`` for the shared
     tables, then ``create_distributed_table`` by ``agent_id`` for agent data, parents before
     children (Citus wants a foreign key's target distributed first), all co-located."""
     from .transfer import agent_tables
 
     present = set(_tables(conn).values())
-    out = [f"SELECT create_reference_table('{t}');" for t in REFERENCE_TABLES if t in present]
     ordered = agent_tables(conn)
+    out = []
+    if conn.execute("SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE NOT tgisinternal AND tgrelid::regclass::text"
+                    " = ANY(%s))", (ordered,)).fetchone()[0]:
+        # a trigger on agent data (migration 011's mention bits) reads only the same agent's rows, on
+        # the co-located shard: what Citus asks of a trigger before it lets one be distributed
+        out.append("SET citus.enable_unsafe_triggers TO on;")
+    out += [f"SELECT create_reference_table('{t}');" for t in REFERENCE_TABLES if t in present]
     for i, table in enumerate(ordered):
         colocate = "" if i == 0 else f", colocate_with => '{ordered[0]}'"
         out.append(f"SELECT create_distributed_table('{table}', '{DISTRIBUTION_COLUMN}'{colocate});")

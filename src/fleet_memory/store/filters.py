@@ -14,7 +14,7 @@ from typing import Any
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-__all__ = ["UnitFilter", "where_clause", "effective_importance_sql"]
+__all__ = ["UnitFilter", "where_clause", "effective_importance_sql", "is_plain"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,14 @@ def effective_importance_sql(alias: str = "u") -> sql.Composable:
         "({a}.importance * exp(-(CASE WHEN {a}.memory_type = 'procedural' THEN %(proc_rate)s ELSE %(rate)s END)"
         " * greatest(0, extract(epoch FROM (%(now)s - coalesce({a}.last_accessed, {a}.created_at))) / 86400.0)))"
     ).format(a=a)
+
+
+def is_plain(flt: UnitFilter | None) -> bool:
+    """Whether the filter keeps nearly every unit of the agent: nothing but the defaults, which
+    leave out archived units and (``current_at``) superseded ones, a minority of any agent."""
+    flt = flt or UnitFilter()
+    return all(value is None for value in (flt.types, flt.min_importance, flt.since, flt.until, flt.tags,
+                                           flt.user_id, flt.session_id, flt.metadata, flt.as_of))
 
 
 def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tuple[sql.Composable, dict]:

@@ -97,3 +97,33 @@ def test_migration_010_gives_large_agents_their_own_indexes_and_drops_the_fleet_
     assert f"USING gin (tsv) WHERE {literal}" in indexes[names["tsv"]]
     assert comments == {names["vec"]: big, names["tsv"]: big}  # as agent_indexes names them
     assert rows == {big: agent_indexes.OWN_INDEX_UNITS, "small": 40}
+
+
+def test_migration_011_gives_every_mention_its_units_bits_and_keeps_them_on_insert(empty_db_url):
+    """A database built before 011: existing mentions get their unit's binary-quantized embedding,
+    the entity index carries them, and a mention inserted afterwards gets them from the trigger."""
+    before = [m for m in migrations.available() if m.version < 11]
+    with psycopg.connect(empty_db_url, autocommit=True) as conn:
+        migrations.migrate(conn, 384, before)
+        conn.execute(
+            "INSERT INTO memory_units (agent_id, id, text, event_date, embedding)"
+            " SELECT 'a', md5('u' || i)::uuid, 'fact number ' || i, now(),"
+            " (SELECT array_agg(sin(i * 7 + d))::vector FROM generate_series(1, 384) d)"
+            " FROM generate_series(1, 3) i")
+        conn.execute("INSERT INTO entities (agent_id, id, name, normalized_name, label, first_seen, last_seen)"
+                     " VALUES ('a', md5('e')::uuid, 'Alice', 'alice', 'PERSON', now(), now())")
+        conn.execute("INSERT INTO unit_entities (agent_id, unit_id, entity_id) VALUES"
+                     " ('a', md5('u1')::uuid, md5('e')::uuid), ('a', md5('u2')::uuid, md5('e')::uuid)")
+        assert migrations.migrate(conn, 384) == [m.version for m in migrations.available() if m.version >= 11]
+        conn.execute("INSERT INTO unit_entities (agent_id, unit_id, entity_id, bits)"
+                     " VALUES ('a', md5('u3')::uuid, md5('e')::uuid, NULL)")  # whatever is given: derived
+        mismatched = conn.execute(
+            "SELECT count(*) FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+            " WHERE ue.bits IS DISTINCT FROM binary_quantize(u.embedding)::bit(384)").fetchone()[0]
+        count = conn.execute("SELECT count(*) FROM unit_entities").fetchone()[0]
+        index = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'unit_entities_entity_idx'").fetchone()[0]
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):  # no unit: its key refuses the row
+            conn.execute("INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
+                         " VALUES ('a', md5('nothing')::uuid, md5('e')::uuid)")
+    assert (count, mismatched) == (3, 0)
+    assert index.endswith("(agent_id, entity_id) INCLUDE (unit_id, bits)")
