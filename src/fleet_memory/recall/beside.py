@@ -121,8 +121,9 @@ def entry_points(conn: psycopg.Connection, agent: str, features: cand_sql.Featur
     the named entities have enough mentions between them to be worth a second connection
     (``SPLIT_ENTITY_MENTIONS``), in two halves on two when they have more still
     (``HALVES_ENTITY_MENTIONS``). Whatever did not run beside runs here, after the rest."""
-    if not (beside is not None and limits.entity and features.entity_ids and not limits.entity_index
-            and not limits.entity_shortlist and features.entity_mentions >= SPLIT_ENTITY_MENTIONS and (limits.vector or limits.fulltext or limits.time)):
+    if not (beside is not None and limits.entity and features.entity_ids
+            and not limits.entity_index and not limits.entity_shortlist
+            and features.entity_mentions >= SPLIT_ENTITY_MENTIONS and (limits.vector or limits.fulltext or limits.time)):
         return cand_sql.entries(conn, agent, features, flt, limits)
     entity = replace(limits, vector=0, fulltext=0, time=0)
     sides = [entity]

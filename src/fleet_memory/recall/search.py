@@ -12,8 +12,9 @@
    Named entities with many mentions are ranked on a shortlist of their mentions, the nearest by
    Hamming distance between binary-quantized embeddings (``store.candidates.entity_shortlist``);
    under a restrictive filter, for an agent with its own vector index, a very common entity is
-   ranked through that index (``store.candidates.entity_by_index``; one catalogue lookup checks the index). A
-   large entity channel is ranked beside the others on spare connections (``recall.beside``).
+   ranked through that index (``store.candidates.entity_by_index``; one catalogue lookup checks
+   the index), and an exactly ranked large entity channel beside the others on spare connections
+   (``recall.beside``).
 2. **Walk** (``_walk``). Spreading activation (``activation.spread``, pure) from the entry points
    along temporal, semantic and entity links, at most ``thinking_budget`` units explored (entry
    points included), the strongest ``max_frontier`` units expanded per hop. Per hop, ONE
@@ -57,13 +58,13 @@ from ..config import Config
 from ..model import Explanation, PathStep, SearchResult, TimeWindow
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
-from ..store.filters import is_plain
 from ..store import agent_indexes as index_sql
 from ..store import candidates as cand_sql
 from ..store import entities as entity_sql
 from ..store import links as link_sql
 from ..store import supersession as sup_sql
 from ..store import units as unit_sql
+from ..store.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
 from .beside import Beside, entry_points
 from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors
@@ -195,7 +196,8 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
         vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
         time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
         exact=units < cand_sql.EXACT_ENTRIES_BELOW, entity_shortlist=shortlist,
-        entity_index=not shortlist and cand_sql.entity_by_index(units, features.entity_mentions, cfg.entity_entry_k)
+        entity_index=not shortlist
+        and cand_sql.entity_by_index(units, features.entity_mentions, cfg.entity_entry_k)
         and index_sql.has_vector_index(conn, request.agent_id))
     found = entry_points(conn, request.agent_id, features, flt, limits, beside)
     if not found:

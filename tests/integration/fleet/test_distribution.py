@@ -58,7 +58,8 @@ def test_deploy_guide_distributes_every_table(db_url):
     """The Citus SQL in docs/deploy.md is exactly what the schema needs, in a working order."""
     with psycopg.connect(db_url, autocommit=True) as conn:
         wanted = distribution.citus_statements(conn)
-    documented = re.findall(r"^(?:SET citus\..*|SELECT create_(?:reference|distributed)_table\(.*\));$", DEPLOY.read_text(), re.M)
+    documented = re.findall(r"^(?:SET citus\..*|SELECT create_(?:reference|distributed)_table\(.*\));$",
+                            DEPLOY.read_text(), re.M)
     assert documented == wanted
     assert any("'memory_units', 'agent_id'" in s for s in wanted)
     assert wanted[0] == "SET citus.enable_unsafe_triggers TO on;"  # unit_entities' bits (migration 011)

@@ -35,6 +35,11 @@ def test_a_shortlist_only_for_common_entities_under_a_plain_filter():
     assert not is_plain(UnitFilter(user_id="u")) and not is_plain(UnitFilter(tags=("x",)))
 
 
+JOINED = ("FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+          " WHERE ue.agent_id = 'a'")
+WRONG_BITS = "ue.bits IS DISTINCT FROM binary_quantize(u.embedding)::bit(384)"
+
+
 def _put_alice(memory) -> None:
     items = [{"text": f"Alice Moreau {doing} {when}.", "timestamp": (T0 + timedelta(hours=i)).isoformat()}
              for i, (doing, when) in enumerate((d, w) for d in DOINGS for w in WHEN)]
@@ -55,10 +60,7 @@ def _entity_top(memory, query: str, shortlist: int, k: int = 10) -> list[str]:
 def test_the_shortlist_finds_the_exact_top_k_with_the_real_model(real_memory):
     _put_alice(real_memory)
     with real_memory.db.transaction() as conn:
-        mentions, bad = conn.execute(
-            "SELECT count(*), count(*) FILTER (WHERE ue.bits IS DISTINCT FROM binary_quantize(u.embedding)::bit(384))"
-            " FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-            " WHERE ue.agent_id = 'a'").fetchone()
+        mentions, bad = conn.execute(f"SELECT count(*), count(*) FILTER (WHERE {WRONG_BITS}) {JOINED}").fetchone()
         vector = real_memory.embedder.embed(["Where did Alice go hiking?"])[0]
         sql_bits = conn.execute("SELECT binary_quantize(%s::vector)::text", (vector,)).fetchone()[0]
     assert mentions >= len(DOINGS) * len(WHEN) and bad == 0  # every mention row carries its unit's bits
@@ -92,11 +94,7 @@ def test_search_takes_the_shortlist_and_merged_entities_keep_their_bits(real_mem
     alice, ally = names["Alice Moreau"], names["Ally Moreau"]
     real_memory.merge_entities("a", alice.id, ally.id)
     with real_memory.db.transaction() as conn:
-        bad = conn.execute(
-            "SELECT count(*) FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-            " WHERE ue.agent_id = 'a' AND ue.entity_id = %s"
-            " AND ue.bits IS DISTINCT FROM binary_quantize(u.embedding)::bit(384)", (alice.id,)).fetchone()[0]
-        sailing = conn.execute(
-            "SELECT count(*) FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
-            " WHERE ue.entity_id = %s AND u.text LIKE '%%sailing%%'", (alice.id,)).fetchone()[0]
+        bad, sailing = conn.execute(
+            f"SELECT count(*) FILTER (WHERE {WRONG_BITS}), count(*) FILTER (WHERE u.text LIKE '%%sailing%%')"
+            f" {JOINED} AND ue.entity_id = %s", (alice.id,)).fetchone()
     assert (bad, sailing) == (0, 1)

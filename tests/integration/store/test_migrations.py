@@ -121,7 +121,8 @@ def test_migration_011_gives_every_mention_its_units_bits_and_keeps_them_on_inse
             "SELECT count(*) FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
             " WHERE ue.bits IS DISTINCT FROM binary_quantize(u.embedding)::bit(384)").fetchone()[0]
         count = conn.execute("SELECT count(*) FROM unit_entities").fetchone()[0]
-        index = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'unit_entities_entity_idx'").fetchone()[0]
+        index = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+                             ("unit_entities_entity_idx",)).fetchone()[0]
         with pytest.raises(psycopg.errors.ForeignKeyViolation):  # no unit: its key refuses the row
             conn.execute("INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
                          " VALUES ('a', md5('nothing')::uuid, md5('e')::uuid)")
