@@ -52,6 +52,7 @@ __all__ = [
     "link_units",
     "temporal_weight",
     "insert_links",
+    "may_exceed",
     "temporal_candidates",
     "semantic_candidates",
     "SEMANTIC_SQL",
@@ -178,10 +179,25 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
     rows = [(a, b, "temporal", temporal_weight(dt, config.temporal_window_hours)) for a, b, dt in temporal]
     rows += [(a, b, "semantic", sim) for a, b, sim in semantic]
     insert_links(conn, agent_id, rows)
-    prune_links(conn, agent_id, list({x for a, b, _ in temporal for x in (a, b)}), "temporal",
+    new = {u[0] for u in units}
+    prune_links(conn, agent_id, may_exceed(temporal, new, config.temporal_max_links), "temporal",
                 config.temporal_max_links)
-    prune_links(conn, agent_id, list({x for a, b, _ in semantic for x in (a, b)}), "semantic", config.semantic_top_k)
+    prune_links(conn, agent_id, may_exceed(semantic, new, config.semantic_top_k), "semantic", config.semantic_top_k)
     return {"temporal": len(temporal), "semantic": len(semantic)}
+
+
+def may_exceed(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: int) -> list[UUID]:
+    """The units of ``pairs`` (just linked, one kind) that can have more than ``keep`` links of that
+    kind now, the only ones ``prune_links`` needs to look at: every older unit they touch, and the
+    new units (``new``: written in this transaction, so every link of theirs is among ``pairs``) with
+    more than ``keep`` distinct partners. A new unit at or under ``keep`` has nothing to prune; in a
+    conversation most have about ``keep`` temporal links, the nearest turns on both sides."""
+    partners: dict[UUID, set[UUID]] = {}
+    for a, b, _ in pairs:
+        if a != b:
+            partners.setdefault(a, set()).add(b)
+            partners.setdefault(b, set()).add(a)
+    return [u for u, others in partners.items() if u not in new or len(others) > keep]
 
 
 def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[UUID, UUID, str, float]]) -> int:
@@ -196,10 +212,11 @@ def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[
     if not best:
         return 0
     keys = list(best)
+    # the arrays go binary (%b): as text each element is checked for quoting (a regex each)
     with cached_plans(conn):  # two foreign-key checks per link
         cur = conn.execute(
             "INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
-            " SELECT %s, f, t, k, w FROM unnest(%s::uuid[], %s::uuid[], %s::text[], %s::real[]) AS x(f, t, k, w)"
+            " SELECT %s, f, t, k, w FROM unnest(%b::uuid[], %b::uuid[], %b::text[], %b::real[]) AS x(f, t, k, w)"
             " ON CONFLICT (agent_id, from_id, to_id, kind) DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)",
             (agent_id, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [best[k] for k in keys]),
         )

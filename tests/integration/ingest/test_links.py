@@ -22,6 +22,15 @@ def _degrees(conn, kind):
     return {u: n for u, n in rows}
 
 
+def _degrees_of(db_url, agent):
+    with psycopg.connect(db_url) as conn:
+        rows = conn.execute(
+            "SELECT u, count(*) FROM (SELECT from_id u FROM links WHERE agent_id = %(a)s AND kind = 'temporal'"
+            " UNION ALL SELECT to_id FROM links WHERE agent_id = %(a)s AND kind = 'temporal') e GROUP BY u",
+            {"a": agent}).fetchall()
+    return {u: n for u, n in rows}
+
+
 def test_links_are_capped_per_unit_old_and_new(memory, clock, db_url):
     now = clock.now()
     items = [{"content": f"The deployment pipeline failed again on server {i % 3} tonight.",
@@ -236,3 +245,36 @@ def test_a_large_agent_is_read_into_memory_only_when_that_is_cheaper_than_its_in
                 found[per_unit].setdefault(a, []).append(round(sim, 4))
             assert len(calls) == 1  # in memory the first time only
     assert found[1.1e-3] and found[1.1e-3] == found[1e-9]
+
+
+def test_only_units_that_can_exceed_the_cap_are_pruned_with_the_same_graph_as_pruning_all(memory, clock, db_url,
+                                                                                          monkeypatch):
+    """``may_exceed``: older units always, new ones only above the cap; pruning just those leaves
+    exactly the links that pruning every touched unit leaves (two agents, the same input)."""
+    import uuid
+
+    old, a, b, c = (uuid.UUID(int=i) for i in range(1, 5))
+    pairs = [(a, b, 1.0), (b, a, 1.0), (a, old, 1.0), (c, a, 1.0), (c, c, 1.0)]
+    assert sorted(link_sql.may_exceed(pairs, {a, b, c}, keep=2)) == sorted([old, a])  # a: b, old, c
+    assert link_sql.may_exceed(pairs, {a, b, c, old}, keep=3) == []
+
+    def items(start):
+        return [{"content": f"Shift report {i}: the conveyor on line {i % 4} jammed {i % 5} times.",
+                 "event_date": start + timedelta(minutes=i % 7)} for i in range(60)]
+
+    def graph(agent):
+        with psycopg.connect(db_url) as conn:
+            rows = conn.execute("SELECT u1.text, u2.text, l.kind, l.weight FROM links l"
+                                " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
+                                " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
+                                " WHERE l.agent_id = %s", (agent,)).fetchall()
+        return sorted(tuple(sorted(r[:2])) + r[2:] for r in rows)
+
+    now = clock.now()
+    for agent in ("some", "all"):
+        if agent == "all":
+            monkeypatch.setattr(link_sql, "may_exceed", lambda found, new, keep: list({x for p in found for x in p[:2]}))
+        memory.put_many(items(now - timedelta(hours=1)), agent_id=agent)
+        memory.put_many(items(now - timedelta(minutes=50)), agent_id=agent)  # overlaps the first in time
+    assert graph("some") == graph("all")
+    assert max(_degrees_of(db_url, "some").values()) == 20
