@@ -38,11 +38,27 @@ def test_the_lean_encoder_gives_sentence_transformers_vectors(real_embedder, st_
     from fleet_memory.providers.bert import BertMeanPooled
 
     assert isinstance(real_embedder._model, BertMeanPooled), "the default model is a mean-pooled BERT"
+    assert real_embedder._model._run != real_embedder._model._forward, "it runs traced (without the GIL)"
     texts = TEXTS + ["", "Ünïcödé ☃ 日本語", "line\u2028separated", "x" * 5000]
     want = st_model.encode(texts, batch_size=3, normalize_embeddings=True, convert_to_numpy=True)
     for got in (real_embedder.embed(texts), np.concatenate([real_embedder.embed([t]) for t in texts])):
         assert got.dtype == np.float32 and got.shape == want.shape
         assert np.abs(got - want).max() < 1e-5
+
+
+def test_an_encoder_that_cannot_be_traced_runs_eager(monkeypatch) -> None:
+    import torch
+
+    from fleet_memory.providers import bert
+    from fleet_memory.providers.embedder import bundled_model_path
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("no TorchScript here")
+
+    monkeypatch.setattr(torch.jit, "trace", refuse)
+    model = bert.load(bundled_model_path())
+    assert model is not None and model._run == model._forward
+    assert model.encode(TEXTS).shape == (len(TEXTS), model.dimension)
 
 
 def test_another_pooling_is_left_to_sentence_transformers(tmp_path) -> None:
