@@ -391,20 +391,20 @@ def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID
     kind_value = str(LinkKind(kind).value)
     rows = conn.execute(
         "SELECT from_id, to_id, weight FROM links WHERE agent_id = %(a)s AND kind = %(k)s"
-        " AND (from_id = ANY(%(ids)s) OR to_id = ANY(%(ids)s))",
+        " AND (from_id = ANY(%(ids)b) OR to_id = ANY(%(ids)b))",  # binary arrays: no quoting per element
         {"a": agent_id, "k": kind_value, "ids": list(unit_ids)},
     ).fetchall()
     ends = list({x for a, b, _ in rows for x in (a, b)})
-    seq = dict(conn.execute("SELECT id, seq FROM memory_units WHERE agent_id = %s AND id = ANY(%s)",
+    seq = dict(conn.execute("SELECT id, seq FROM memory_units WHERE agent_id = %s AND id = ANY(%b)",
                             (agent_id, ends)).fetchall())
     wanted = set(unit_ids)
     incident: dict[UUID, list[tuple[float, int, int, tuple[UUID, UUID]]]] = {}
     for a, b, weight in rows:
-        apart = abs(seq.get(a, 0) - seq.get(b, 0))
+        sa, sb = seq.get(a, 0), seq.get(b, 0)
         if a in wanted:
-            incident.setdefault(a, []).append((-float(weight), apart, seq.get(b, 0), (a, b)))
+            incident.setdefault(a, []).append((-float(weight), abs(sa - sb), sb, (a, b)))
         if b in wanted:
-            incident.setdefault(b, []).append((-float(weight), apart, seq.get(a, 0), (a, b)))
+            incident.setdefault(b, []).append((-float(weight), abs(sa - sb), sa, (a, b)))
     drop: set[tuple[UUID, UUID]] = set()
     for edges in incident.values():
         if len(edges) > keep:
@@ -414,7 +414,7 @@ def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID
         return 0
     pairs = sorted(drop)
     cur = conn.execute(
-        "DELETE FROM links l USING unnest(%s::uuid[], %s::uuid[]) AS d(f, t)"
+        "DELETE FROM links l USING unnest(%b::uuid[], %b::uuid[]) AS d(f, t)"
         " WHERE l.agent_id = %s AND l.kind = %s AND l.from_id = d.f AND l.to_id = d.t",
         ([p[0] for p in pairs], [p[1] for p in pairs], agent_id, kind_value),
     )

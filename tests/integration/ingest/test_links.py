@@ -278,3 +278,38 @@ def test_only_units_that_can_exceed_the_cap_are_pruned_with_the_same_graph_as_pr
         memory.put_many(items(now - timedelta(minutes=50)), agent_id=agent)  # overlaps the first in time
     assert graph("some") == graph("all")
     assert max(_degrees_of(db_url, "some").values()) == 20
+
+
+def _pruned_by_hand(links: list[tuple], seq: dict, wanted: set, keep: int) -> set[tuple]:
+    """What pruning keeps, by the rule's words: each wanted unit keeps its ``keep`` strongest links,
+    among equal weights the other unit nearest in write order, then the one written first; a link
+    either end drops is gone."""
+    drop = set()
+    for unit in wanted:
+        mine = [(f, t, w) for f, t, w in links if unit in (f, t)]
+        other = {(f, t): (t if f == unit else f) for f, t, _ in mine}
+        mine.sort(key=lambda e: (-e[2], abs(seq[other[e[:2]]] - seq[unit]), seq[other[e[:2]]]))
+        drop.update(e[:2] for e in mine[keep:])
+    return {e[:2] for e in links} - drop
+
+
+def test_pruning_keeps_each_units_strongest_links_in_one_statement(memory, clock, db_url):
+    import random
+
+    now = clock.now()
+    results = memory.put_many([{"content": f"Note {i}: the kiln at studio {i % 9} reached {900 + i} degrees.",
+                                "event_date": now - timedelta(days=400 + 3 * i)} for i in range(40)], agent_id="p")
+    ids = [r.unit_ids[0] for r in results]
+    rng = random.Random(5)
+    extra = [(a, b, "semantic", rng.choice([0.75, 0.8, 0.8, 0.9])) for a in ids for b in rng.sample(ids, 9)]
+    with psycopg.connect(db_url) as conn:
+        link_sql.insert_links(conn, "p", extra)
+        before = conn.execute("SELECT from_id, to_id, weight FROM links WHERE agent_id = 'p' AND kind = 'semantic'"
+                              ).fetchall()
+        seq = dict(conn.execute("SELECT id, seq FROM memory_units WHERE agent_id = 'p'").fetchall())
+        wanted = set(ids[::3])
+        deleted = link_sql.prune_links(conn, "p", list(wanted) + ids[:2], "semantic", 4)  # a unit twice: once
+        after = {tuple(r) for r in conn.execute(
+            "SELECT from_id, to_id FROM links WHERE agent_id = 'p' AND kind = 'semantic'").fetchall()}
+    assert after == _pruned_by_hand([tuple(r) for r in before], seq, wanted | set(ids[:2]), 4)
+    assert deleted == len(before) - len(after) > 0
