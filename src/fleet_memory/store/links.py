@@ -169,7 +169,9 @@ def temporal_weight(seconds_apart: float, window_hours: float) -> float:
 def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, datetime, np.ndarray]],
                config: IngestConfig) -> dict[str, int]:
     """Create the links of newly written ``(unit_id, event_date, embedding)`` units (see the module
-    docstring): one query per kind for the batch, one write, one prune per kind. Returns counts."""
+    docstring): one query per kind for the batch, one write, one prune per kind. Returns counts.
+    The units have no links yet (written in this transaction; every caller links them once, all
+    together), which is what lets the prune skip those under the cap (``may_exceed``)."""
     if not units:
         return {"temporal": 0, "semantic": 0}
     temporal = temporal_candidates(conn, agent_id, [(u[0], u[1]) for u in units],
