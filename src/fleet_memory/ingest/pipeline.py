@@ -65,7 +65,7 @@ from ..errors import ConfigurationError, FleetMemoryError
 from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
-from ..providers.nlp import NLP, SpacyNLP
+from ..providers.nlp import NLP, CachedNLP, SpacyNLP
 from ..store import Database, agent_indexes, planner
 from ..store import documents as doc_sql
 from ..store import entities as entity_sql
@@ -358,6 +358,7 @@ class Ingestor:
         self.clock = clock
         self.importance = importance
         self.nlp = nlp if nlp is not None else SpacyNLP()
+        self.candidate_nlp = CachedNLP(self.nlp)  # supersession re-reads the same older units
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.min_window_facts = MIN_WINDOW_FACTS
@@ -534,7 +535,7 @@ class Ingestor:
         if not self.config.ingest.supersede or self._judges_with_llm:  # the LLM's turn comes after the commit
             return replace(s, superseded=self._corrections(s, conn, self.clock.now()))
         now = self.clock.now()
-        made = sum(supersede_units(conn, agent_id, stated, self.nlp, self.config.ingest, now)
+        made = sum(supersede_units(conn, agent_id, stated, self.candidate_nlp, self.config.ingest, now)
                    for agent_id, stated in _stated_by_agent(s.units).items())
         return replace(s, superseded=made + self._corrections(s, conn, now))
 
@@ -550,7 +551,8 @@ class Ingestor:
         for agent_id, stated in _stated_by_agent(units).items():
             try:
                 with self.db.transaction() as conn:
-                    judged = supersede.read_candidates(conn, agent_id, stated, self.nlp, self.config.ingest, wide=True)
+                    judged = supersede.read_candidates(conn, agent_id, stated, self.candidate_nlp, self.config.ingest,
+                                                       wide=True)
                 if judged is None:
                     continue
                 judged = supersede.with_llm(judged, self.llm, self.config.llm_retries)

@@ -23,13 +23,14 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
 
-__all__ = ["NLP", "Parsed", "RuleNLP", "SpacyNLP", "Span", "Token"]
+__all__ = ["NLP", "CachedNLP", "Parsed", "RuleNLP", "SpacyNLP", "Span", "Token"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +154,37 @@ _VERBS = {
     "enjoyed", "hike", "hikes", "hiked", "build", "builds", "built", "make", "makes", "made", "see", "saw",
 }
 _SUBJECT_TAGS = {"PRP", "NNP", "NN", "NNS"}
+
+
+class CachedNLP:
+    """Another ``NLP`` with the parses of the last ``size`` distinct texts kept (least recently used
+    out), and each distinct text of a call parsed once. A parse depends on the text alone.
+
+    For supersession, whose candidates are older units that come up again and again (the unit that
+    says where someone works is a candidate for every later message about work): their parse was
+    most of the stage, 7.6 of its 9.3 ms for a one-message put into an agent of 72,000 units, 0.71
+    of 0.85 s for a conversation. Parses are small (tokens with tags and heads): 2,048 of them
+    hold a few megabytes."""
+
+    def __init__(self, nlp: NLP, size: int = 2_048) -> None:
+        self.nlp, self.size = nlp, size
+        self._kept: OrderedDict[str, Parsed] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        with self._lock:
+            found = {t: self._kept[t] for t in dict.fromkeys(texts) if t in self._kept}
+            for text in found:
+                self._kept.move_to_end(text)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            parsed = dict(zip(missing, self.nlp.parse(missing)))
+            found.update(parsed)
+            with self._lock:
+                self._kept.update(parsed)
+                while len(self._kept) > self.size:
+                    self._kept.popitem(last=False)
+        return [found[t] for t in texts]
 
 
 class RuleNLP:
