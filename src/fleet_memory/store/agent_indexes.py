@@ -53,9 +53,8 @@ from ..errors import FleetMemoryError
 if TYPE_CHECKING:
     from .database import Database
 
-__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "build_after_write", "crossed", "ensure", "index_names",
-           "own_indexes",
-           "has_vector_index", "refresh", "drop"]
+__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "build_after_write", "crossed", "drop", "ensure",
+           "has_vector_index", "index_names", "own_indexes", "refresh"]
 
 _log = logging.getLogger(__name__)
 
@@ -146,12 +145,20 @@ def ensure(conn: psycopg.Connection, agent_id: str, *, wait_s: float | None = No
     sessions' locks when given. Returns whether one was built. ``conn`` in autocommit mode."""
     if not conn.autocommit:
         raise ValueError("agent_indexes.ensure needs a connection in autocommit mode")
-    if wait_s is not None:
-        conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(f"{max(1, round(wait_s * 1000))}ms")))
     have = own_indexes(conn).get(agent_id, {})
     if all(name in have for name in index_names(agent_id).values()):
         return False
-    _build(conn, agent_id, have, if_not_exists=True)
+    if wait_s is None:
+        _build(conn, agent_id, have, if_not_exists=True)
+        return True
+    # a session setting (a concurrent build runs outside any transaction), reset right after: the
+    # connection may be a pooler's, shared with other clients once this one lets it go
+    conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(f"{max(1, round(wait_s * 1000))}ms")))
+    try:
+        _build(conn, agent_id, have, if_not_exists=True)
+    finally:
+        if not conn.closed:
+            conn.execute("RESET lock_timeout")
     return True
 
 

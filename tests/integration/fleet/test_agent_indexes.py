@@ -153,3 +153,20 @@ def test_the_build_after_a_put_waits_only_so_long_for_an_open_transaction(memory
     assert memory.index_agents(min_units=8).built == ("waiting",)
     with psycopg.connect(db_url) as conn:
         assert agent_indexes.has_vector_index(conn, "waiting")
+
+
+def test_the_wait_is_reset_on_the_connection_after_the_build(memory, db_url, monkeypatch):
+    """The wait is a session setting (a concurrent build runs outside a transaction): reset after the
+    build, whether it succeeded or failed, so a pooler's connection carries nothing to its next client."""
+    monkeypatch.setattr(agent_indexes, "OWN_INDEX_UNITS", 8)
+    _fill(memory, "resets", 9)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        default = conn.execute("SHOW lock_timeout").fetchone()[0]
+        agent_indexes.drop(conn, "resets")  # built by the put that crossed 8: build them here
+        assert agent_indexes.ensure(conn, "resets", wait_s=0.3)
+        assert conn.execute("SHOW lock_timeout").fetchone()[0] == default
+        agent_indexes.drop(conn, "resets")
+        monkeypatch.setattr(agent_indexes, "_build", lambda *a, **k: conn.execute("SELECT 1/0"))
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            agent_indexes.ensure(conn, "resets", wait_s=0.3)
+        assert conn.execute("SHOW lock_timeout").fetchone()[0] == default
