@@ -49,10 +49,13 @@ def bundled_model_path() -> str:
 
 
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded on first ``embed``. Thread-safe: loading, and every
-    ``embed``, which runs under one lock — the shared fast tokenizer keeps its padding and
-    truncation settings as mutable state and the torch thread count is process-wide, so two
-    concurrent calls (a batch and a single text) produced ragged tensors (a 500 under load)."""
+    """A sentence-transformers model, loaded on first ``embed``. Thread-safe: loading runs under one
+    lock, and so does every ``embed`` through sentence-transformers, whose shared fast tokenizer
+    keeps its padding and truncation settings as mutable state (two concurrent calls, a batch and a
+    single text, produced ragged tensors: a 500 under load). The lean encoder's tokenizer is set
+    once at load, so its calls run at once: a search's query is not held up behind a put's batch,
+    and ingestion embeds two windows at a time. torch's thread count is the calling thread's own
+    (``_torch_threads``)."""
 
     def __init__(self, model: str | None = None, *, dimension: int = 384, batch_size: int = 64) -> None:
         self.model_name = model
@@ -90,6 +93,8 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._model or self._load()
+        if isinstance(model, BertMeanPooled):
+            return self._embed(model, None, texts, threads)
         single = self._single_text(model, wait=False) if len(texts) == 1 else None
         with self._embed_lock:
             return self._embed(model, single, texts, threads)
@@ -232,6 +237,9 @@ _SMALL_BATCH = 4
 
 @contextmanager
 def _torch_threads(count: int | None) -> Iterator[None]:
+    """torch's intra-op threads for the calling thread while inside; each thread has its own count
+    (OpenMP's per-thread setting: one thread setting 1 leaves another's 2, checked in the tests), so
+    concurrent calls do not change each other's, nor the host's."""
     if count is None:
         yield
         return

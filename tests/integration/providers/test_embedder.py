@@ -139,3 +139,31 @@ def test_concurrent_calls_of_every_shape_agree_with_sequential_ones(real_embedde
         t.join()
     assert not errors, errors[0]
     assert all(np.allclose(got[i], expected[i], atol=1e-5) for i in range(len(jobs)))
+
+
+def test_torch_threads_are_set_for_the_calling_thread_only() -> None:
+    """Two windows are embedded at once, each on one torch thread (``ingest.pipeline``), and a
+    search's query beside a put: one call's setting must not change another thread's, nor the
+    host's once the call is over."""
+    import torch
+
+    from fleet_memory.providers.embedder import _torch_threads
+
+    before = torch.get_num_threads()
+    inside, seen = threading.Event(), threading.Event()
+    counts: list[int] = []
+
+    def worker() -> None:
+        with _torch_threads(1):
+            counts.append(torch.get_num_threads())
+            inside.set()
+            seen.wait(30)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    inside.wait(30)
+    counts.append(torch.get_num_threads())  # the main thread's, while the worker holds 1
+    seen.set()
+    thread.join(30)
+    assert counts == [1, before]
+    assert torch.get_num_threads() == before

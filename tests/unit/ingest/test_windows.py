@@ -11,7 +11,7 @@ import pytest
 
 from fleet_memory.clock import FixedClock
 from fleet_memory.errors import ConfigurationError
-from fleet_memory.ingest.pipeline import Pipeline, Stage, fact_windows
+from fleet_memory.ingest.pipeline import BACK_WORKERS, Carry, Pipeline, Stage, fact_windows
 from fleet_memory.ingest.records import Episode, ExtractedFact
 
 NOW = FixedClock().now()
@@ -71,10 +71,21 @@ def test_concurrent_stages_run_in_a_worker_and_windows_merge_in_order():
     state, timings = pipeline.run(episodes, nullcontext, window_facts=4)
     assert state.units == tuple(f"F{i}.{j}" for i in range(6) for j in range(2))
     assert threads["parse"] == {threading.current_thread().name}
-    assert len(threads["embed"]) == 1 and threads["embed"] != threads["parse"]
+    assert 1 <= len(threads["embed"]) <= BACK_WORKERS and threads["parse"].isdisjoint(threads["embed"])
     assert set(timings) == {"extract", "parse", "embed", "write"}
     one, _ = pipeline.run(episodes, nullcontext, window_facts=100)
     assert one.units == state.units
+
+
+def test_a_window_is_the_last_once_parsing_is_done_and_no_other_is_left():
+    carry = Carry()
+    carry.back_started()
+    carry.back_started()
+    assert not carry.last_window()  # still parsing
+    carry.front_done.set()
+    assert not carry.last_window()  # another window waits or is being embedded
+    carry.back_finished()
+    assert carry.last_window()
 
 
 def test_a_concurrent_stage_before_a_windowed_one_is_refused():
