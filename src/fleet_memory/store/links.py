@@ -9,8 +9,9 @@ from ``unit_entities`` when read, by the one rule in ``neighbours``.
 Writing (``link_units``, per batch of new units; one query per kind for the whole batch):
 - Temporal: each new unit is linked to at most K (default 20) units nearest in time within the
   window (default 24 h); weight = max(0.3, 1 − Δt / window). Among units at the same time (the
-  turns of one session) those written nearest (``seq``) come first. After a batch, every touched
-  unit keeps at most K temporal links (its K strongest), so the degree bound holds for old units.
+  turns of one session) those written nearest (``seq``) come first (``store.temporal``: one read
+  for the batch, the nearest picked in memory). After a batch, every touched unit keeps at most K
+  temporal links (its K strongest), so the degree bound holds for old units.
 - Semantic: each new unit is linked to its top k (default 5) units with cosine ≥ 0.7 (weight =
   cosine), found in ONE query for the whole batch (a LATERAL join over ``unnest`` of the new
   embeddings) — through the agent's own HNSW index for agents of ``EXACT_BELOW`` (5,000) units or
@@ -28,7 +29,7 @@ per unit × fanout) rows. Recall's walk and graph pictures both read edges throu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
@@ -44,6 +45,7 @@ from .agent_indexes import OWN_INDEX_UNITS
 from .database import cached_plans, index_order
 from .filters import UnitFilter, where_clause
 from .rows import vectors_from_send
+from .temporal import temporal_candidates
 
 __all__ = [
     "EntityRule",
@@ -53,6 +55,9 @@ __all__ = [
     "temporal_weight",
     "insert_links",
     "may_exceed",
+    "unique_pairs",
+    "unit_seqs",
+    "keep_strongest",
     "temporal_candidates",
     "semantic_candidates",
     "SEMANTIC_SQL",
@@ -169,23 +174,73 @@ def temporal_weight(seconds_apart: float, window_hours: float) -> float:
 def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, datetime, np.ndarray]],
                config: IngestConfig) -> dict[str, int]:
     """Create the links of newly written ``(unit_id, event_date, embedding)`` units (see the module
-    docstring): one query per kind for the batch, one write, one prune per kind. Returns counts.
-    The units have no links yet (written in this transaction; every caller links them once, all
-    together), which is what lets the prune skip those under the cap (``may_exceed``)."""
+    docstring): one query per kind for the batch, the write order of the units they touch, one
+    write, one prune per kind. Returns counts. The units have no links yet (written in this
+    transaction; every caller links them once, all together), so every link of theirs is among
+    the candidates: each keeps its strongest before anything is written (``keep_strongest``), and
+    only older units touched are pruned afterwards (``may_exceed``). A conversation's put wrote a
+    third more temporal rows than it kept, and deleted them again."""
     if not units:
         return {"temporal": 0, "semantic": 0}
     temporal = temporal_candidates(conn, agent_id, [(u[0], u[1]) for u in units],
                                    window_hours=config.temporal_window_hours, limit=config.temporal_max_links)
     semantic = semantic_candidates(conn, agent_id, [(u[0], u[2]) for u in units],
                                    top_k=config.semantic_top_k, min_similarity=config.semantic_min_similarity)
-    rows = [(a, b, "temporal", temporal_weight(dt, config.temporal_window_hours)) for a, b, dt in temporal]
-    rows += [(a, b, "semantic", sim) for a, b, sim in semantic]
-    insert_links(conn, agent_id, rows)
     new = {u[0] for u in units}
-    prune_links(conn, agent_id, may_exceed(temporal, new, config.temporal_max_links), "temporal",
-                config.temporal_max_links)
-    prune_links(conn, agent_id, may_exceed(semantic, new, config.semantic_top_k), "semantic", config.semantic_top_k)
+    by_kind = {
+        "temporal": (unique_pairs((a, b, temporal_weight(dt, config.temporal_window_hours)) for a, b, dt in temporal),
+                     config.temporal_max_links),
+        "semantic": (unique_pairs(semantic), config.semantic_top_k),
+    }
+    seq = unit_seqs(conn, agent_id, {x for pairs, _ in by_kind.values() for p in pairs for x in p[:2]})
+    kept = {kind: keep_strongest(pairs, new, keep, seq) for kind, (pairs, keep) in by_kind.items()}
+    insert_links(conn, agent_id, [(a, b, kind, w) for kind, pairs in kept.items() for a, b, w in pairs])
+    for kind, pairs in kept.items():
+        prune_links(conn, agent_id, may_exceed(pairs, new, by_kind[kind][1]), kind, by_kind[kind][1])
     return {"temporal": len(temporal), "semantic": len(semantic)}
+
+
+def unique_pairs(pairs: Iterable[tuple[UUID, UUID, float]]) -> list[tuple[UUID, UUID, float]]:
+    """Each unordered pair once, as ``(smaller id, larger id, weight)`` with its largest weight,
+    clamped to [0, 1] and rounded as stored (``real``), so ranking here and in ``prune_links``
+    sees the same ties; self-pairs dropped."""
+    best: dict[tuple[UUID, UUID], float] = {}
+    for a, b, weight in pairs:
+        if a == b:
+            continue
+        key = (a, b) if a < b else (b, a)
+        best[key] = max(best.get(key, 0.0), float(np.float32(min(1.0, max(0.0, float(weight))))))
+    return [(a, b, w) for (a, b), w in best.items()]
+
+
+def unit_seqs(conn: psycopg.Connection, agent_id: str, ids: Iterable[UUID]) -> dict[UUID, int]:
+    """The write order (``seq``) of the given units. One statement."""
+    ids = list(ids)
+    if not ids:
+        return {}
+    return dict(conn.execute("SELECT id, seq FROM memory_units WHERE agent_id = %s AND id = ANY(%b)",
+                             (agent_id, ids)).fetchall())
+
+
+def keep_strongest(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: int,
+                   seq: dict[UUID, int]) -> list[tuple[UUID, UUID, float]]:
+    """The unique ``pairs`` of one kind left once each unit of ``new`` keeps its ``keep`` strongest
+    (``prune_links``' rule: among equal weights the other unit written nearest, then the one
+    written first); a pair either new end drops is gone. For units written in this transaction,
+    whose every link is among ``pairs``, this is exactly what pruning them after the write leaves."""
+    incident: dict[UUID, list[tuple[float, int, int, int]]] = {}
+    for i, (a, b, weight) in enumerate(pairs):
+        sa, sb = seq.get(a, 0), seq.get(b, 0)
+        if a in new:
+            incident.setdefault(a, []).append((-weight, abs(sa - sb), sb, i))
+        if b in new:
+            incident.setdefault(b, []).append((-weight, abs(sa - sb), sa, i))
+    drop: set[int] = set()
+    for edges in incident.values():
+        if len(edges) > keep:
+            edges.sort()
+            drop.update(edge[-1] for edge in edges[keep:])
+    return [pair for i, pair in enumerate(pairs) if i not in drop]
 
 
 def may_exceed(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: int) -> list[UUID]:
@@ -223,49 +278,6 @@ def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[
             (agent_id, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [best[k] for k in keys]),
         )
     return cur.rowcount
-
-
-def temporal_candidates(
-    conn: psycopg.Connection,
-    agent_id: str,
-    units: Sequence[tuple[UUID, datetime]],
-    *,
-    window_hours: float,
-    limit: int,
-) -> list[tuple[UUID, UUID, float]]:
-    """For each ``(unit_id, event_date)``: up to ``limit`` units of the agent nearest in time within
-    ``window_hours`` (the unit itself excluded), as ``(unit_id, other_id, seconds_apart)``. Among
-    units at the same distance in time (a session shares one timestamp), those written nearest to
-    the unit (``seq``) come first, so the same input always gives the same links.
-
-    One query for the whole batch: a LATERAL join over ``unnest`` of the new units (already written
-    in this transaction) that reads the nearest rows before and after each date from the
-    ``(agent_id, event_date)`` index; the nearest ``limit`` of those are kept here."""
-    if not units:
-        return []
-    rows = conn.execute(
-        "SELECT n.id, c.id, abs(extract(epoch FROM c.event_date - n.t))::float8 AS dt, abs(c.seq - nu.seq) AS ds, c.seq"
-        " FROM unnest(%(ids)s::uuid[], %(ts)s::timestamptz[]) AS n(id, t)"
-        " JOIN memory_units nu ON nu.agent_id = %(a)s AND nu.id = n.id"
-        " CROSS JOIN LATERAL ("
-        "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
-        "    AND u.event_date <= n.t AND u.event_date >= n.t - %(w)s * interval '1 hour'"
-        "    ORDER BY u.event_date DESC, abs(u.seq - nu.seq), u.seq LIMIT %(k)s)"
-        "  UNION ALL"
-        "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
-        "    AND u.event_date > n.t AND u.event_date <= n.t + %(w)s * interval '1 hour'"
-        "    ORDER BY u.event_date ASC, abs(u.seq - nu.seq), u.seq LIMIT %(k)s)"
-        " ) c",
-        {"ids": [u[0] for u in units], "ts": [u[1] for u in units], "a": agent_id, "w": window_hours, "k": limit},
-    ).fetchall()
-    by_unit: dict[UUID, list[tuple[float, int, int, UUID]]] = {}
-    for uid, other, dt, ds, other_seq in rows:
-        by_unit.setdefault(uid, []).append((dt, ds, other_seq, other))
-    out: list[tuple[UUID, UUID, float]] = []
-    for uid, found in by_unit.items():
-        found.sort()
-        out.extend((uid, other, dt) for dt, _, _, other in found[:limit])
-    return out
 
 
 _SEMANTIC = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -313,3 +314,102 @@ def test_pruning_keeps_each_units_strongest_links_in_one_statement(memory, clock
             "SELECT from_id, to_id FROM links WHERE agent_id = 'p' AND kind = 'semantic'").fetchall()}
     assert after == _pruned_by_hand([tuple(r) for r in before], seq, wanted | set(ids[:2]), 4)
     assert deleted == len(before) - len(after) > 0
+
+
+_NEAREST_PER_UNIT = (
+    "SELECT n.id, c.id, abs(extract(epoch FROM c.event_date - n.t))::float8 AS dt, abs(c.seq - nu.seq), c.seq"
+    " FROM unnest(%(ids)s::uuid[], %(ts)s::timestamptz[]) AS n(id, t)"
+    " JOIN memory_units nu ON nu.agent_id = %(a)s AND nu.id = n.id"
+    " CROSS JOIN LATERAL ("
+    "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
+    "    AND u.event_date <= n.t AND u.event_date >= n.t - %(w)s * interval '1 hour'"
+    "    ORDER BY u.event_date DESC, abs(u.seq - nu.seq), u.seq LIMIT %(k)s)"
+    "  UNION ALL"
+    "  (SELECT u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id <> n.id"
+    "    AND u.event_date > n.t AND u.event_date <= n.t + %(w)s * interval '1 hour'"
+    "    ORDER BY u.event_date ASC, abs(u.seq - nu.seq), u.seq LIMIT %(k)s)"
+    " ) c"
+)
+"""The rule as one query per new unit (how ``temporal_candidates`` read it before ``store.temporal``):
+the reference the one read of the batch must agree with."""
+
+
+def _nearest_by_sql(conn, agent, units, window_hours, limit):
+    rows = conn.execute(_NEAREST_PER_UNIT, {"ids": [u[0] for u in units], "ts": [u[1] for u in units], "a": agent,
+                                            "w": window_hours, "k": limit}).fetchall()
+    by_unit: dict = {}
+    for uid, other, dt, ds, seq in rows:
+        by_unit.setdefault(uid, []).append((dt, ds, seq, other))
+    return [(uid, other, dt) for uid in by_unit for dt, _, _, other in sorted(by_unit[uid])[:limit]]
+
+
+@pytest.mark.parametrize(("window_hours", "limit"), [(24.0, 20), (1.0, 3), (0.5, 7)])
+def test_temporal_candidates_read_once_for_the_batch_match_the_rule_per_unit(memory, clock, db_url, window_hours,
+                                                                               limit):
+    """Older units at times the batch shares, before and after it, inside and outside the window;
+    many units per time (ties broken by write order), a batch that spans several times, and units
+    linked at another time than their own."""
+    import random
+
+    from fleet_memory.store import temporal
+
+    rng = random.Random(7)
+    start = clock.now() - timedelta(hours=30)
+    times = [start + timedelta(minutes=20 * rng.randrange(0, 90)) for _ in range(12)]
+    for put in range(5):
+        memory.put_many([{"content": f"Log {put}.{i}: pump {i % 6} read {rng.randrange(100)} bar.",
+                          "event_date": rng.choice(times)} for i in range(rng.randrange(5, 40))], agent_id="t")
+    last = memory.put_many([{"content": f"Log new {i}: valve {i % 5} opened at {i} percent.",
+                             "event_date": times[i % 4] + timedelta(minutes=20 * (i % 2))} for i in range(45)],
+                           agent_id="t")
+    ids = [uid for r in last for uid in r.unit_ids]
+    with psycopg.connect(db_url) as conn:
+        dates = dict(conn.execute("SELECT id, event_date FROM memory_units WHERE agent_id = 't' AND id = ANY(%s)",
+                                  (ids,)).fetchall())
+        # every fifth linked at another time than its own (a unit dated by its text, at its turn's)
+        units = [(uid, dates[uid] + timedelta(minutes=50 * (i % 5 == 0))) for i, uid in enumerate(ids)]
+        got = temporal.temporal_candidates(conn, "t", units, window_hours=window_hours, limit=limit)
+        want = _nearest_by_sql(conn, "t", units, window_hours, limit)
+    assert len(want) > len(units)
+    key = {uid: i for i, uid in enumerate(ids)}  # both: each new unit's nearest first
+    assert sorted(got, key=lambda r: key[r[0]]) == sorted(want, key=lambda r: key[r[0]])
+
+
+def test_keeping_the_strongest_before_the_write_is_the_pruning_rule():
+    import random
+    import uuid
+
+    rng = random.Random(11)
+    units = [uuid.UUID(int=i + 1) for i in range(40)]
+    seq = {u: rng.randrange(1000) * 2 + i for i, u in enumerate(units)}  # distinct, not in id order
+    raw = [(a, b, rng.choice([0.5, 0.75, 0.75, 1.0, 0.8000001])) for a in units for b in rng.sample(units, 8)]
+    raw += [(b, a, w + 0.1) for a, b, w in raw[::7]]  # both directions: the larger weight counts
+    pairs = link_sql.unique_pairs(raw)
+    assert all(a < b for a, b, _ in pairs) and len({p[:2] for p in pairs}) == len(pairs)
+    assert all(w == float(np.float32(w)) and 0 <= w <= 1 for *_, w in pairs)
+    new = set(units[::2])
+    kept = link_sql.keep_strongest(pairs, new, 5, seq)
+    assert {p[:2] for p in kept} == _pruned_by_hand(pairs, seq, new, 5)
+    assert max(sum(u in p[:2] for p in kept) for u in new) == 5
+
+
+def test_a_new_agents_graph_is_the_one_pruning_after_the_write_made(memory, clock, db_url, monkeypatch):
+    """Every link of a batch's units is among its candidates, so keeping each unit's strongest
+    before the write leaves what writing all and pruning every touched unit left."""
+    items = [{"content": f"Shift {i}: line {i % 4} stopped {i % 5} times and restarted at {i % 9}.",
+              "event_date": clock.now() - timedelta(minutes=i % 6)} for i in range(70)]
+
+    def graph(agent):
+        with psycopg.connect(db_url) as conn:
+            rows = conn.execute("SELECT u1.text, u2.text, l.kind, l.weight FROM links l"
+                                " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
+                                " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
+                                " WHERE l.agent_id = %s", (agent,)).fetchall()
+        return sorted(tuple(sorted(r[:2])) + r[2:] for r in rows)
+
+    memory.put_many(items, agent_id="kept-first")
+    monkeypatch.setattr(link_sql, "keep_strongest", lambda pairs, new, keep, seq: list(pairs))
+    monkeypatch.setattr(link_sql, "may_exceed", lambda found, new, keep: list({x for p in found for x in p[:2]}))
+    memory.put_many(items, agent_id="pruned-after")
+    assert graph("kept-first") == graph("pruned-after")
+    assert max(_degrees_of(db_url, "kept-first").values()) == 20
