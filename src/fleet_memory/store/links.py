@@ -57,7 +57,11 @@ __all__ = [
     "may_exceed",
     "unique_pairs",
     "unit_seqs",
+    "over_cap",
     "keep_strongest",
+    "cap_older",
+    "incident_links",
+    "delete_links",
     "temporal_candidates",
     "semantic_candidates",
     "SEMANTIC_SQL",
@@ -175,11 +179,16 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
                config: IngestConfig) -> dict[str, int]:
     """Create the links of newly written ``(unit_id, event_date, embedding)`` units (see the module
     docstring): one query per kind for the batch, the write order of the units they touch, one
-    write, one prune per kind. Returns counts. The units have no links yet (written in this
-    transaction; every caller links them once, all together), so every link of theirs is among
-    the candidates: each keeps its strongest before anything is written (``keep_strongest``), and
-    only older units touched are pruned afterwards (``may_exceed``). A conversation's put wrote a
-    third more temporal rows than it kept, and deleted them again."""
+    write; per kind, the stored links of the older units they touch and one delete. Returns counts.
+
+    The cap is applied before anything is written, with pruning's rule (``over_cap``), so that no
+    row is written only to be deleted: each new unit keeps its strongest (``keep_strongest``; the
+    units have no links yet — written in this transaction, every caller links them once, all
+    together — so every link of theirs is among the candidates), then each older unit touched
+    keeps its strongest of its stored links and the new ones (``cap_older``). The graph is the one
+    writing everything and pruning every touched unit made (tested). Before, a conversation's put
+    wrote a third more temporal rows than it kept; into an agent of near-duplicates, most new
+    semantic links were written and deleted again."""
     if not units:
         return {"temporal": 0, "semantic": 0}
     temporal = temporal_candidates(conn, agent_id, [(u[0], u[1]) for u in units],
@@ -193,17 +202,16 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
         "semantic": (unique_pairs(semantic), config.semantic_top_k),
     }
     seq = unit_seqs(conn, agent_id, {x for pairs, _ in by_kind.values() for p in pairs for x in p[:2]})
-    kept = {kind: keep_strongest(pairs, new, keep, seq) for kind, (pairs, keep) in by_kind.items()}
+    kept = {kind: cap_older(conn, agent_id, kind, keep_strongest(pairs, new, keep, seq), new, keep, seq)
+            for kind, (pairs, keep) in by_kind.items()}
     insert_links(conn, agent_id, [(a, b, kind, w) for kind, pairs in kept.items() for a, b, w in pairs])
-    for kind, pairs in kept.items():
-        prune_links(conn, agent_id, may_exceed(pairs, new, by_kind[kind][1]), kind, by_kind[kind][1])
     return {"temporal": len(temporal), "semantic": len(semantic)}
 
 
 def unique_pairs(pairs: Iterable[tuple[UUID, UUID, float]]) -> list[tuple[UUID, UUID, float]]:
     """Each unordered pair once, as ``(smaller id, larger id, weight)`` with its largest weight,
-    clamped to [0, 1] and rounded as stored (``real``), so ranking here and in ``prune_links``
-    sees the same ties; self-pairs dropped."""
+    clamped to [0, 1] and rounded as stored (``real``), so that ranking new links beside stored
+    ones sees the same ties; self-pairs dropped."""
     best: dict[tuple[UUID, UUID], float] = {}
     for a, b, weight in pairs:
         if a == b:
@@ -222,30 +230,53 @@ def unit_seqs(conn: psycopg.Connection, agent_id: str, ids: Iterable[UUID]) -> d
                              (agent_id, ids)).fetchall())
 
 
-def keep_strongest(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: int,
-                   seq: dict[UUID, int]) -> list[tuple[UUID, UUID, float]]:
-    """The unique ``pairs`` of one kind left once each unit of ``new`` keeps its ``keep`` strongest
-    (``prune_links``' rule: among equal weights the other unit written nearest, then the one
-    written first); a pair either new end drops is gone. For units written in this transaction,
-    whose every link is among ``pairs``, this is exactly what pruning them after the write leaves."""
-    incident: dict[UUID, list[tuple[float, int, int, int]]] = {}
-    for i, (a, b, weight) in enumerate(pairs):
+def over_cap(pairs: Iterable[tuple[UUID, UUID, float]], wanted: set[UUID], keep: int,
+             seq: dict[UUID, int]) -> set[tuple[UUID, UUID]]:
+    """The rule of the cap: each unit of ``wanted`` keeps its ``keep`` strongest of ``pairs``
+    (unique, one kind); among equal weights the other unit written nearest (``seq``), then the
+    one written first. Returns the pairs some wanted end drops."""
+    incident: dict[UUID, list[tuple[float, int, int, tuple[UUID, UUID]]]] = {}
+    for a, b, weight in pairs:
         sa, sb = seq.get(a, 0), seq.get(b, 0)
-        if a in new:
-            incident.setdefault(a, []).append((-weight, abs(sa - sb), sb, i))
-        if b in new:
-            incident.setdefault(b, []).append((-weight, abs(sa - sb), sa, i))
-    drop: set[int] = set()
+        if a in wanted:
+            incident.setdefault(a, []).append((-float(weight), abs(sa - sb), sb, (a, b)))
+        if b in wanted:
+            incident.setdefault(b, []).append((-float(weight), abs(sa - sb), sa, (a, b)))
+    drop: set[tuple[UUID, UUID]] = set()
     for edges in incident.values():
         if len(edges) > keep:
             edges.sort()
             drop.update(edge[-1] for edge in edges[keep:])
-    return [pair for i, pair in enumerate(pairs) if i not in drop]
+    return drop
+
+
+def keep_strongest(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: int,
+                   seq: dict[UUID, int]) -> list[tuple[UUID, UUID, float]]:
+    """The unique ``pairs`` of one kind left once each unit of ``new`` keeps its ``keep`` strongest
+    (``over_cap``); for units written in this transaction, whose every link is among ``pairs``."""
+    drop = over_cap(pairs, new, keep, seq)
+    return [pair for pair in pairs if pair[:2] not in drop]
+
+
+def cap_older(conn: psycopg.Connection, agent_id: str, kind: str, pairs: Sequence[tuple[UUID, UUID, float]],
+              new: set[UUID], keep: int, seq: dict[UUID, int]) -> list[tuple[UUID, UUID, float]]:
+    """The new ``pairs`` of ``kind`` (each new unit already at or under the cap) left once each older
+    unit they touch keeps its ``keep`` strongest of its stored links and these (``over_cap``); its
+    stored links it drops are deleted. Adds the seqs it reads to ``seq``. Three statements when an
+    older unit is touched, none otherwise."""
+    older = may_exceed(pairs, new, keep)
+    if not older:
+        return list(pairs)
+    stored = incident_links(conn, agent_id, older, kind)
+    seq.update(unit_seqs(conn, agent_id, {x for a, b, _ in stored for x in (a, b)} - seq.keys()))
+    drop = over_cap([*stored, *pairs], set(older), keep, seq)
+    delete_links(conn, agent_id, kind, [(a, b) for a, b, _ in stored if (a, b) in drop])
+    return [pair for pair in pairs if pair[:2] not in drop]
 
 
 def may_exceed(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: int) -> list[UUID]:
     """The units of ``pairs`` (just linked, one kind) that can have more than ``keep`` links of that
-    kind now, the only ones ``prune_links`` needs to look at: every older unit they touch, and the
+    kind now, the only ones the cap needs to look at (``cap_older``): every older unit they touch, and the
     new units (``new``: written in this transaction, so every link of theirs is among ``pairs``) with
     more than ``keep`` distinct partners. A new unit at or under ``keep`` has nothing to prune; in a
     conversation most have about ``keep`` temporal links, the nearest turns on both sides."""
@@ -396,41 +427,38 @@ def semantic_candidates(
 
 
 def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID], kind: str, keep: int) -> int:
-    """Keep at most ``keep`` links of ``kind`` on each of ``unit_ids`` (the strongest; among equal
-    weights the other unit written nearest, by ``seq``, then the one written first); delete the rest. Three
-    statements: read the incident links (index scans on both ends) and the write order of their
-    units (primary key), pick in Python, delete by primary key. Returns rows deleted."""
+    """Keep at most ``keep`` stored links of ``kind`` on each of ``unit_ids`` (``over_cap``: the
+    strongest, among equal weights the other unit written nearest, then the one written first);
+    delete the rest. Three statements: the incident links, the write order of their units, the
+    delete. Returns rows deleted."""
     if not unit_ids:
         return 0
-    kind_value = str(LinkKind(kind).value)
-    rows = conn.execute(
-        "SELECT from_id, to_id, weight FROM links WHERE agent_id = %(a)s AND kind = %(k)s"
+    rows = incident_links(conn, agent_id, unit_ids, kind)
+    seq = unit_seqs(conn, agent_id, {x for a, b, _ in rows for x in (a, b)})
+    return delete_links(conn, agent_id, kind, sorted(over_cap(rows, set(unit_ids), keep, seq)))
+
+
+def incident_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID],
+                   kind: str) -> list[tuple[UUID, UUID, float]]:
+    """The stored links of ``kind`` with an end among ``unit_ids``, as ``(from_id, to_id, weight)``
+    (index scans on both ends), the weight exactly as stored: ``real`` read as text is its shortest
+    decimal (0.7923548), not the value a new link's ``unique_pairs`` weight has (0.79235482…), and
+    ranking the two together broke equal weights the wrong way. One statement."""
+    return conn.execute(
+        "SELECT from_id, to_id, weight::float8 FROM links WHERE agent_id = %(a)s AND kind = %(k)s"
         " AND (from_id = ANY(%(ids)b) OR to_id = ANY(%(ids)b))",  # binary arrays: no quoting per element
-        {"a": agent_id, "k": kind_value, "ids": list(unit_ids)},
+        {"a": agent_id, "k": str(LinkKind(kind).value), "ids": list(unit_ids)},
     ).fetchall()
-    ends = list({x for a, b, _ in rows for x in (a, b)})
-    seq = dict(conn.execute("SELECT id, seq FROM memory_units WHERE agent_id = %s AND id = ANY(%b)",
-                            (agent_id, ends)).fetchall())
-    wanted = set(unit_ids)
-    incident: dict[UUID, list[tuple[float, int, int, tuple[UUID, UUID]]]] = {}
-    for a, b, weight in rows:
-        sa, sb = seq.get(a, 0), seq.get(b, 0)
-        if a in wanted:
-            incident.setdefault(a, []).append((-float(weight), abs(sa - sb), sb, (a, b)))
-        if b in wanted:
-            incident.setdefault(b, []).append((-float(weight), abs(sa - sb), sa, (a, b)))
-    drop: set[tuple[UUID, UUID]] = set()
-    for edges in incident.values():
-        if len(edges) > keep:
-            edges.sort()
-            drop.update(edge[-1] for edge in edges[keep:])
-    if not drop:
+
+
+def delete_links(conn: psycopg.Connection, agent_id: str, kind: str, pairs: Sequence[tuple[UUID, UUID]]) -> int:
+    """Delete stored links of ``kind`` by ``(from_id, to_id)``, by primary key. Returns rows deleted."""
+    if not pairs:
         return 0
-    pairs = sorted(drop)
     cur = conn.execute(
         "DELETE FROM links l USING unnest(%b::uuid[], %b::uuid[]) AS d(f, t)"
         " WHERE l.agent_id = %s AND l.kind = %s AND l.from_id = d.f AND l.to_id = d.t",
-        ([p[0] for p in pairs], [p[1] for p in pairs], agent_id, kind_value),
+        ([p[0] for p in pairs], [p[1] for p in pairs], agent_id, str(LinkKind(kind).value)),
     )
     return cur.rowcount
 

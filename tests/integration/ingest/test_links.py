@@ -393,11 +393,17 @@ def test_keeping_the_strongest_before_the_write_is_the_pruning_rule():
     assert max(sum(u in p[:2] for p in kept) for u in new) == 5
 
 
-def test_a_new_agents_graph_is_the_one_pruning_after_the_write_made(memory, clock, db_url, monkeypatch):
-    """Every link of a batch's units is among its candidates, so keeping each unit's strongest
-    before the write leaves what writing all and pruning every touched unit left."""
-    items = [{"content": f"Shift {i}: line {i % 4} stopped {i % 5} times and restarted at {i % 9}.",
-              "event_date": clock.now() - timedelta(minutes=i % 6)} for i in range(70)]
+def test_capping_before_the_write_keeps_what_writing_all_then_pruning_kept(memory, clock, db_url, monkeypatch):
+    """The cap applied before the write (``keep_strongest``, ``cap_older``) against the procedure
+    it replaced: write every candidate, then prune every unit touched from that one state. For a
+    new agent the same graph. Into an agent whose older units are touched, a superset: pruning
+    after the write could make an older unit give up a link for one the new end then refused, so
+    it kept fewer than the cap; both keep the cap."""
+    now = clock.now()
+
+    def items(start, tag):
+        return [{"content": f"Shift {tag}{i}: line {i % 4} stopped {i % 5} times and restarted at {i % 9}.",
+                 "event_date": start - timedelta(minutes=i % 6)} for i in range(70)]
 
     def graph(agent):
         with psycopg.connect(db_url) as conn:
@@ -405,11 +411,27 @@ def test_a_new_agents_graph_is_the_one_pruning_after_the_write_made(memory, cloc
                                 " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
                                 " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
                                 " WHERE l.agent_id = %s", (agent,)).fetchall()
-        return sorted(tuple(sorted(r[:2])) + r[2:] for r in rows)
+        return {tuple(sorted(r[:2])) + r[2:] for r in rows}
 
-    memory.put_many(items, agent_id="kept-first")
+    def put_both(agent):
+        memory.put_many(items(now, "a"), agent_id=agent)
+        first = graph(agent)
+        memory.put_many(items(now - timedelta(minutes=3), "b"), agent_id=agent)  # among the first in time
+        return first, graph(agent)
+
+    capped_first, capped = put_both("capped")
+    write_all = link_sql.insert_links
+
+    def write_all_then_prune(conn, agent, links):
+        written = write_all(conn, agent, links)
+        for kind, keep in (("temporal", 20), ("semantic", 5)):
+            link_sql.prune_links(conn, agent, list({x for a, b, k, _ in links if k == kind for x in (a, b)}), kind, keep)
+        return written
+
     monkeypatch.setattr(link_sql, "keep_strongest", lambda pairs, new, keep, seq: list(pairs))
-    monkeypatch.setattr(link_sql, "may_exceed", lambda found, new, keep: list({x for p in found for x in p[:2]}))
-    memory.put_many(items, agent_id="pruned-after")
-    assert graph("kept-first") == graph("pruned-after")
-    assert max(_degrees_of(db_url, "kept-first").values()) == 20
+    monkeypatch.setattr(link_sql, "cap_older", lambda conn, agent, kind, pairs, new, keep, seq: list(pairs))
+    monkeypatch.setattr(link_sql, "insert_links", write_all_then_prune)
+    pruned_first, pruned = put_both("pruned")
+    assert capped_first == pruned_first
+    assert capped >= pruned and len(capped) > len(capped_first)
+    assert max(_degrees_of(db_url, "capped").values()) == 20 == max(_degrees_of(db_url, "pruned").values())
