@@ -212,13 +212,26 @@ def unique_pairs(pairs: Iterable[tuple[UUID, UUID, float]]) -> list[tuple[UUID, 
     """Each unordered pair once, as ``(smaller id, larger id, weight)`` with its largest weight,
     clamped to [0, 1] and rounded as stored (``real``), so that ranking new links beside stored
     ones sees the same ties; self-pairs dropped."""
-    best: dict[tuple[UUID, UUID], float] = {}
-    for a, b, weight in pairs:
-        if a == b:
+    best = _largest_per_pair((a, b, "", w) for a, b, w in pairs)
+    weights = np.asarray([w for w, _, _ in best.values()], dtype=np.float32).astype(np.float64).tolist()
+    return [(a, b, w) for (_, a, b), w in zip(best.values(), weights)]
+
+
+def _largest_per_pair(links: Iterable[tuple[UUID, UUID, str, float]]) -> dict[tuple[int, int, str], tuple[float, UUID, UUID]]:
+    """Per unordered pair and kind, keyed by the ids' integers (a UUID hashes and compares in
+    Python, its integer in C): the largest weight, clamped to [0, 1], with the ids smaller first.
+    Self-pairs dropped."""
+    best: dict[tuple[int, int, str], tuple[float, UUID, UUID]] = {}
+    for a, b, kind, weight in links:
+        ia, ib = a.int, b.int
+        if ia == ib:
             continue
-        key = (a, b) if a < b else (b, a)
-        best[key] = max(best.get(key, 0.0), float(np.float32(min(1.0, max(0.0, float(weight))))))
-    return [(a, b, w) for (a, b), w in best.items()]
+        w = min(1.0, max(0.0, float(weight)))
+        key, low, high = ((ia, ib, kind), a, b) if ia < ib else ((ib, ia, kind), b, a)
+        old = best.get(key)
+        if old is None or w > old[0]:
+            best[key] = (w, low, high)
+    return best
 
 
 def unit_seqs(conn: psycopg.Connection, agent_id: str, ids: Iterable[UUID]) -> dict[UUID, int]:
@@ -230,24 +243,32 @@ def unit_seqs(conn: psycopg.Connection, agent_id: str, ids: Iterable[UUID]) -> d
                              (agent_id, ids)).fetchall())
 
 
-def over_cap(pairs: Iterable[tuple[UUID, UUID, float]], wanted: set[UUID], keep: int,
+def over_cap(pairs: Sequence[tuple[UUID, UUID, float]], wanted: set[UUID], keep: int,
              seq: dict[UUID, int]) -> set[tuple[UUID, UUID]]:
     """The rule of the cap: each unit of ``wanted`` keeps its ``keep`` strongest of ``pairs``
     (unique, one kind); among equal weights the other unit written nearest (``seq``), then the
-    one written first. Returns the pairs some wanted end drops."""
-    incident: dict[UUID, list[tuple[float, int, int, tuple[UUID, UUID]]]] = {}
-    for a, b, weight in pairs:
-        sa, sb = seq.get(a, 0), seq.get(b, 0)
-        if a in wanted:
-            incident.setdefault(a, []).append((-float(weight), abs(sa - sb), sb, (a, b)))
-        if b in wanted:
-            incident.setdefault(b, []).append((-float(weight), abs(sa - sb), sa, (a, b)))
-    drop: set[tuple[UUID, UUID]] = set()
-    for edges in incident.values():
-        if len(edges) > keep:
-            edges.sort()
-            drop.update(edge[-1] for edge in edges[keep:])
-    return drop
+    one written first. Returns the pairs some wanted end drops. Ranked in arrays: a conversation
+    has tens of thousands of (unit, link) entries, and a Python tuple per entry was a fifth of
+    the link stage, with the garbage collections they set off."""
+    if not pairs:
+        return set()
+    first = np.fromiter((seq.get(a, 0) for a, _, _ in pairs), dtype=np.int64, count=len(pairs))
+    second = np.fromiter((seq.get(b, 0) for _, b, _ in pairs), dtype=np.int64, count=len(pairs))
+    weight = np.fromiter((w for _, _, w in pairs), dtype=np.float64, count=len(pairs))
+    owner_a = np.fromiter((a in wanted for a, _, _ in pairs), dtype=bool, count=len(pairs))
+    owner_b = np.fromiter((b in wanted for _, b, _ in pairs), dtype=bool, count=len(pairs))
+    names: dict[UUID, int] = {}
+    name_a = np.fromiter((names.setdefault(a, len(names)) for a, _, _ in pairs), dtype=np.int64, count=len(pairs))
+    name_b = np.fromiter((names.setdefault(b, len(names)) for _, b, _ in pairs), dtype=np.int64, count=len(pairs))
+    pair = np.concatenate([np.flatnonzero(owner_a), np.flatnonzero(owner_b)])
+    owner = np.concatenate([name_a[owner_a], name_b[owner_b]])
+    mine = np.concatenate([first[owner_a], second[owner_b]])
+    other = np.concatenate([second[owner_a], first[owner_b]])
+    order = np.lexsort((other, np.abs(mine - other), -weight[pair], owner))
+    owner, pair = owner[order], pair[order]
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    rank = np.arange(len(owner)) - np.repeat(starts, np.diff(np.r_[starts, len(owner)]))
+    return {(pairs[i][0], pairs[i][1]) for i in np.unique(pair[rank >= keep]).tolist()}
 
 
 def keep_strongest(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: int,
@@ -291,22 +312,18 @@ def may_exceed(pairs: Sequence[tuple[UUID, UUID, float]], new: set[UUID], keep: 
 def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[UUID, UUID, str, float]]) -> int:
     """Write stored links (temporal / semantic) in one statement, each pair once (``from_id < to_id``);
     a pair already present keeps the larger weight. Self-links are dropped. Returns rows written."""
-    best: dict[tuple[UUID, UUID, str], float] = {}
-    for a, b, kind, weight in links:
-        if a == b:
-            continue
-        key = (a, b, str(LinkKind(kind).value)) if a < b else (b, a, str(LinkKind(kind).value))
-        best[key] = max(best.get(key, 0.0), min(1.0, max(0.0, float(weight))))
+    kinds = {kind: str(LinkKind(kind).value) for kind in {link[2] for link in links}}
+    best = _largest_per_pair((a, b, kinds[kind], w) for a, b, kind, w in links)
     if not best:
         return 0
-    keys = list(best)
+    rows = [(low, high, key[2], w) for key, (w, low, high) in best.items()]
     # the arrays go binary (%b): as text each element is checked for quoting (a regex each)
     with cached_plans(conn):  # two foreign-key checks per link
         cur = conn.execute(
             "INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
             " SELECT %s, f, t, k, w FROM unnest(%b::uuid[], %b::uuid[], %b::text[], %b::real[]) AS x(f, t, k, w)"
             " ON CONFLICT (agent_id, from_id, to_id, kind) DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)",
-            (agent_id, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [best[k] for k in keys]),
+            (agent_id, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]),
         )
     return cur.rowcount
 
