@@ -31,9 +31,10 @@ windows of at least ``MIN_WINDOW_FACTS`` (``window_size``) —, never splitting 
 (fragments merge within one).
 The caller's thread runs parse … assemble window by window (coreference and the names the batch
 knows carry over from one window to the next, so a window reads as the continuation of the
-previous one), and hands each window's drafts to one worker thread that embeds them — with one
-torch thread while spaCy is parsing the next window, so the two cores are both busy, and with all
-of them for the last window. The unit texts are final before they are embedded. A put with one
+previous one), and hands each window's drafts to ``BACK_WORKERS`` (two) worker threads that embed
+them, a window each, on one torch thread each — so the two cores are both busy, with spaCy while it
+parses and with two windows once it is done — and with all of them for a window left alone at the
+end. The unit texts are final before they are embedded. A put with one
 window runs every stage in the caller's thread, as before. Windows are merged in order before the
 transaction. Work per window is O(its facts); nothing in it reads the agent's stored units.
 
@@ -202,7 +203,7 @@ class Stage:
     provides: tuple[str, ...]
     in_transaction: bool = False
     windowed: bool = False  # runs once per window of facts (see the module docstring)
-    concurrent: bool = False  # a windowed stage run in the worker thread
+    concurrent: bool = False  # a windowed stage run in the worker threads (a window each)
 
 
 STAGES: tuple[Stage, ...] = (
@@ -280,7 +281,7 @@ class Pipeline:
 
     def _run_windows(self, state: PutState, stages: Sequence[Stage], timings: dict[str, float],
                      window_facts: int) -> PutState:
-        """The windowed stages, window by window; concurrent ones in one worker thread."""
+        """The windowed stages, window by window; concurrent ones in the worker threads."""
         windows = fact_windows(state.facts, window_facts)
         front = [s for s in stages if not s.concurrent]
         back = [s for s in stages if s.concurrent]

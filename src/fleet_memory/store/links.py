@@ -185,10 +185,12 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
     row is written only to be deleted: each new unit keeps its strongest (``keep_strongest``; the
     units have no links yet — written in this transaction, every caller links them once, all
     together — so every link of theirs is among the candidates), then each older unit touched
-    keeps its strongest of its stored links and the new ones (``cap_older``). The graph is the one
-    writing everything and pruning every touched unit made (tested). Before, a conversation's put
-    wrote a third more temporal rows than it kept; into an agent of near-duplicates, most new
-    semantic links were written and deleted again."""
+    keeps its strongest of its stored links and the new ones (``cap_older``). For a batch that
+    touches no older unit the graph is the one writing everything and pruning every touched unit
+    made; otherwise a superset of it (tested): pruning after the write could make an older unit give
+    up a link for one the new end then refused. Before, a conversation's put wrote a third more
+    temporal rows than it kept; into an agent of near-duplicates, most new semantic links were
+    written and deleted again."""
     if not units:
         return {"temporal": 0, "semantic": 0}
     temporal = temporal_candidates(conn, agent_id, [(u[0], u[1]) for u in units],
@@ -217,7 +219,9 @@ def unique_pairs(pairs: Iterable[tuple[UUID, UUID, float]]) -> list[tuple[UUID, 
     return [(a, b, w) for (_, a, b), w in zip(best.values(), weights)]
 
 
-def _largest_per_pair(links: Iterable[tuple[UUID, UUID, str, float]]) -> dict[tuple[int, int, str], tuple[float, UUID, UUID]]:
+def _largest_per_pair(
+    links: Iterable[tuple[UUID, UUID, str, float]],
+) -> dict[tuple[int, int, str], tuple[float, UUID, UUID]]:
     """Per unordered pair and kind, keyed by the ids' integers (a UUID hashes and compares in
     Python, its integer in C): the largest weight, clamped to [0, 1], with the ids smaller first.
     Self-pairs dropped."""

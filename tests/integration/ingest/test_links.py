@@ -425,7 +425,8 @@ def test_capping_before_the_write_keeps_what_writing_all_then_pruning_kept(memor
     def write_all_then_prune(conn, agent, links):
         written = write_all(conn, agent, links)
         for kind, keep in (("temporal", 20), ("semantic", 5)):
-            link_sql.prune_links(conn, agent, list({x for a, b, k, _ in links if k == kind for x in (a, b)}), kind, keep)
+            touched = list({x for a, b, k, _ in links if k == kind for x in (a, b)})
+            link_sql.prune_links(conn, agent, touched, kind, keep)
         return written
 
     monkeypatch.setattr(link_sql, "keep_strongest", lambda pairs, new, keep, seq: list(pairs))
