@@ -32,6 +32,16 @@ def _degrees_of(db_url, agent):
     return {u: n for u, n in rows}
 
 
+def _graph(db_url, agent) -> list[tuple]:
+    """The agent's stored links as (text, text, kind, weight), the two texts in order."""
+    with psycopg.connect(db_url) as conn:
+        rows = conn.execute("SELECT u1.text, u2.text, l.kind, l.weight FROM links l"
+                            " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
+                            " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
+                            " WHERE l.agent_id = %s", (agent,)).fetchall()
+    return [tuple(sorted(r[:2])) + r[2:] for r in rows]
+
+
 def test_links_are_capped_per_unit_old_and_new(memory, clock, db_url):
     now = clock.now()
     items = [{"content": f"The deployment pipeline failed again on server {i % 3} tonight.",
@@ -264,12 +274,7 @@ def test_only_units_that_can_exceed_the_cap_are_pruned_with_the_same_graph_as_pr
                  "event_date": start + timedelta(minutes=i % 7)} for i in range(60)]
 
     def graph(agent):
-        with psycopg.connect(db_url) as conn:
-            rows = conn.execute("SELECT u1.text, u2.text, l.kind, l.weight FROM links l"
-                                " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
-                                " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
-                                " WHERE l.agent_id = %s", (agent,)).fetchall()
-        return sorted(tuple(sorted(r[:2])) + r[2:] for r in rows)
+        return sorted(_graph(db_url, agent))
 
     now = clock.now()
     for agent in ("some", "all"):
@@ -406,12 +411,7 @@ def test_capping_before_the_write_keeps_what_writing_all_then_pruning_kept(memor
                  "event_date": start - timedelta(minutes=i % 6)} for i in range(70)]
 
     def graph(agent):
-        with psycopg.connect(db_url) as conn:
-            rows = conn.execute("SELECT u1.text, u2.text, l.kind, l.weight FROM links l"
-                                " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
-                                " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
-                                " WHERE l.agent_id = %s", (agent,)).fetchall()
-        return {tuple(sorted(r[:2])) + r[2:] for r in rows}
+        return set(_graph(db_url, agent))
 
     def put_both(agent):
         memory.put_many(items(now, "a"), agent_id=agent)
