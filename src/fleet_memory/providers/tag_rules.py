@@ -4,10 +4,10 @@
 the tagger's fine tag, with exceptions by lower-cased word and dependency ("but" as ADV when it is
 an ``advmod``, "something" as a pronoun, "gon na"). Its 179 rules run through spaCy's general token
 ``Matcher``: a quarter of the whole parse (1.46 of 5.3 s for a LoCoMo conversation's 1,076
-sentences). ``TagRules`` finds the same matches by looking up the few rules a token can start (by its word,
-dependency, tag), then applies them as ``AttributeRuler`` does: every match found first, then spaCy's own setter
-(``set_token_attrs``) with the ruler's own attributes, ordered by rule (a later rule wins), then by
-position.
+sentences). ``TagRules`` finds the same matches by looking up the few rules a token can start (by
+its word, dependency, tag), then applies them as ``AttributeRuler`` does: every match found first,
+then spaCy's own setter (``set_token_attrs``) with the ruler's own attributes, ordered by rule (a
+later rule wins), then by position.
 
 ``TagRules.of(ruler)`` returns None — the caller keeps the ruler — when a rule is beyond what is
 checked here: a key other than TAG, LOWER, ORTH, DEP and IS_SPACE, or a test other than a string,
@@ -69,13 +69,18 @@ class TagRules:
     """The ruler's rules, each filed under one value its first token must have (its word, else its
     dependency, tag or whether it is a space); ``pipe`` annotates docs as the ruler would."""
 
-    def __init__(self, filed: dict[tuple[int, object] | None, list[_Rule]]) -> None:
+    def __init__(self, filed: dict[tuple[int, object] | None, list[_Rule]], set_attrs) -> None:
         self._filed = filed
+        self._set_attrs = set_attrs  # spaCy's own setter, the one ``AttributeRuler`` applies
         self._seen: dict[tuple, tuple[_Rule, ...]] = {}
         self._by_features: dict[tuple, tuple[_Rule, ...]] = {}  # the same, by the token's own values
 
     @classmethod
     def of(cls, ruler) -> TagRules | None:
+        try:  # a private module of spaCy's: a version without it keeps the ruler
+            from spacy.tokens._retokenize import set_token_attrs
+        except ImportError:
+            return None
         filed: dict[tuple[int, object] | None, list[_Rule]] = {}
         for order, entry in enumerate(ruler.patterns):
             for pattern in entry["patterns"]:
@@ -85,7 +90,7 @@ class TagRules:
                 rule = _Rule(order, tokens, entry["index"] % len(tokens), ruler.attrs[order])  # type: ignore[arg-type]
                 for key in _filed_under(tokens[0]):  # type: ignore[arg-type]
                     filed.setdefault(key, []).append(rule)
-        return cls(filed)
+        return cls(filed, set_token_attrs)
 
     def _rules(self, features: tuple) -> tuple[_Rule, ...]:
         """The rules a token with these features can start, in the ruler's order; kept per
@@ -106,14 +111,12 @@ class TagRules:
         return found
 
     def __call__(self, doc):
-        from spacy.tokens._retokenize import set_token_attrs
-
         tokens = list(doc)
         features = [_features(t) for t in tokens]
         found = sorted(((rule.order, start, rule) for start, f in enumerate(features)
                         for rule in self._rules(f) if rule.matches(features, start)), key=lambda m: m[:2])
         for _, start, rule in found:
-            set_token_attrs(tokens[start + rule.index], rule.attrs)
+            self._set_attrs(tokens[start + rule.index], rule.attrs)
         return doc
 
     def pipe(self, docs: Iterable, batch_size: int = 0) -> Iterator:
