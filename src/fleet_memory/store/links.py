@@ -66,7 +66,6 @@ __all__ = [
     "semantic_candidates",
     "SEMANTIC_SQL",
     "SEMANTIC_EXACT_SQL",
-    "prune_links",
     "agent_size",
     "EXACT_BELOW",
     "degree_stats",
@@ -445,18 +444,6 @@ def semantic_candidates(
         with index_order(conn):
             rows = conn.execute(SEMANTIC_SQL, params).fetchall()
     return [(a, b, float(sim)) for a, b, sim in rows]
-
-
-def prune_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID], kind: str, keep: int) -> int:
-    """Keep at most ``keep`` stored links of ``kind`` on each of ``unit_ids`` (``over_cap``: the
-    strongest, among equal weights the other unit written nearest, then the one written first);
-    delete the rest. Three statements: the incident links, the write order of their units, the
-    delete. Returns rows deleted."""
-    if not unit_ids:
-        return 0
-    rows = incident_links(conn, agent_id, unit_ids, kind)
-    seq = unit_seqs(conn, agent_id, {x for a, b, _ in rows for x in (a, b)})
-    return delete_links(conn, agent_id, kind, sorted(over_cap(rows, set(unit_ids), keep, seq)))
 
 
 def incident_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID],

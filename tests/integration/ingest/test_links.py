@@ -299,7 +299,16 @@ def _pruned_by_hand(links: list[tuple], seq: dict, wanted: set, keep: int) -> se
     return {e[:2] for e in links} - drop
 
 
-def test_pruning_keeps_each_units_strongest_links_in_one_statement(memory, clock, db_url):
+def _prune(conn, agent, unit_ids, kind, keep) -> int:
+    """Pruning after a write, as ``link_units`` did before the cap moved ahead of it: each of
+    ``unit_ids`` keeps its ``keep`` strongest stored links of ``kind`` (``over_cap``), the rest are
+    deleted. Rows deleted."""
+    rows = link_sql.incident_links(conn, agent, unit_ids, kind)
+    seq = link_sql.unit_seqs(conn, agent, {x for a, b, _ in rows for x in (a, b)})
+    return link_sql.delete_links(conn, agent, kind, sorted(link_sql.over_cap(rows, set(unit_ids), keep, seq)))
+
+
+def test_the_cap_over_stored_links_keeps_each_units_strongest_as_the_rule_says(memory, clock, db_url):
     import random
 
     now = clock.now()
@@ -314,7 +323,7 @@ def test_pruning_keeps_each_units_strongest_links_in_one_statement(memory, clock
                               ).fetchall()
         seq = dict(conn.execute("SELECT id, seq FROM memory_units WHERE agent_id = 'p'").fetchall())
         wanted = set(ids[::3])
-        deleted = link_sql.prune_links(conn, "p", list(wanted) + ids[:2], "semantic", 4)  # a unit twice: once
+        deleted = _prune(conn, "p", list(wanted) + ids[:2], "semantic", 4)  # a unit twice: once
         after = {tuple(r) for r in conn.execute(
             "SELECT from_id, to_id FROM links WHERE agent_id = 'p' AND kind = 'semantic'").fetchall()}
     assert after == _pruned_by_hand([tuple(r) for r in before], seq, wanted | set(ids[:2]), 4)
@@ -426,7 +435,7 @@ def test_capping_before_the_write_keeps_what_writing_all_then_pruning_kept(memor
         written = write_all(conn, agent, links)
         for kind, keep in (("temporal", 20), ("semantic", 5)):
             touched = list({x for a, b, k, _ in links if k == kind for x in (a, b)})
-            link_sql.prune_links(conn, agent, touched, kind, keep)
+            _prune(conn, agent, touched, kind, keep)
         return written
 
     monkeypatch.setattr(link_sql, "keep_strongest", lambda pairs, new, keep, seq: list(pairs))
