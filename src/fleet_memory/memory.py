@@ -108,6 +108,7 @@ class FleetMemory:
         for scheduler in self._schedulers:
             scheduler.stop()
         self._recall.close()
+        self._ingest.close()
         self.db.close()
 
     def __enter__(self) -> FleetMemory:

@@ -17,9 +17,13 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
     validate  coref                → plans      UnitPlan       subject + verb; fragments merged
     assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers, dates)
     embed     drafts               → embedded   EmbeddedUnit   one batched embedder call
+    similar   episodes, embedded   → similar    per agent, its new units' nearest STORED units, read
+                                                 beside the transaction on a spare connection while
+                                                 the next stages write (``store.beside``)
     write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
-    link      units                → links      temporal (at the put's time) + semantic links
+    link      units, similar       → links      temporal (at the put's time) + semantic links (the
+                                                 stored part from ``similar``, the batch's in memory)
     supersede units                → superseded older units whose fact a new unit updates
                                                  (``ingest.supersede``: the rule; with an LLM judge
                                                  this runs after the commit instead, the one call
@@ -52,7 +56,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -72,8 +76,10 @@ from ..store import documents as doc_sql
 from ..store import entities as entity_sql
 from ..store import supersession as sup_sql
 from ..store import units as unit_sql
+from ..store.beside import Beside
 from ..store.context import agent_context
 from ..store.links import link_units
+from ..store.semantic import nearest_of_both, semantic_candidates, within_batch
 from . import supersede
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
@@ -142,6 +148,7 @@ class PutState:
     units: tuple[WrittenUnit, ...] = ()
     unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
     mentions: int = 0  # mention rows recorded
+    similar: Mapping[str, Future] = field(default_factory=dict)  # per agent (``Ingestor._similar``)
     links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
     superseded: int = 0  # older units a new unit superseded
 
@@ -175,6 +182,11 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(PutState))
 _INPUTS = ("episodes", "progress", "carry")
 WINDOW_FACTS = 96
 MIN_WINDOW_FACTS = 12
+SIMILAR_WAIT_S = 30.0
+"""How long the link stage waits for the nearest stored units read beside the transaction
+(``Ingestor._similar``) once that read has started; then it searches them itself. The read takes
+about as long as the write before it (a second for a conversation into a 50,000-unit agent): the
+bound is only for a read stuck behind a pooler's queue."""
 BACK_WORKERS = 2
 """Worker threads for the concurrent stages: two windows are embedded at once, each on one torch
 thread, which uses both cores better than one window on two torch threads (measured here, 180
@@ -215,9 +227,10 @@ STAGES: tuple[Stage, ...] = (
     Stage("validate", ("coref",), ("plans",), windowed=True),
     Stage("assemble", ("episodes", "plans"), ("drafts",), windowed=True),
     Stage("embed", ("drafts", "carry"), ("embedded",), windowed=True, concurrent=True),
+    Stage("similar", ("episodes", "embedded"), ("similar",), in_transaction=True),
     Stage("write", ("episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
     Stage("resolve", ("units",), ("mentions",), in_transaction=True),
-    Stage("link", ("units",), ("links",), in_transaction=True),
+    Stage("link", ("units", "similar"), ("links",), in_transaction=True),
     Stage("supersede", ("units", "mentions"), ("superseded",), in_transaction=True),
 )
 
@@ -395,8 +408,13 @@ class Ingestor:
             "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
             "coref": self._coref,
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
-        }, {"write": self._write, "resolve": self._resolve, "link": self._link,
-                                       "supersede": self._supersede})
+        }, {"similar": self._similar, "write": self._write, "resolve": self._resolve, "link": self._link,
+            "supersede": self._supersede})
+        self._beside = Beside(db, ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside"))
+
+    def close(self) -> None:
+        """Wait for the reads still running beside a put (``similar``) and stop their threads."""
+        self._beside.workers.shutdown(wait=True)
 
     @property
     def uses_llm(self) -> bool:
@@ -546,6 +564,37 @@ class Ingestor:
             recorded += entity_sql.record_mentions(conn, agent_id, mentions)
         return replace(s, mentions=recorded)
 
+    def _similar(self, s: PutState, conn: psycopg.Connection) -> PutState:
+        """Per agent, its new units' nearest stored units, searched on a spare connection (which
+        does not see this transaction's rows) while the write, resolve and the temporal links run
+        on this one: the search is the largest part of a large agent's link stage (about 1 ms a
+        unit through its own HNSW index), and those stages kept one core only."""
+        by_agent: dict[str, list[tuple[uuid.UUID, np.ndarray]]] = {}
+        for item in s.embedded:
+            agent = s.episodes[item.draft.episode_index].agent_id
+            by_agent.setdefault(agent, []).append((item.unit_id, item.embedding))
+        return replace(s, similar={agent: self._beside.submit(self._stored_search(agent, units))
+                                   for agent, units in sorted(by_agent.items())})
+
+    def _stored_search(self, agent_id: str, units: list[tuple[uuid.UUID, np.ndarray]]):
+        cfg = self.config.ingest
+        return lambda c: semantic_candidates(c, agent_id, units, top_k=cfg.semantic_top_k,
+                                             min_similarity=cfg.semantic_min_similarity)
+
+    def _semantic(self, s: PutState, agent_id: str, units: list[tuple[uuid.UUID, datetime, np.ndarray]],
+                  ) -> list[tuple[uuid.UUID, uuid.UUID, float]] | None:
+        """The agent's semantic candidates: the stored units' part read beside (``_similar``) with
+        the batch's own, in memory; None (searched in the transaction instead) when that read did
+        not run, failed on its connection, or waits longer than ``SIMILAR_WAIT_S``."""
+        future = s.similar.get(agent_id)
+        stored = Beside.outcome(future, SIMILAR_WAIT_S) if future is not None else None
+        if stored is None:
+            return None
+        cfg = self.config.ingest
+        batch = within_batch([(u[0], u[2]) for u in units], top_k=cfg.semantic_top_k,
+                             min_similarity=cfg.semantic_min_similarity)
+        return nearest_of_both(stored, batch, cfg.semantic_top_k)
+
     def _link(self, s: PutState, conn: psycopg.Connection) -> PutState:
         by_agent: dict[str, list[tuple[uuid.UUID, datetime, np.ndarray]]] = {}
         for unit in s.units:
@@ -555,7 +604,8 @@ class Ingestor:
             by_agent.setdefault(row.agent_id, []).append((row.id, said, row.embedding))
         counts = {"temporal": 0, "semantic": 0}
         for agent_id in sorted(by_agent):
-            made = link_units(conn, agent_id, by_agent[agent_id], self.config.ingest)
+            units = by_agent[agent_id]
+            made = link_units(conn, agent_id, units, self.config.ingest, self._semantic(s, agent_id, units))
             for kind, n in made.items():
                 counts[kind] += n
         return replace(s, links=counts)

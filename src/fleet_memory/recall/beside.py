@@ -5,17 +5,14 @@ ranked beside its other channels (``entry_points``), on spare connections of the
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import replace
-from typing import TypeVar
 from uuid import UUID
 
 import psycopg
 
-from ..errors import DatabaseUnavailableError
-from ..store import Database, UnitFilter
+from ..store import UnitFilter
 from ..store import candidates as cand_sql
+from ..store.beside import Beside
 
 __all__ = ["Beside", "entry_points", "merged", "SPLIT_ENTITY_MENTIONS", "HALVES_ENTITY_MENTIONS"]
 
@@ -32,64 +29,11 @@ HALVES_ENTITY_MENTIONS = 2_000
 whose unit id is below or above ``_MIDDLE``; unit ids are random UUIDs, so the halves are about
 equal), each on its own spare connection, and the best of both kept: the same top k."""
 
-T = TypeVar("T")
-
 _MIDDLE = UUID("80000000-0000-0000-0000-000000000000")
 
 CHANNELS = ("vector", "fulltext", "entity", "time")
 
 Found = list[tuple[cand_sql.Candidate, list[str]]]
-
-
-WAIT_S = 0.25
-"""How long a search waits for a read it handed to ``Beside`` once the read has started; then it
-runs the read itself. A read beside normally takes milliseconds; it can only wait longer for a
-server connection behind a pooler (PgBouncer hands out the client connection at once and queues
-the statement) or behind a lock queued after the search's own (a schema change), and waiting
-without a bound there would hold the search's connection while the read waits for one."""
-
-
-class Beside:
-    """Reads on a spare connection of the pool, in a worker thread (``Database.spare``). A read
-    whose answer is None (``outcome``: no spare connection was ready, the worker had not started it,
-    it failed on its connection, or it took longer than ``WAIT_S``) is the caller's to run on its
-    own connection: a read beside is only ever a head start."""
-
-    def __init__(self, db: Database, workers: ThreadPoolExecutor) -> None:
-        self.db, self.workers = db, workers
-
-    def submit(self, read: Callable[[psycopg.Connection], T]) -> Future[T | None]:
-        try:
-            return self.workers.submit(self._run, read)
-        except RuntimeError:  # shut down (the memory is closing): nothing runs beside
-            done: Future[T | None] = Future()
-            done.set_result(None)
-            return done
-
-    def _run(self, read: Callable[[psycopg.Connection], T]) -> T | None:
-        try:
-            with self.db.spare() as conn:
-                return None if conn is None else read(conn)
-        except psycopg.errors.QueryCanceled:
-            raise  # a statement timeout: the caller's own read would meet it too
-        except (psycopg.OperationalError, DatabaseUnavailableError):
-            return None  # a broken spare connection: the caller's is another
-
-    @staticmethod
-    def outcome(future: Future[T | None]) -> T | None:
-        """The read's answer, or None when the caller is to run it (see the class docstring)."""
-        if future.cancel():
-            return None
-        try:
-            return future.result(timeout=WAIT_S)
-        except FuturesTimeout:
-            return None
-
-    @staticmethod
-    def cancel(futures: Sequence[Future]) -> None:
-        """Cancel the reads not started yet (the search failed)."""
-        for future in futures:
-            future.cancel()
 
 
 def merged(founds: Sequence[Found], entity_k: int) -> Found:

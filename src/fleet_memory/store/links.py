@@ -13,11 +13,10 @@ Writing (``link_units``, per batch of new units; one query per kind for the whol
   for the batch, the nearest picked in memory). After a batch, every touched unit keeps at most K
   temporal links (its K strongest), so the degree bound holds for old units.
 - Semantic: each new unit is linked to its top k (default 5) units with cosine ≥ 0.7 (weight =
-  cosine), found in ONE query for the whole batch (a LATERAL join over ``unnest`` of the new
-  embeddings) — through the agent's own HNSW index for agents of ``EXACT_BELOW`` (5,000) units or
-  more, by an exact scan of the agent's rows below that (a batch of 32 units or more: in memory,
-  also into a larger agent when that is cheaper, ``INDEX_UNIT_S``); touched units keep at most k
-  semantic links.
+  cosine), found in ONE query for the whole batch (``store.semantic``: through the agent's own
+  HNSW index from 5,000 units, exactly below) — in the transaction, or handed in by the caller,
+  who read the stored units' part beside the transaction and the batch's in memory; touched
+  units keep at most k semantic links.
 
 Reading (``neighbours``, one statement per call): the stored links of the given units in both
 directions, and derived entity links (weight 1.0): for each entity a unit mentions, unless it is a
@@ -41,10 +40,9 @@ from psycopg import sql
 
 from ..config import IngestConfig
 from ..model import LinkKind
-from .agent_indexes import OWN_INDEX_UNITS
-from .database import cached_plans, index_order
+from .database import cached_plans
 from .filters import UnitFilter, where_clause
-from .rows import vectors_from_send
+from .semantic import semantic_candidates
 from .temporal import temporal_candidates
 
 __all__ = [
@@ -64,10 +62,6 @@ __all__ = [
     "delete_links",
     "temporal_candidates",
     "semantic_candidates",
-    "SEMANTIC_SQL",
-    "SEMANTIC_EXACT_SQL",
-    "agent_size",
-    "EXACT_BELOW",
     "degree_stats",
 ]
 
@@ -175,7 +169,7 @@ def temporal_weight(seconds_apart: float, window_hours: float) -> float:
 
 
 def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, datetime, np.ndarray]],
-               config: IngestConfig) -> dict[str, int]:
+               config: IngestConfig, semantic: Sequence[tuple[UUID, UUID, float]] | None = None) -> dict[str, int]:
     """Create the links of newly written ``(unit_id, event_date, embedding)`` units (see the module
     docstring): one query per kind for the batch, the write order of the units they touch, one
     write; per kind, the stored links of the older units they touch and one delete. Returns counts.
@@ -189,13 +183,19 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
     made; otherwise a superset of it (tested): pruning after the write could make an older unit give
     up a link for one the new end then refused. Before, a conversation's put wrote a third more
     temporal rows than it kept; into an agent of near-duplicates, most new semantic links were
-    written and deleted again."""
+    written and deleted again.
+
+    ``semantic``: the new units' semantic candidates when the caller has them
+    (``store.semantic.nearest_of_both``), else they are searched here. Read on another connection,
+    they can name a unit deleted since: a pair whose end no longer exists is dropped (its write
+    order is unknown)."""
     if not units:
         return {"temporal": 0, "semantic": 0}
     temporal = temporal_candidates(conn, agent_id, [(u[0], u[1]) for u in units],
                                    window_hours=config.temporal_window_hours, limit=config.temporal_max_links)
-    semantic = semantic_candidates(conn, agent_id, [(u[0], u[2]) for u in units],
-                                   top_k=config.semantic_top_k, min_similarity=config.semantic_min_similarity)
+    if semantic is None:
+        semantic = semantic_candidates(conn, agent_id, [(u[0], u[2]) for u in units],
+                                       top_k=config.semantic_top_k, min_similarity=config.semantic_min_similarity)
     new = {u[0] for u in units}
     by_kind = {
         "temporal": (unique_pairs((a, b, temporal_weight(dt, config.temporal_window_hours)) for a, b, dt in temporal),
@@ -203,6 +203,8 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
         "semantic": (unique_pairs(semantic), config.semantic_top_k),
     }
     seq = unit_seqs(conn, agent_id, {x for pairs, _ in by_kind.values() for p in pairs for x in p[:2]})
+    by_kind = {kind: ([p for p in pairs if p[0] in seq and p[1] in seq], keep)  # an end deleted since: dropped
+               for kind, (pairs, keep) in by_kind.items()}
     kept = {kind: cap_older(conn, agent_id, kind, keep_strongest(pairs, new, keep, seq), new, keep, seq)
             for kind, (pairs, keep) in by_kind.items()}
     insert_links(conn, agent_id, [(a, b, kind, w) for kind, pairs in kept.items() for a, b, w in pairs])
@@ -329,121 +331,6 @@ def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[
             (agent_id, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]),
         )
     return cur.rowcount
-
-
-_SEMANTIC = (
-    "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
-    " CROSS JOIN LATERAL ("
-    "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
-    "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY {order} LIMIT %(k)s"
-    " ) c WHERE c.sim >= %(min)s"
-)
-SEMANTIC_SQL = _SEMANTIC.format(order="u.embedding <=> n.e")  # the HNSW index can serve this order
-SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.seq")  # not the bare operator: an exact sort
-
-EXACT_BELOW = OWN_INDEX_UNITS
-"""Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
-larger ones through their own HNSW index (``store.agent_indexes``)."""
-
-
-IN_MEMORY_FROM = 32
-"""A batch of at least this many units into an exactly-searched agent is compared in memory: one
-read of the agent's embeddings (binary) and one matrix product, instead of batch × agent distance
-computations in SQL (45 new units against 2,900: 40–55 ms, against 120–180 ms in SQL)."""
-
-READ_ROW_S = 12e-6
-PRODUCT_S = 2e-8
-INDEX_UNIT_S = 1.1e-3
-"""A larger agent's neighbours come from its own HNSW index, unless one read of its embeddings is
-cheaper: ``size × (READ_ROW_S + batch × PRODUCT_S) < batch × INDEX_UNIT_S``. Measured here: reading
-one embedding 10–15 µs (2,900 units), one 384-dimensional cosine of the matrix product about 20 ns,
-one new unit's HNSW top-k about 1.1 ms (2,900 and 50,000 units, ``ef_search`` 100; 0.8–1.1 ms with
-the 40 these statements use, ``database.index_order``). A conversation of 970 units into a
-50,000-unit agent: 2.1–2.3 s in memory (the product is 37 GFLOP), 1.04 s through the index."""
-
-
-def _in_memory_is_cheaper(size: int, batch: int) -> bool:
-    return size * (READ_ROW_S + batch * PRODUCT_S) < batch * INDEX_UNIT_S
-
-
-def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
-    """The agent's unit count, counted up to ``bound`` (reads at most ``bound`` index entries)."""
-    return conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s LIMIT %s) x", (agent_id, bound)
-    ).fetchone()[0]
-
-
-def _exact_in_memory(
-    conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *, top_k: int,
-    min_similarity: float,
-) -> list[tuple[UUID, UUID, float]]:
-    with conn.cursor(binary=True) as cur:  # in write order, sorted here (in SQL the sort spilled to disk)
-        rows = cur.execute("SELECT seq, id, vector_send(embedding) FROM memory_units WHERE agent_id = %s",
-                           (agent_id,)).fetchall()
-    if not rows:
-        return []
-    rows.sort(key=lambda row: row[0])
-    ids = [uid for _, uid, _ in rows]
-    matrix = vectors_from_send(b"".join(raw for _, _, raw in rows), len(rows))
-    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-    queries = np.stack([np.asarray(u[1], dtype=np.float32) for u in units])
-    queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
-    sims = queries @ matrix.T
-    position = {uid: i for i, uid in enumerate(ids)}
-    out: list[tuple[UUID, UUID, float]] = []
-    k = min(top_k, len(ids) - 1)
-    for row, (uid, _) in enumerate(units):
-        scores = sims[row]
-        own = position.get(uid)
-        if own is not None:
-            scores[own] = -np.inf
-        if k <= 0:
-            continue
-        best = np.argpartition(-scores, k - 1)[:k]
-        for j in best[np.argsort(-scores[best])]:
-            if scores[j] >= min_similarity:
-                out.append((uid, ids[j], float(scores[j])))
-    return out
-
-
-def semantic_candidates(
-    conn: psycopg.Connection,
-    agent_id: str,
-    units: Sequence[tuple[UUID, np.ndarray]],
-    *,
-    top_k: int,
-    min_similarity: float,
-    exact_below: int = EXACT_BELOW,
-) -> list[tuple[UUID, UUID, float]]:
-    """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent (cosine), kept
-    when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE query for the batch
-    (LATERAL over ``unnest`` of the embeddings). Units written earlier in the same transaction are
-    visible, so new units of one batch link among themselves too.
-
-    Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
-    (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
-    embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's
-    own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
-    list); before that index exists the planner sorts, exactly."""
-    if not units:
-        return []
-    params = {
-        "ids": [u[0] for u in units],
-        "es": [np.asarray(u[1], dtype=np.float32) for u in units],
-        "a": agent_id,
-        "k": top_k,
-        "min": min_similarity,
-    }
-    bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1)  # beyond it the index wins
-    size = agent_size(conn, agent_id, bound)
-    if len(units) >= IN_MEMORY_FROM and (size < exact_below or _in_memory_is_cheaper(size, len(units))):
-        return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
-    if size < exact_below:
-        rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()
-    else:
-        with index_order(conn):
-            rows = conn.execute(SEMANTIC_SQL, params).fetchall()
-    return [(a, b, float(sim)) for a, b, sim in rows]
 
 
 def incident_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID],

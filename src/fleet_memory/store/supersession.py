@@ -24,7 +24,7 @@ import psycopg
 
 from ..model import MemoryUnit
 from .database import index_order
-from .links import EXACT_BELOW, agent_size
+from .semantic import EXACT_BELOW, agent_size
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
 

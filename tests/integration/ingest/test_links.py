@@ -12,6 +12,7 @@ import pytest
 from fleet_memory.model import LinkKind
 from fleet_memory.store import UnitFilter, agent_indexes
 from fleet_memory.store import links as link_sql
+from fleet_memory.store import semantic as sem_sql
 from fleet_memory.store.database import CANDIDATE_EF_SEARCH, index_order
 from fleet_memory.store.links import EntityRule
 
@@ -135,12 +136,12 @@ def test_semantic_candidates_exact_and_through_hnsw_agree(memory, clock, db_url)
 
         register_vector(conn)
         units = list(zip(ids, vectors))
-        exact = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.7)
+        exact = sem_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.7)
         with conn.transaction():
-            hnsw = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.7, exact_below=0)
+            hnsw = sem_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.7, exact_below=0)
             conn.execute("SET LOCAL enable_sort = off")
             plan = "\n".join(r[0] for r in conn.execute(
-                "EXPLAIN " + link_sql.SEMANTIC_SQL,
+                "EXPLAIN " + sem_sql.SEMANTIC_SQL,
                 {"ids": ids, "es": [np.asarray(v) for v in vectors], "a": "a1", "k": 5, "min": 0.7}).fetchall())
     assert agent_indexes.index_names("a1")["vec"] in plan
     pairs = {frozenset((a, b)) for a, b, _ in exact}
@@ -158,9 +159,9 @@ def test_semantic_candidates_in_memory_agrees_with_sql(memory, db_url, monkeypat
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
-        in_memory = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.3)
-        monkeypatch.setattr(link_sql, "IN_MEMORY_FROM", 10_000)
-        in_sql = link_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.3)
+        in_memory = sem_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.3)
+        monkeypatch.setattr(sem_sql, "IN_MEMORY_FROM", 10_000)
+        in_sql = sem_sql.semantic_candidates(conn, "a1", units, top_k=5, min_similarity=0.3)
     assert len(units) >= 32 and in_memory
 
     def top_scores(rows):  # per unit, its kept similarities (tie-invariant: equal scores may swap ids)
@@ -240,17 +241,17 @@ def test_a_large_agent_is_read_into_memory_only_when_that_is_cheaper_than_its_in
     ids = [r.unit_ids[0] for r in results]
     units = list(zip(ids, memory.embedder.embed(texts)))[:32]
     calls = []
-    real = link_sql._exact_in_memory
-    monkeypatch.setattr(link_sql, "_exact_in_memory", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = sem_sql._exact_in_memory
+    monkeypatch.setattr(sem_sql, "_exact_in_memory", lambda *a, **k: calls.append(1) or real(*a, **k))
     found = {}
     with psycopg.connect(db_url) as conn:
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
         for per_unit in (1.1e-3, 1e-9):  # 40 rows against 32 index searches, then searches made free
-            monkeypatch.setattr(link_sql, "INDEX_UNIT_S", per_unit)
+            monkeypatch.setattr(sem_sql, "INDEX_UNIT_S", per_unit)
             with conn.transaction():
-                rows = link_sql.semantic_candidates(conn, "a1", units, top_k=3, min_similarity=0.5, exact_below=10)
+                rows = sem_sql.semantic_candidates(conn, "a1", units, top_k=3, min_similarity=0.5, exact_below=10)
             found[per_unit] = {}
             for a, _, sim in rows:  # tie-invariant: units at equal similarity may swap
                 found[per_unit].setdefault(a, []).append(round(sim, 4))

@@ -1,0 +1,199 @@
+"""Semantic link candidates: each new unit's nearest units of its agent by cosine similarity, as
+``(unit_id, other_id, cosine)`` — its ``top_k`` with cosine ≥ ``min_similarity`` (``links.link_units``
+writes them).
+
+Two ways to find them:
+
+- **In the put's transaction** (``semantic_candidates``): the new units are visible there, so one
+  search finds their nearest among the agent's stored units and the batch alike.
+- **Split** (``nearest_of_both``): the stored units' part read beside the transaction, on a spare
+  connection, while the put writes its rows (``semantic_candidates`` again, on a connection that
+  does not see the batch), the batch's part in memory (``within_batch``), and each new unit's
+  best of both kept. The same pairs (up to the HNSW index's approximation, as in one search);
+  the search no longer waits behind the write: on a large agent it is about 1 ms a unit through
+  the agent's own HNSW index, a second for a conversation, and the transaction's last stages ran
+  on one core while the other was idle.
+
+How the agent's units are searched, by size: below ``EXACT_BELOW`` exactly (SQL, or one read of
+the agent's embeddings and a matrix product for a batch of ``IN_MEMORY_FROM`` units or more), from
+it on through the agent's own HNSW index unless one read of its embeddings is cheaper
+(``INDEX_UNIT_S``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from uuid import UUID
+
+import numpy as np
+import psycopg
+
+from .agent_indexes import OWN_INDEX_UNITS
+from .database import index_order
+from .rows import vectors_from_send
+
+__all__ = [
+    "EXACT_BELOW", "IN_MEMORY_FROM", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "agent_size", "nearest_of_both",
+    "semantic_candidates", "within_batch",
+]
+
+Pairs = list[tuple[UUID, UUID, float]]
+
+_SEMANTIC = (
+    "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
+    " CROSS JOIN LATERAL ("
+    "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
+    "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY {order} LIMIT %(k)s"
+    " ) c WHERE c.sim >= %(min)s"
+)
+SEMANTIC_SQL = _SEMANTIC.format(order="u.embedding <=> n.e")  # the HNSW index can serve this order
+SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.seq")  # not the bare operator: an exact sort
+
+EXACT_BELOW = OWN_INDEX_UNITS
+"""Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
+larger ones through their own HNSW index (``store.agent_indexes``)."""
+
+
+IN_MEMORY_FROM = 32
+"""A batch of at least this many units into an exactly-searched agent is compared in memory: one
+read of the agent's embeddings (binary) and one matrix product, instead of batch × agent distance
+computations in SQL (45 new units against 2,900: 40–55 ms, against 120–180 ms in SQL)."""
+
+READ_ROW_S = 12e-6
+PRODUCT_S = 4e-8
+INDEX_UNIT_S = 1.1e-3
+"""A larger agent's neighbours come from its own HNSW index, unless one read of its embeddings is
+cheaper: ``size × (READ_ROW_S + batch × PRODUCT_S) < batch × INDEX_UNIT_S``. Measured here: reading
+one embedding 10–15 µs (2,900 units), one 384-dimensional cosine of the matrix product about 20 ns
+in float32, 40 in float64 (``_unit_rows``: 970 × 5,000 in 32 against 61 ms),
+one new unit's HNSW top-k about 1.1 ms (2,900 and 50,000 units, ``ef_search`` 100; 0.8–1.1 ms with
+the 40 these statements use, ``database.index_order``). A conversation of 970 units into a
+50,000-unit agent: 2.1–2.3 s in memory (the product is 37 GFLOP), 1.04 s through the index."""
+
+PRODUCT_CELLS = 1 << 22
+"""Similarities computed per block of new units (32 MB of float64): a batch's product with a
+matrix of n units is taken in blocks of ``PRODUCT_CELLS // n`` rows, so its memory stays bounded
+(a 20,000-unit put against itself is 400 million cells in one product, 3.2 GB)."""
+
+
+def _in_memory_is_cheaper(size: int, batch: int) -> bool:
+    return size * (READ_ROW_S + batch * PRODUCT_S) < batch * INDEX_UNIT_S
+
+
+def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
+    """The agent's unit count, counted up to ``bound`` (reads at most ``bound`` index entries)."""
+    return conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s LIMIT %s) x", (agent_id, bound)
+    ).fetchone()[0]
+
+
+def _unit_rows(vectors: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
+    """The vectors (float32, as stored) as rows of unit length in float64: a similarity then comes
+    out the same to float32 precision whichever product computed it (the batch against itself, or
+    against the agent's rows with the batch among them, as in the transaction), so the graph does
+    not depend on which way a put found it. In float32 the two differed in the last digit, and an
+    equal pair of weights could break the other way."""
+    matrix = np.asarray(vectors, dtype=np.float32).astype(np.float64)
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+
+
+def _nearest_rows(queries: np.ndarray, matrix: np.ndarray, k: int, min_similarity: float,
+                  own: np.ndarray) -> list[list[tuple[int, float]]]:
+    """Per row of ``queries`` (unit vectors): its ``k`` most similar rows of ``matrix`` as
+    ``(row, cosine)``, best first (ties: the lower row), cosine ≥ ``min_similarity``, never the
+    row ``own`` names for it (-1: none; its similarity is set to -inf, so it is never kept). In
+    blocks of ``PRODUCT_CELLS``."""
+    n = matrix.shape[0]
+    k = min(k, n)
+    if k <= 0:
+        return [[] for _ in range(len(queries))]
+    out: list[list[tuple[int, float]]] = []
+    step = max(1, PRODUCT_CELLS // n)
+    for lo in range(0, len(queries), step):
+        sims = queries[lo:lo + step] @ matrix.T
+        block = np.arange(sims.shape[0])
+        mine = own[lo:lo + step]
+        sims[block[mine >= 0], mine[mine >= 0]] = -np.inf
+        kth = np.partition(sims, n - k, axis=1)[:, n - k]  # each row's k-th best similarity
+        for row, bar in zip(sims, kth.tolist()):
+            cols = np.flatnonzero(row >= max(bar, min_similarity))  # every tie at the bar: chosen by row below
+            cols = cols[np.lexsort((cols, -row[cols]))][:k]
+            out.append(list(zip(cols.tolist(), row[cols].tolist())))
+    return out
+
+
+def within_batch(units: Sequence[tuple[UUID, np.ndarray]], *, top_k: int, min_similarity: float) -> Pairs:
+    """For each new ``(unit_id, embedding)``: its ``top_k`` nearest among the others of the batch,
+    in memory, as ``(unit_id, other_id, cosine)``."""
+    if len(units) < 2:
+        return []
+    matrix = _unit_rows([u[1] for u in units])
+    found = _nearest_rows(matrix, matrix, top_k, min_similarity, np.arange(len(units)))
+    return [(units[i][0], units[j][0], sim) for i, near in enumerate(found) for j, sim in near]
+
+
+def nearest_of_both(stored: Pairs, batch: Pairs, top_k: int) -> Pairs:
+    """Each new unit's ``top_k`` best of its nearest stored units and its nearest in the batch (each
+    list already its top k of its side, cosine-filtered), best first; on equal cosine a stored unit
+    first, then each side's own order."""
+    by_unit: dict[UUID, list[tuple[UUID, UUID, float]]] = {}
+    for pair in [*stored, *batch]:
+        by_unit.setdefault(pair[0], []).append(pair)
+    return [pair for pairs in by_unit.values() for pair in sorted(pairs, key=lambda p: -p[2])[:top_k]]
+
+
+def _exact_in_memory(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *,
+                     top_k: int, min_similarity: float) -> Pairs:
+    with conn.cursor(binary=True) as cur:  # in write order, sorted here (in SQL the sort spilled to disk)
+        rows = cur.execute("SELECT seq, id, vector_send(embedding) FROM memory_units WHERE agent_id = %s",
+                           (agent_id,)).fetchall()
+    if not rows:
+        return []
+    rows.sort(key=lambda row: row[0])
+    ids = [uid for _, uid, _ in rows]
+    matrix = _unit_rows(vectors_from_send(b"".join(raw for _, _, raw in rows), len(rows)))
+    position = {uid: i for i, uid in enumerate(ids)}
+    own = np.asarray([position.get(uid, -1) for uid, _ in units], dtype=np.int64)  # -1: not visible here
+    found = _nearest_rows(_unit_rows([u[1] for u in units]), matrix, top_k, min_similarity, own)
+    return [(units[i][0], ids[j], sim) for i, near in enumerate(found) for j, sim in near]
+
+
+def semantic_candidates(
+    conn: psycopg.Connection,
+    agent_id: str,
+    units: Sequence[tuple[UUID, np.ndarray]],
+    *,
+    top_k: int,
+    min_similarity: float,
+    exact_below: int = EXACT_BELOW,
+) -> Pairs:
+    """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent that ``conn``
+    sees (cosine), kept when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE
+    query for the batch (LATERAL over ``unnest`` of the embeddings). In the put's transaction the
+    units it wrote are visible, so new units of one batch link among themselves too; beside it,
+    only the stored ones (``nearest_of_both``).
+
+    Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
+    (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
+    embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's
+    own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
+    list); before that index exists the planner sorts, exactly."""
+    if not units:
+        return []
+    params = {
+        "ids": [u[0] for u in units],
+        "es": [np.asarray(u[1], dtype=np.float32) for u in units],
+        "a": agent_id,
+        "k": top_k,
+        "min": min_similarity,
+    }
+    bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1)  # beyond it the index wins
+    size = agent_size(conn, agent_id, bound)
+    if len(units) >= IN_MEMORY_FROM and (size < exact_below or _in_memory_is_cheaper(size, len(units))):
+        return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
+    if size < exact_below:
+        rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()
+    else:
+        with index_order(conn):
+            rows = conn.execute(SEMANTIC_SQL, params).fetchall()
+    return [(a, b, float(sim)) for a, b, sim in rows]
