@@ -1,7 +1,6 @@
-"""Entry points read on more than one connection at once: a search's large entity channel, and
-its time channel over a wide window, are ranked beside its other channels (``entry_points``), on
-spare connections of the pool (``Beside``), and the parts merged (``merged``) into what one
-statement gives."""
+"""Entry points read on more than one connection at once: a search's large entity channel is
+ranked beside its other channels (``entry_points``), on spare connections of the pool
+(``Beside``), and the parts merged (``merged``) into what one statement gives."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from ..store import UnitFilter
 from ..store import candidates as cand_sql
 from ..store.beside import Beside
 
-__all__ = ["Beside", "entry_points", "merged", "SPLIT_ENTITY_MENTIONS", "HALVES_ENTITY_MENTIONS", "SPLIT_WINDOW_UNITS"]
+__all__ = ["Beside", "entry_points", "merged", "SPLIT_ENTITY_MENTIONS", "HALVES_ENTITY_MENTIONS"]
 
 
 SPLIT_ENTITY_MENTIONS = 300
@@ -24,13 +23,6 @@ entities the query names have at least this many mentions: ranking them is then 
 of the entry statement (about 3 µs a mention, against about 1 ms for the vector channel), and the
 statements run on the machine's cores at once. Below, a second transaction costs more than it
 saves."""
-
-SPLIT_WINDOW_UNITS = 1_000
-"""The time channel runs beside the other channels, on a spare connection, when the window the
-query names holds at least this many units (counted while the query is embedded,
-``store.candidates.window_units``): the channel ranks every one of them exactly, about 1.2 µs a
-unit (3.7 ms of a 50,000-unit agent's entry statement for "two years ago", 3,070 units).
-Below, a second transaction costs more than it saves."""
 
 HALVES_ENTITY_MENTIONS = 2_000
 """From this many mentions, an exactly ranked entity channel is ranked in two halves (mentions
@@ -66,53 +58,34 @@ def merged(founds: Sequence[Found], entity_k: int) -> Found:
     return list(by_id.values())
 
 
-def _channels_beside(features: cand_sql.Features, limits: cand_sql.EntryLimits,
-                     ) -> list[tuple[cand_sql.EntryLimits, list[cand_sql.EntryLimits]]]:
-    """The channels worth a spare connection, each as (the whole channel, the parts read beside):
-    an exactly ranked entity channel (not a shortlist: that costs a few milliseconds,
-    ``store.candidates.entity_shortlist``) when the named entities have enough mentions between
-    them (``SPLIT_ENTITY_MENTIONS``), in two halves when they have more still
-    (``HALVES_ENTITY_MENTIONS``); the time channel when its window holds ``SPLIT_WINDOW_UNITS``
-    units or more. Only while the vector or full-text channel stays for the caller's statement."""
-    if not (limits.vector or limits.fulltext):
-        return []
-    groups = []
-    if (limits.entity and features.entity_ids and not limits.entity_index and not limits.entity_shortlist
-            and features.entity_mentions >= SPLIT_ENTITY_MENTIONS):
-        entity = replace(limits, vector=0, fulltext=0, time=0)
-        parts = [entity]
-        if features.entity_mentions >= HALVES_ENTITY_MENTIONS:
-            parts = [replace(entity, mention_ids=(None, _MIDDLE)), replace(entity, mention_ids=(_MIDDLE, None))]
-        groups.append((entity, parts))
-    if limits.time and limits.window is not None and features.window_units >= SPLIT_WINDOW_UNITS:
-        time = replace(limits, vector=0, fulltext=0, entity=0)
-        groups.append((time, [time]))
-    return groups
-
-
 def entry_points(conn: psycopg.Connection, agent: str, features: cand_sql.Features, flt: UnitFilter,
                  limits: cand_sql.EntryLimits, beside: Beside | None) -> Found:
-    """``store.candidates.entries``, with the channels that cost the most (``_channels_beside``)
-    ranked beside the others on spare connections. Whatever did not run beside runs here, after
-    the rest: a channel none of whose parts ran beside, in one statement."""
-    groups = _channels_beside(features, limits) if beside is not None else []
-    if not groups:
+    """``store.candidates.entries``, with an exactly ranked entity channel (not a shortlist: that
+    costs a few milliseconds, ``store.candidates.entity_shortlist``) beside the others when
+    the named entities have enough mentions between them to be worth a second connection
+    (``SPLIT_ENTITY_MENTIONS``), in two halves on two when they have more still
+    (``HALVES_ENTITY_MENTIONS``). Whatever did not run beside runs here, after the rest."""
+    if not (beside is not None and limits.entity and features.entity_ids
+            and not limits.entity_index and not limits.entity_shortlist
+            and features.entity_mentions >= SPLIT_ENTITY_MENTIONS and (limits.vector or limits.fulltext or limits.time)):
         return cand_sql.entries(conn, agent, features, flt, limits)
+    entity = replace(limits, vector=0, fulltext=0, time=0)
+    sides = [entity]
+    if features.entity_mentions >= HALVES_ENTITY_MENTIONS:
+        sides = [replace(entity, mention_ids=(None, _MIDDLE)), replace(entity, mention_ids=(_MIDDLE, None))]
 
     def read(side: cand_sql.EntryLimits) -> Callable[[psycopg.Connection], Found]:
         return lambda c: cand_sql.entries(c, agent, features, flt, side)
 
-    pending = [[beside.submit(read(part)) for part in parts] for _, parts in groups]
-    rest = replace(limits, **{ch: 0 for whole, _ in groups for ch in ("entity", "time") if getattr(whole, ch)})
+    pending = [beside.submit(read(side)) for side in sides]
     try:
-        founds = [cand_sql.entries(conn, agent, features, flt, rest)]
+        founds = [cand_sql.entries(conn, agent, features, flt, replace(limits, entity=0))]
     except BaseException:
-        beside.cancel([future for futures in pending for future in futures])
+        beside.cancel(pending)
         raise
-    for (whole, parts), futures in zip(groups, pending):
-        got = [beside.outcome(future) for future in futures]
-        if all(part is None for part in got):
-            founds.append(read(whole)(conn))  # none ran beside: the whole channel in one statement here
-        else:
-            founds += [part if part is not None else read(side)(conn) for side, part in zip(parts, got)]
+    got = [beside.outcome(future) for future in pending]
+    if all(part is None for part in got):
+        founds.append(read(entity)(conn))  # none ran beside: the whole channel in one statement here
+    else:
+        founds += [part if part is not None else read(side)(conn) for side, part in zip(sides, got)]
     return merged(founds, limits.entity)

@@ -66,7 +66,7 @@ from ..store import supersession as sup_sql
 from ..store import units as unit_sql
 from ..store.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
-from .beside import SPLIT_WINDOW_UNITS, Beside, entry_points
+from .beside import Beside, entry_points
 from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors
 from .query import content_words, name_candidates
 from .request import SearchRequest
@@ -169,8 +169,7 @@ def _signals(c: cand_sql.Candidate, activation: float, window: TimeWindow | None
 
 def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Future[list],
               window: TimeWindow | None) -> tuple[cand_sql.Features, int]:
-    """The query's features and the agent's unit count; the embedding is awaited last (so the
-    statements here, the window's size included, run while it is computed). The words
+    """The query's features and the agent's unit count; the embedding is awaited last. The words
     that name the time window are not full-text terms ("last weekend" is a window, not a topic:
     a unit inside it should not lose to one that merely says "last" and "weekend")."""
     cfg = request.settings
@@ -182,11 +181,8 @@ def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Futur
     named = []
     if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
         named = entity_sql.find_entities(conn, request.agent_id, name_candidates(request.query))
-    in_window = 0
-    if window is not None and cfg.time_entry_k:
-        in_window = cand_sql.window_units(conn, request.agent_id, (window.start, window.end), SPLIT_WINDOW_UNITS)
     features = cand_sql.Features(embedding.result()[0], terms, tuple(e.id for e in named),
-                                 sum(e.mention_count for e in named), in_window)
+                                 sum(e.mention_count for e in named))
     return features, terms.units
 
 

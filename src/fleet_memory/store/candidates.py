@@ -42,7 +42,6 @@ __all__ = [
     "ENTITY_SHORTLIST_FROM",
     "entity_shortlist",
     "query_bits",
-    "window_units",
     "EntryLimits",
     "entries",
     "candidates",
@@ -79,7 +78,6 @@ class Features:
     terms: TermStats = field(default_factory=lambda: TermStats(0))
     entity_ids: tuple[UUID, ...] = ()
     entity_mentions: int = 0  # units mentioning the named entities (sum of their mention counts)
-    window_units: int = 0  # units in the time window the query names, counted up to a bound (``window_units``)
 
     def params(self) -> dict:
         return {
@@ -136,15 +134,6 @@ def term_stats(conn: psycopg.Connection, agent_id: str, terms: Sequence[str], *,
         idf=tuple(math.log(1.0 + (total - df + 0.5) / (df + 0.5)) for _, df in found),
         common=tuple(df >= threshold for _, df in found),
     )
-
-
-def window_units(conn: psycopg.Connection, agent_id: str, window: tuple[datetime, datetime], bound: int) -> int:
-    """The agent's units whose event falls in ``[start, end)``, counted up to ``bound`` (an index
-    range on ``(agent_id, event_date)``, at most ``bound`` entries read; filters not applied: it
-    sizes the time channel, it does not rank). One statement."""
-    return conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s AND event_date >= %s"
-        " AND event_date < %s LIMIT %s) x", (agent_id, window[0], window[1], bound)).fetchone()[0]
 
 
 def _select(cond: sql.Composable, extra: str, order: str) -> sql.Composable:
@@ -283,7 +272,7 @@ def _branches(feats: Features, limits: EntryLimits, params: dict) -> list[tuple[
             branches.append(("entity", _MENTIONS.format(part=part), exact_order + ", u.seq", limits.entity))
             params["rq_mlo"], params["rq_mhi"] = lo, hi
     if limits.time and limits.window is not None:
-        # ties by write order: the same top k whether ranked with the others or beside them
+        # ties by write order, as the entity channel's: the same input, the same top k whatever the plan
         branches.append(("time", " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s",
                          exact_order + ", u.seq", limits.time))
         params["rq_ws"], params["rq_we"] = limits.window

@@ -1,4 +1,4 @@
-"""Reads beside a search (``recall.beside``): the entity and time channels on spare connections while the
+"""Reads beside a search (``recall.beside``): the entity channel on spare connections while the
 caller's runs the rest, with the same results as one statement; no spare connection, or none
 ready, and the caller runs it itself without waiting on the pool."""
 
@@ -75,36 +75,6 @@ def test_the_entity_channel_beside_gives_what_one_statement_gives(memory, monkey
     assert any(thread.startswith("fm-search-beside") for _, thread in sides), "the entity channel ran beside"
 
 
-def test_the_time_channel_over_a_wide_window_beside_gives_what_one_statement_gives(memory, monkeypatch) -> None:
-    _fill(memory)
-    questions = ["What did Alice do last month?", "What happened at Google last week?"]
-
-    def answers():
-        out = []
-        for q in questions:
-            results = memory.search(AGENT, q, now=NOW, explain=True, reinforce=False, top_k=10)
-            out.append([(r.id, round(r.weight, 9), r.explanation.channels) for r in results])
-        return out
-
-    monkeypatch.setattr(search_mod, "SPLIT_WINDOW_UNITS", 10**9)
-    together = answers()
-    assert all(any("time" in channels for _, _, channels in answer) for answer in together)
-    sides: list[str] = []
-    real_entries = cand_sql.entries
-
-    def entries(conn, agent, feats, flt, limits):
-        if limits.time and not limits.vector:
-            sides.append(threading.current_thread().name)
-        return real_entries(conn, agent, feats, flt, limits)
-
-    monkeypatch.setattr(cand_sql, "entries", entries)
-    monkeypatch.setattr(search_mod, "SPLIT_WINDOW_UNITS", 1)
-    assert answers() == together  # the pool opens its spare connections (none was needed yet)
-    sides.clear()
-    assert answers() == together
-    assert len(sides) == len(questions) and any(name.startswith("fm-search-beside") for name in sides)
-
-
 def test_without_a_spare_connection_the_caller_runs_it(memory, monkeypatch) -> None:
     _fill(memory)
     monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 10**9)
@@ -117,8 +87,6 @@ def test_without_a_spare_connection_the_caller_runs_it(memory, monkeypatch) -> N
     monkeypatch.setattr(Database, "spare", none_ready)
     monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 1)
     monkeypatch.setattr(search_mod, "HALVES_ENTITY_MENTIONS", 1)
-    assert _answers(memory) == together
-    monkeypatch.setattr(search_mod, "SPLIT_WINDOW_UNITS", 1)  # and the time channel with them
     assert _answers(memory) == together
 
 
