@@ -432,8 +432,8 @@ def test_capping_before_the_write_keeps_what_writing_all_then_pruning_kept(memor
     capped_first, capped = put_both("capped")
     write_all = link_sql.insert_links
 
-    def write_all_then_prune(conn, agent, links):
-        written = write_all(conn, agent, links)
+    def write_all_then_prune(conn, agent, links, fresh=False):
+        written = write_all(conn, agent, links, fresh=fresh)
         for kind, keep in (("temporal", 20), ("semantic", 5)):
             touched = list({x for a, b, k, _ in links if k == kind for x in (a, b)})
             _prune(conn, agent, touched, kind, keep)
@@ -446,3 +446,20 @@ def test_capping_before_the_write_keeps_what_writing_all_then_pruning_kept(memor
     assert capped_first == pruned_first
     assert capped >= pruned and len(capped) > len(capped_first)
     assert max(_degrees_of(db_url, "capped").values()) == 20 == max(_degrees_of(db_url, "pruned").values())
+
+
+def test_fresh_links_are_a_plain_insert_that_refuses_a_stored_pair(memory, clock, db_url):
+    """``insert_links(fresh=True)`` (``link_units``: every pair has an end written in this
+    transaction) skips the upsert; a pair stored after all fails on the primary key, never
+    silently. Without ``fresh`` a stored pair keeps the larger weight."""
+    results = memory.put_many([{"content": f"Fact {i} about the harbour crane."} for i in range(3)], agent_id="f")
+    a, b, c = (r.unit_ids[0] for r in results)
+    with psycopg.connect(db_url) as conn:
+        conn.execute("DELETE FROM links WHERE agent_id = 'f'")
+        assert link_sql.insert_links(conn, "f", [(a, b, "semantic", 0.8)], fresh=True) == 1
+        assert link_sql.insert_links(conn, "f", [(b, a, "semantic", 0.9), (a, c, "semantic", 0.7)]) == 2
+        weight = conn.execute("SELECT weight FROM links WHERE agent_id = 'f' AND kind = 'semantic'"
+                              " AND %s IN (from_id, to_id) AND %s IN (from_id, to_id)", (a, b)).fetchone()[0]
+        assert weight == pytest.approx(0.9)
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            link_sql.insert_links(conn, "f", [(a, c, "semantic", 0.95)], fresh=True)

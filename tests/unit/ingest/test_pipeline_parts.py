@@ -4,12 +4,13 @@ from contextlib import nullcontext
 from dataclasses import replace
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
 from fleet_memory.clock import FixedClock
 from fleet_memory.config import IngestConfig
 from fleet_memory.errors import ConfigurationError
-from fleet_memory.store.links import temporal_weight
+from fleet_memory.store.links import temporal_weight, temporal_weights
 from fleet_memory.ingest.llm_extract import chunk_text, estimate_tokens, plan_chunks
 from fleet_memory.ingest.pipeline import STAGES, Pipeline, PutState, Stage
 from fleet_memory.ingest.records import Episode
@@ -136,3 +137,5 @@ def test_temporal_weight_follows_the_seed():
     assert temporal_weight(12 * 3600, 24) == pytest.approx(0.5)
     assert temporal_weight(23 * 3600, 24) == 0.3
     assert temporal_weight(timedelta(hours=6).total_seconds(), 24) == pytest.approx(0.75)
+    apart = np.array([0.0, 1.0, 3600.0, 12 * 3600.0, 23 * 3600.0, 24 * 3600.0, 1e-3, 7777.7])
+    assert temporal_weights(apart, 24).tolist() == [temporal_weight(s, 24) for s in apart.tolist()]  # the same floats
