@@ -121,7 +121,7 @@ def _shifted(items: list[dict], days: float) -> list[dict]:
     return out
 
 
-_DB_STAGES = ("write", "resolve", "link", "supersede")
+_DB_STAGES = ("similar", "write", "resolve", "link", "supersede")
 
 
 def agent_sizes(mem, convs: list[dict], sizes: list[int], run: str, rounds: int = 5) -> list[dict]:

@@ -79,7 +79,7 @@ from ..store import units as unit_sql
 from ..store.beside import Beside
 from ..store.context import agent_context
 from ..store.links import link_units
-from ..store.semantic import nearest_of_both, semantic_candidates, within_batch
+from ..store.semantic import INDEX_UNIT_S, nearest_of_both, semantic_candidates, within_batch
 from . import supersede
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
@@ -148,7 +148,7 @@ class PutState:
     units: tuple[WrittenUnit, ...] = ()
     unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
     mentions: int = 0  # mention rows recorded
-    similar: Mapping[str, Future] = field(default_factory=dict)  # per agent (``Ingestor._similar``)
+    similar: Mapping[str, Future[Stored | None]] = field(default_factory=dict)  # per agent (``Ingestor._similar``)
     links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
     superseded: int = 0  # older units a new unit superseded
 
@@ -182,11 +182,16 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(PutState))
 _INPUTS = ("episodes", "progress", "carry")
 WINDOW_FACTS = 96
 MIN_WINDOW_FACTS = 12
-SIMILAR_WAIT_S = 30.0
+SIMILAR_WAIT_S = 2.0
+SIMILAR_WAIT_PER_UNIT = 5 * INDEX_UNIT_S
 """How long the link stage waits for the nearest stored units read beside the transaction
-(``Ingestor._similar``) once that read has started; then it searches them itself. The read takes
-about as long as the write before it (a second for a conversation into a 50,000-unit agent): the
-bound is only for a read stuck behind a pooler's queue."""
+(``Ingestor._similar``) once that read has started: ``SIMILAR_WAIT_S`` + ``SIMILAR_WAIT_PER_UNIT``
+a new unit (five times an HNSW search; the read takes about as long as the write before it, a
+second for a conversation into a 50,000-unit agent); then it searches them itself. Only a read
+stuck behind a pooler's queue waits that long: one queued behind a lock gives up after
+``SIMILAR_LOCK_TIMEOUT`` (a schema change waiting for this put's own transaction would otherwise
+hold it)."""
+SIMILAR_LOCK_TIMEOUT = "100ms"
 BACK_WORKERS = 2
 """Worker threads for the concurrent stages: two windows are embedded at once, each on one torch
 thread, which uses both cores better than one window on two torch threads (measured here, 180
@@ -202,6 +207,9 @@ def window_size(facts: int, largest: int = WINDOW_FACTS, smallest: int = MIN_WIN
     return min(largest, max(smallest, facts // 3))
 
 Runner = Callable[[PutState], PutState]
+Stored = tuple[int, list[tuple[uuid.UUID, uuid.UUID, float]]]
+"""A read beside a put (``Ingestor._stored_search``): the agent's unit count it saw, then the new
+units' nearest stored units."""
 TransactionRunner = Callable[[PutState, "psycopg.Connection"], PutState]
 
 
@@ -410,11 +418,12 @@ class Ingestor:
             "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
         }, {"similar": self._similar, "write": self._write, "resolve": self._resolve, "link": self._link,
             "supersede": self._supersede})
-        self._beside = Beside(db, ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside"))
+        self._beside_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside")
+        self._beside = Beside(db, self._beside_pool)
 
     def close(self) -> None:
         """Wait for the reads still running beside a put (``similar``) and stop their threads."""
-        self._beside.workers.shutdown(wait=True)
+        self._beside_pool.shutdown(wait=True)
 
     @property
     def uses_llm(self) -> bool:
@@ -566,9 +575,9 @@ class Ingestor:
 
     def _similar(self, s: PutState, conn: psycopg.Connection) -> PutState:
         """Per agent, its new units' nearest stored units, searched on a spare connection (which
-        does not see this transaction's rows) while the write, resolve and the temporal links run
-        on this one: the search is the largest part of a large agent's link stage (about 1 ms a
-        unit through its own HNSW index), and those stages kept one core only."""
+        does not see this transaction's rows) while the write and entity resolution run on this
+        one: the search is the largest part of a large agent's link stage (about 1 ms a unit
+        through its own HNSW index), and those stages kept one core only."""
         by_agent: dict[str, list[tuple[uuid.UUID, np.ndarray]]] = {}
         for item in s.embedded:
             agent = s.episodes[item.draft.episode_index].agent_id
@@ -576,23 +585,39 @@ class Ingestor:
         return replace(s, similar={agent: self._beside.submit(self._stored_search(agent, units))
                                    for agent, units in sorted(by_agent.items())})
 
-    def _stored_search(self, agent_id: str, units: list[tuple[uuid.UUID, np.ndarray]]):
+    def _stored_search(self, agent_id: str, units: list[tuple[uuid.UUID, np.ndarray]],
+                       ) -> Callable[[psycopg.Connection], Stored]:
+        """The read beside: the agent's unit count (``term_df``, kept by every insert), then the
+        new units' nearest stored units; a lock it would wait for longer than
+        ``SIMILAR_LOCK_TIMEOUT`` fails it (the link stage then searches)."""
         cfg = self.config.ingest
-        return lambda c: semantic_candidates(c, agent_id, units, top_k=cfg.semantic_top_k,
-                                             min_similarity=cfg.semantic_min_similarity)
 
-    def _semantic(self, s: PutState, agent_id: str, units: list[tuple[uuid.UUID, datetime, np.ndarray]],
-                  ) -> list[tuple[uuid.UUID, uuid.UUID, float]] | None:
-        """The agent's semantic candidates: the stored units' part read beside (``_similar``) with
-        the batch's own, in memory; None (searched in the transaction instead) when that read did
-        not run, failed on its connection, or waits longer than ``SIMILAR_WAIT_S``."""
-        future = s.similar.get(agent_id)
-        stored = Beside.outcome(future, SIMILAR_WAIT_S) if future is not None else None
-        if stored is None:
-            return None
+        def read(c: psycopg.Connection) -> Stored:
+            c.execute("SELECT set_config('lock_timeout', %s, true)", (SIMILAR_LOCK_TIMEOUT,))
+            seen = unit_sql.unit_count(c, agent_id)
+            return seen, semantic_candidates(c, agent_id, units, top_k=cfg.semantic_top_k,
+                                             min_similarity=cfg.semantic_min_similarity)
+        return read
+
+    def _semantic(self, s: PutState, conn: psycopg.Connection, agent_id: str,
+                  units: list[tuple[uuid.UUID, datetime, np.ndarray]]) -> list[tuple[uuid.UUID, uuid.UUID, float]]:
+        """The agent's semantic candidates: each new unit's best of its nearest stored units and its
+        nearest in the batch (in memory; ``store.semantic.nearest_of_both``). The stored part is
+        the read beside (``_similar``) when it ran and saw every unit stored before this put —
+        the agent's count then is this put's count after its write less its own units (an insert
+        committed by another put after the read shows there; the put's own count holds the
+        count's row lock, so none can commit after it) —, else it is searched here, the same way."""
         cfg = self.config.ingest
-        batch = within_batch([(u[0], u[2]) for u in units], top_k=cfg.semantic_top_k,
-                             min_similarity=cfg.semantic_min_similarity)
+        pairs = [(u[0], u[2]) for u in units]
+        batch = within_batch(pairs, top_k=cfg.semantic_top_k, min_similarity=cfg.semantic_min_similarity)
+        future = s.similar.get(agent_id)
+        wait = SIMILAR_WAIT_S + SIMILAR_WAIT_PER_UNIT * len(units)
+        read = Beside.outcome(future, wait) if future is not None else None
+        if read is not None and read[0] == s.unit_counts.get(agent_id, 0) - len(units):
+            stored = read[1]
+        else:
+            stored = semantic_candidates(conn, agent_id, pairs, top_k=cfg.semantic_top_k,
+                                         min_similarity=cfg.semantic_min_similarity, stored_only=True)
         return nearest_of_both(stored, batch, cfg.semantic_top_k)
 
     def _link(self, s: PutState, conn: psycopg.Connection) -> PutState:
@@ -605,7 +630,7 @@ class Ingestor:
         counts = {"temporal": 0, "semantic": 0}
         for agent_id in sorted(by_agent):
             units = by_agent[agent_id]
-            made = link_units(conn, agent_id, units, self.config.ingest, self._semantic(s, agent_id, units))
+            made = link_units(conn, agent_id, units, self.config.ingest, self._semantic(s, conn, agent_id, units))
             for kind, n in made.items():
                 counts[kind] += n
         return replace(s, links=counts)

@@ -1,7 +1,8 @@
 """Reads beside a transaction: on a spare connection of the pool, in a worker thread, while the
-caller's own connection goes on (``Beside``). A search ranks its large entity channel and reads the
-features of units its walk reached this way (``recall.beside``); a put searches its new units'
-nearest stored units while it writes them (``ingest.pipeline``)."""
+caller's own connection goes on (``Beside``). A search ranks its large entity channel this way
+(``recall.beside``) and reads the features of the units its walk reached before its last hop
+(``recall.search``); a put searches its new units' nearest stored units while it writes them
+(``ingest.pipeline``)."""
 
 from __future__ import annotations
 

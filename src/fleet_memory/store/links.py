@@ -51,6 +51,7 @@ __all__ = [
     "neighbours",
     "link_units",
     "temporal_weight",
+    "temporal_weights",
     "insert_links",
     "may_exceed",
     "unique_pairs",
@@ -240,7 +241,7 @@ def _largest_per_pair(
         if ia == ib:
             continue
         w = float(weight)
-        w = 0.0 if w < 0.0 else 1.0 if w > 1.0 else w  # clamped (comparisons: cheaper than min/max calls)
+        w = w if 0.0 <= w <= 1.0 else 1.0 if w > 1.0 else 0.0  # clamped, NaN to 0 (cheaper than min/max calls)
         key, low, high = ((ia, ib, kind), a, b) if ia < ib else ((ib, ia, kind), b, a)
         old = best.get(key)
         if old is None or w > old[0]:

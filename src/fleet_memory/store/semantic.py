@@ -43,11 +43,12 @@ _SEMANTIC = (
     "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
     " CROSS JOIN LATERAL ("
     "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
-    "  WHERE u.agent_id = %(a)s AND u.id <> n.id ORDER BY {order} LIMIT %(k)s"
+    "  WHERE u.agent_id = %(a)s AND u.id <> n.id{stored} ORDER BY {order} LIMIT %(k)s"
     " ) c WHERE c.sim >= %(min)s"
 )
-SEMANTIC_SQL = _SEMANTIC.format(order="u.embedding <=> n.e")  # the HNSW index can serve this order
-SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.seq")  # not the bare operator: an exact sort
+_STORED_ONLY = " AND NOT (u.id = ANY(%(ids)s::uuid[]))"  # a custom plan: hashed, not a scan of the array
+SEMANTIC_SQL = _SEMANTIC.format(order="u.embedding <=> n.e", stored="")  # the HNSW index can serve this order
+SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.seq", stored="")  # not the bare operator: an exact sort
 
 EXACT_BELOW = OWN_INDEX_UNITS
 """Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
@@ -57,7 +58,8 @@ larger ones through their own HNSW index (``store.agent_indexes``)."""
 IN_MEMORY_FROM = 32
 """A batch of at least this many units into an exactly-searched agent is compared in memory: one
 read of the agent's embeddings (binary) and one matrix product, instead of batch × agent distance
-computations in SQL (45 new units against 2,900: 40–55 ms, against 120–180 ms in SQL)."""
+computations in SQL (45 new units against 2,900: 40–55 ms, against 120–180 ms in SQL, measured
+with float32 products)."""
 
 READ_ROW_S = 12e-6
 PRODUCT_S = 4e-8
@@ -65,10 +67,12 @@ INDEX_UNIT_S = 1.1e-3
 """A larger agent's neighbours come from its own HNSW index, unless one read of its embeddings is
 cheaper: ``size × (READ_ROW_S + batch × PRODUCT_S) < batch × INDEX_UNIT_S``. Measured here: reading
 one embedding 10–15 µs (2,900 units), one 384-dimensional cosine of the matrix product about 20 ns
-in float32, 40 in float64 (``_unit_rows``: 970 × 5,000 in 32 against 61 ms),
+in float32 and 40 ns in float64 (``_unit_rows``; 970 × 5,000 units: 32 ms in float32, 61 ms in
+float64),
 one new unit's HNSW top-k about 1.1 ms (2,900 and 50,000 units, ``ef_search`` 100; 0.8–1.1 ms with
 the 40 these statements use, ``database.index_order``). A conversation of 970 units into a
-50,000-unit agent: 2.1–2.3 s in memory (the product is 37 GFLOP), 1.04 s through the index."""
+50,000-unit agent: 2.1–2.3 s in memory in float32 (the product is 37 GFLOP), 1.04 s through the
+index."""
 
 PRODUCT_CELLS = 1 << 22
 """Similarities computed per block of new units (32 MB of float64): a batch's product with a
@@ -101,8 +105,9 @@ def _nearest_rows(queries: np.ndarray, matrix: np.ndarray, k: int, min_similarit
                   own: np.ndarray) -> list[list[tuple[int, float]]]:
     """Per row of ``queries`` (unit vectors): its ``k`` most similar rows of ``matrix`` as
     ``(row, cosine)``, best first (ties: the lower row), cosine ≥ ``min_similarity``, never the
-    row ``own`` names for it (-1: none; its similarity is set to -inf, so it is never kept). In
-    blocks of ``PRODUCT_CELLS``."""
+    row ``own`` names for it (-1: none; its similarity is set to -inf, so it is never kept). The
+    cosines are ranked and returned as stored, rounded to float32, so a last-bit difference
+    between two products never decides a tie. In blocks of ``PRODUCT_CELLS``."""
     n = matrix.shape[0]
     k = min(k, n)
     if k <= 0:
@@ -114,6 +119,7 @@ def _nearest_rows(queries: np.ndarray, matrix: np.ndarray, k: int, min_similarit
         block = np.arange(sims.shape[0])
         mine = own[lo:lo + step]
         sims[block[mine >= 0], mine[mine >= 0]] = -np.inf
+        sims = sims.astype(np.float32).astype(np.float64)  # as stored (``real``)
         kth = np.partition(sims, n - k, axis=1)[:, n - k]  # each row's k-th best similarity
         for row, bar in zip(sims, kth.tolist()):
             cols = np.flatnonzero(row >= max(bar, min_similarity))  # every tie at the bar: chosen by row below
@@ -143,10 +149,13 @@ def nearest_of_both(stored: Pairs, batch: Pairs, top_k: int) -> Pairs:
 
 
 def _exact_in_memory(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *,
-                     top_k: int, min_similarity: float) -> Pairs:
+                     top_k: int, min_similarity: float, stored_only: bool = False) -> Pairs:
     with conn.cursor(binary=True) as cur:  # in write order, sorted here (in SQL the sort spilled to disk)
         rows = cur.execute("SELECT seq, id, vector_send(embedding) FROM memory_units WHERE agent_id = %s",
                            (agent_id,)).fetchall()
+    if stored_only:
+        batch = {uid.int for uid, _ in units}
+        rows = [row for row in rows if row[1].int not in batch]
     if not rows:
         return []
     rows.sort(key=lambda row: row[0])
@@ -166,12 +175,14 @@ def semantic_candidates(
     top_k: int,
     min_similarity: float,
     exact_below: int = EXACT_BELOW,
+    stored_only: bool = False,
 ) -> Pairs:
     """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent that ``conn``
     sees (cosine), kept when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE
     query for the batch (LATERAL over ``unnest`` of the embeddings). In the put's transaction the
     units it wrote are visible, so new units of one batch link among themselves too; beside it,
-    only the stored ones (``nearest_of_both``).
+    only the stored ones; ``stored_only``: never the given units themselves, as beside it (the
+    put's link stage then searches the way its read beside would have, ``nearest_of_both``).
 
     Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
     (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
@@ -187,13 +198,15 @@ def semantic_candidates(
         "k": top_k,
         "min": min_similarity,
     }
-    bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1)  # beyond it the index wins
-    size = agent_size(conn, agent_id, bound)
+    bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1) + len(units)
+    size = agent_size(conn, agent_id, bound) - (len(units) if stored_only else 0)  # as a read beside counts
     if len(units) >= IN_MEMORY_FROM and (size < exact_below or _in_memory_is_cheaper(size, len(units))):
-        return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity)
+        return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity,
+                                stored_only=stored_only)
+    stored = _STORED_ONLY if stored_only else ""
     if size < exact_below:
-        rows = conn.execute(SEMANTIC_EXACT_SQL, params).fetchall()
+        rows = conn.execute(_SEMANTIC.format(order="sim DESC, u.seq", stored=stored), params).fetchall()
     else:
         with index_order(conn):
-            rows = conn.execute(SEMANTIC_SQL, params).fetchall()
+            rows = conn.execute(_SEMANTIC.format(order="u.embedding <=> n.e", stored=stored), params).fetchall()
     return [(a, b, float(sim)) for a, b, sim in rows]

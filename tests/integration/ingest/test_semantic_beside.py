@@ -10,10 +10,12 @@ import uuid
 from datetime import timedelta
 
 import psycopg
+import pytest
 
 from fleet_memory.ingest import pipeline
 from fleet_memory.store import database
 from fleet_memory.store import links as link_sql
+from fleet_memory.store import units as units_sql
 from fleet_memory.store.beside import Beside
 
 TOPICS = ["hiking in the mountains near the lake", "the quarterly budget report for the board",
@@ -34,37 +36,60 @@ def _graph(db_url, agent) -> list[tuple]:
     return sorted(tuple(sorted(r[:2])) + r[2:] for r in rows)
 
 
-def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, clock, db_url, monkeypatch):
+@pytest.mark.parametrize("batch", [40, 10], ids=["in memory", "in SQL"])
+def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, clock, db_url, monkeypatch, batch):
+    """The same puts into two agents: the stored part read beside, and searched in the transaction
+    because the read beside did not run. Batches of 40 (matrix products) and 10 (SQL), with one
+    sentence repeated in the stored units and the batch (equal similarities)."""
     monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)  # the pool opens a spare connection in time
-    handed: list[tuple[str, bool, str]] = []
-    real_link = pipeline.link_units
-
-    def link_units(conn, agent_id, units, config, semantic=None):
-        handed.append((agent_id, semantic is not None, threading.current_thread().name))
-        return real_link(conn, agent_id, units, config, semantic)
-
-    monkeypatch.setattr(pipeline, "link_units", link_units)
-    searched_on: list[str] = []
+    searched: list[tuple[str, str]] = []  # (agent, thread) of every search of stored neighbours
     real_search = pipeline.semantic_candidates
 
     def semantic_candidates(conn, agent_id, units, **kw):
-        searched_on.append(threading.current_thread().name)
+        searched.append((agent_id, threading.current_thread().name))
         return real_search(conn, agent_id, units, **kw)
 
     monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)
     when = clock.now()
+    repeated = {"content": "Person 1 talked about hiking in the mountains near the lake on day 0.", "event_date": when}
     for agent in ("beside", "in-transaction"):
         with monkeypatch.context() as m:
             if agent == "in-transaction":  # the read beside did not run: the link stage searches
                 m.setattr(Beside, "outcome", staticmethod(lambda future, wait_s=0.25: None))
             memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)  # stored first
-            memory.put_many(_items(40, 40, when), agent_id=agent)
-    assert [h[:2] for h in handed] == [("beside", True), ("beside", True),
-                                       ("in-transaction", False), ("in-transaction", False)]
-    assert searched_on and all(name.startswith("fleet-memory-put-beside") for name in searched_on)
+            memory.put_many(_items(40, batch - 1, when) + [repeated], agent_id=agent)
+    on_main = {agent for agent, thread in searched if not thread.startswith("fleet-memory-put-beside")}
+    assert on_main == {"in-transaction"}
+    assert any(agent == "beside" for agent, _ in searched)
     beside, in_transaction = _graph(db_url, "beside"), _graph(db_url, "in-transaction")
     assert any(kind == "semantic" for _, _, kind, _ in beside)
     assert beside == in_transaction
+
+
+def test_a_put_committed_after_the_read_beside_makes_the_link_stage_search_itself(memory, clock, db_url, monkeypatch):
+    """The read beside saw fewer units than were stored when this put wrote (another put committed
+    in between): it is not used; the link stage searches, and the graph is the same."""
+    monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)
+    real_count = units_sql.unit_count
+    searched: list[str] = []
+    real_search = pipeline.semantic_candidates
+
+    def semantic_candidates(conn, agent_id, units, **kw):
+        searched.append(threading.current_thread().name)
+        return real_search(conn, agent_id, units, **kw)
+
+    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)
+    when = clock.now()
+    for agent in ("counted", "missed"):
+        with monkeypatch.context() as m:
+            if agent == "missed":
+                m.setattr(units_sql, "unit_count", lambda conn, a: real_count(conn, a) - 1)
+            memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)
+            searched.clear()
+            memory.put_many(_items(40, 40, when), agent_id=agent)
+            on_main = [name for name in searched if not name.startswith("fleet-memory-put-beside")]
+            assert bool(on_main) == (agent == "missed")
+    assert _graph(db_url, "counted") == _graph(db_url, "missed")
 
 
 def test_a_stored_unit_deleted_after_the_read_beside_is_not_linked(memory, clock, db_url):
