@@ -14,7 +14,7 @@ from ..store import UnitFilter
 from ..store import candidates as cand_sql
 from ..store.beside import Beside
 
-__all__ = ["Beside", "entry_points", "merged", "SPLIT_ENTITY_MENTIONS", "HALVES_ENTITY_MENTIONS"]
+__all__ = ["entry_points", "merged", "SPLIT_ENTITY_MENTIONS", "HALVES_ENTITY_MENTIONS"]
 
 
 SPLIT_ENTITY_MENTIONS = 300

@@ -64,9 +64,10 @@ from ..store import entities as entity_sql
 from ..store import links as link_sql
 from ..store import supersession as sup_sql
 from ..store import units as unit_sql
+from ..store.beside import Beside
 from ..store.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
-from .beside import Beside, entry_points
+from .beside import entry_points
 from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors
 from .query import content_words, name_candidates
 from .request import SearchRequest

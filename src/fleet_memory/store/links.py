@@ -61,8 +61,6 @@ __all__ = [
     "cap_older",
     "incident_links",
     "delete_links",
-    "temporal_candidates",
-    "semantic_candidates",
     "degree_stats",
 ]
 
