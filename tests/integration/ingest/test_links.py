@@ -16,6 +16,8 @@ from fleet_memory.store import semantic as sem_sql
 from fleet_memory.store.database import CANDIDATE_EF_SEARCH, index_order
 from fleet_memory.store.links import EntityRule
 
+from .graphs import stored_graph as _graph
+
 
 def _degrees(conn, kind):
     rows = conn.execute(
@@ -31,16 +33,6 @@ def _degrees_of(db_url, agent):
             " UNION ALL SELECT to_id FROM links WHERE agent_id = %(a)s AND kind = 'temporal') e GROUP BY u",
             {"a": agent}).fetchall()
     return {u: n for u, n in rows}
-
-
-def _graph(db_url, agent) -> list[tuple]:
-    """The agent's stored links as (text, text, kind, weight), the two texts in order."""
-    with psycopg.connect(db_url) as conn:
-        rows = conn.execute("SELECT u1.text, u2.text, l.kind, l.weight FROM links l"
-                            " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
-                            " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
-                            " WHERE l.agent_id = %s", (agent,)).fetchall()
-    return [tuple(sorted(r[:2])) + r[2:] for r in rows]
 
 
 def test_links_are_capped_per_unit_old_and_new(memory, clock, db_url):

@@ -18,6 +18,8 @@ from fleet_memory.store import links as link_sql
 from fleet_memory.store import units as units_sql
 from fleet_memory.store.beside import Beside
 
+from .graphs import stored_graph
+
 TOPICS = ["hiking in the mountains near the lake", "the quarterly budget report for the board",
           "baking sourdough bread at home", "a jazz concert in the old town"]
 
@@ -28,12 +30,7 @@ def _items(start: int, n: int, when) -> list[dict]:
 
 
 def _graph(db_url, agent) -> list[tuple]:
-    with psycopg.connect(db_url) as conn:
-        rows = conn.execute("SELECT u1.text, u2.text, l.kind, l.weight FROM links l"
-                            " JOIN memory_units u1 ON u1.agent_id = l.agent_id AND u1.id = l.from_id"
-                            " JOIN memory_units u2 ON u2.agent_id = l.agent_id AND u2.id = l.to_id"
-                            " WHERE l.agent_id = %s", (agent,)).fetchall()
-    return sorted(tuple(sorted(r[:2])) + r[2:] for r in rows)
+    return sorted(stored_graph(db_url, agent))
 
 
 @pytest.mark.parametrize("batch", [40, 10], ids=["in memory", "in SQL"])
