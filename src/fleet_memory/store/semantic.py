@@ -93,10 +93,10 @@ def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
 
 def _unit_rows(vectors: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     """The vectors (float32, as stored) as rows of unit length in float64: a similarity then comes
-    out the same to float32 precision whichever product computed it (the batch against itself, or
-    against the agent's rows with the batch among them, as in the transaction), so the graph does
-    not depend on which way a put found it. In float32 the two differed in the last digit, and an
-    equal pair of weights could break the other way."""
+    out the same to float32 precision whichever product computed it (the batch against itself, the
+    batch against the agent's rows, in blocks of any size), so the graph does not depend on which
+    way a put found it. In float32 two products differed in the last digit, and an equal pair of
+    weights could break the other way."""
     matrix = np.asarray(vectors, dtype=np.float32).astype(np.float64)
     return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
 
