@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fleet_memory.recall import beside as search_mod
-from fleet_memory.store import Database
+from fleet_memory.store import Database, database
 from fleet_memory.store import candidates as cand_sql
 
 AGENT = "beside"
@@ -61,6 +61,7 @@ def test_the_entity_channel_beside_gives_what_one_statement_gives(memory, monkey
         return real_entries(conn, agent, feats, flt, limits)
 
     monkeypatch.setattr(Database, "spare", counted)
+    monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)  # each read gets its connection: the count below is exact
     monkeypatch.setattr(cand_sql, "entries", entries)
     monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 1)
     monkeypatch.setattr(search_mod, "HALVES_ENTITY_MENTIONS", 1 if halves else 10**9)
