@@ -79,7 +79,7 @@ from ..store import units as unit_sql
 from ..store.beside import Beside
 from ..store.context import agent_context
 from ..store.links import link_units
-from ..store.semantic import INDEX_UNIT_S, nearest_of_both, semantic_candidates, within_batch
+from ..store.semantic import INDEX_UNIT_S, semantic_candidates
 from . import supersede
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
@@ -594,31 +594,24 @@ class Ingestor:
 
         def read(c: psycopg.Connection) -> Stored:
             c.execute("SELECT set_config('lock_timeout', %s, true)", (SIMILAR_LOCK_TIMEOUT,))
-            seen = unit_sql.unit_count(c, agent_id)
+            seen = planner.unit_counts(c, [agent_id]).get(agent_id, 0)
             return seen, semantic_candidates(c, agent_id, units, top_k=cfg.semantic_top_k,
                                              min_similarity=cfg.semantic_min_similarity)
         return read
 
-    def _semantic(self, s: PutState, conn: psycopg.Connection, agent_id: str,
-                  units: list[tuple[uuid.UUID, datetime, np.ndarray]]) -> list[tuple[uuid.UUID, uuid.UUID, float]]:
-        """The agent's semantic candidates: each new unit's best of its nearest stored units and its
-        nearest in the batch (in memory; ``store.semantic.nearest_of_both``). The stored part is
-        the read beside (``_similar``) when it ran and saw every unit stored before this put —
-        the agent's count then is this put's count after its write less its own units (an insert
-        committed by another put after the read shows there; the put's own count holds the
-        count's row lock, so none can commit after it) —, else it is searched here, the same way."""
-        cfg = self.config.ingest
-        pairs = [(u[0], u[2]) for u in units]
-        batch = within_batch(pairs, top_k=cfg.semantic_top_k, min_similarity=cfg.semantic_min_similarity)
+    @staticmethod
+    def _stored(s: PutState, agent_id: str, new_units: int) -> list[tuple[uuid.UUID, uuid.UUID, float]] | None:
+        """The new units' nearest stored units read beside (``_similar``), when that read ran and saw
+        every unit stored before this put: the agent's count then is this put's count after its
+        write less its own units (an insert committed by another put after the read shows there;
+        the put's own count holds the count's row lock, so none can commit after it). Else None,
+        and ``link_units`` searches them in the transaction, the same way."""
         future = s.similar.get(agent_id)
-        wait = SIMILAR_WAIT_S + SIMILAR_WAIT_PER_UNIT * len(units)
+        wait = SIMILAR_WAIT_S + SIMILAR_WAIT_PER_UNIT * new_units
         read = Beside.outcome(future, wait) if future is not None else None
-        if read is not None and read[0] == s.unit_counts.get(agent_id, 0) - len(units):
-            stored = read[1]
-        else:
-            stored = semantic_candidates(conn, agent_id, pairs, top_k=cfg.semantic_top_k,
-                                         min_similarity=cfg.semantic_min_similarity, stored_only=True)
-        return nearest_of_both(stored, batch, cfg.semantic_top_k)
+        if read is None or read[0] != s.unit_counts.get(agent_id, 0) - new_units:
+            return None
+        return read[1]
 
     def _link(self, s: PutState, conn: psycopg.Connection) -> PutState:
         by_agent: dict[str, list[tuple[uuid.UUID, datetime, np.ndarray]]] = {}
@@ -630,7 +623,7 @@ class Ingestor:
         counts = {"temporal": 0, "semantic": 0}
         for agent_id in sorted(by_agent):
             units = by_agent[agent_id]
-            made = link_units(conn, agent_id, units, self.config.ingest, self._semantic(s, conn, agent_id, units))
+            made = link_units(conn, agent_id, units, self.config.ingest, self._stored(s, agent_id, len(units)))
             for kind, n in made.items():
                 counts[kind] += n
         return replace(s, links=counts)

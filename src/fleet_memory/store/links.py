@@ -42,7 +42,7 @@ from ..config import IngestConfig
 from ..model import LinkKind
 from .database import cached_plans
 from .filters import UnitFilter, where_clause
-from .semantic import semantic_candidates
+from .semantic import nearest_to_new
 from .temporal import temporal_candidates
 
 __all__ = [
@@ -163,17 +163,19 @@ def neighbours(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], flt
     return [Neighbour(a, b, int(seq), kind, float(w)) for a, b, seq, kind, w in rows]
 
 
-def temporal_weight(seconds_apart: float, window_hours: float) -> float:
-    return max(0.3, 1.0 - seconds_apart / (window_hours * 3600.0))
-
-
 def temporal_weights(seconds_apart: np.ndarray, window_hours: float) -> np.ndarray:
-    """``temporal_weight`` of every element (a conversation has tens of thousands of candidates)."""
+    """max(0.3, 1 − Δt / window) of every element (a conversation has tens of thousands of
+    candidates, weighted in one array operation)."""
     return np.maximum(0.3, 1.0 - seconds_apart / (window_hours * 3600.0))
 
 
+def temporal_weight(seconds_apart: float, window_hours: float) -> float:
+    """One temporal link's weight (``temporal_weights``)."""
+    return float(temporal_weights(np.float64(seconds_apart), window_hours))
+
+
 def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, datetime, np.ndarray]],
-               config: IngestConfig, semantic: Sequence[tuple[UUID, UUID, float]] | None = None) -> dict[str, int]:
+               config: IngestConfig, stored: Sequence[tuple[UUID, UUID, float]] | None = None) -> dict[str, int]:
     """Create the links of newly written ``(unit_id, event_date, embedding)`` units (see the module
     docstring): one query per kind for the batch, the write order of the units they touch, one
     write; per kind, the stored links of the older units they touch and one delete. Returns counts.
@@ -189,17 +191,17 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
     temporal rows than it kept; into an agent of near-duplicates, most new semantic links were
     written and deleted again.
 
-    ``semantic``: the new units' semantic candidates when the caller has them
-    (``store.semantic.nearest_of_both``), else they are searched here. Read on another connection,
+    Semantic candidates: ``store.semantic.nearest_to_new``, with ``stored``, the new units' nearest
+    stored units, when the caller read them beside the transaction. Read on another connection,
     they can name a unit deleted since: a pair whose end no longer exists is dropped (its write
     order is unknown)."""
     if not units:
         return {"temporal": 0, "semantic": 0}
     temporal = temporal_candidates(conn, agent_id, [(u[0], u[1]) for u in units],
                                    window_hours=config.temporal_window_hours, limit=config.temporal_max_links)
-    if semantic is None:
-        semantic = semantic_candidates(conn, agent_id, [(u[0], u[2]) for u in units],
-                                       top_k=config.semantic_top_k, min_similarity=config.semantic_min_similarity)
+    semantic = nearest_to_new(conn, agent_id, [(u[0], u[2]) for u in units], top_k=config.semantic_top_k,
+                              min_similarity=config.semantic_min_similarity,
+                              stored=None if stored is None else list(stored))
     new = {u[0] for u in units}
     weights = temporal_weights(np.fromiter((dt for _, _, dt in temporal), dtype=np.float64, count=len(temporal)),
                                config.temporal_window_hours).tolist()

@@ -34,7 +34,7 @@ from .rows import vectors_from_send
 
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "agent_size", "nearest_of_both",
-    "semantic_candidates", "within_batch",
+    "nearest_to_new", "semantic_candidates", "within_batch",
 ]
 
 Pairs = list[tuple[UUID, UUID, float]]
@@ -146,6 +146,18 @@ def nearest_of_both(stored: Pairs, batch: Pairs, top_k: int) -> Pairs:
     for pair in [*stored, *batch]:
         by_unit.setdefault(pair[0], []).append(pair)
     return [pair for pairs in by_unit.values() for pair in sorted(pairs, key=lambda p: -p[2])[:top_k]]
+
+
+def nearest_to_new(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *,
+                   top_k: int, min_similarity: float, stored: Pairs | None = None) -> Pairs:
+    """The semantic candidates of units written in ``conn``'s transaction: each one's ``top_k``
+    best of its nearest stored units and its nearest in the batch (``nearest_of_both``). The stored
+    part is ``stored`` when the caller read it beside the transaction, else it is searched here
+    without the batch (``stored_only``), the same way: either way gives the same pairs."""
+    if stored is None:
+        stored = semantic_candidates(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity,
+                                     stored_only=True)
+    return nearest_of_both(stored, within_batch(units, top_k=top_k, min_similarity=min_similarity), top_k)
 
 
 def _exact_in_memory(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *,

@@ -30,7 +30,6 @@ __all__ = [
     "unit_from_row",
     "reinforce",
     "count_terms",
-    "unit_count",
 ]
 
 UNIT_COLUMNS = (
@@ -98,13 +97,6 @@ def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> dict[str
     for u in units:
         by_agent.setdefault(u.agent_id, []).append(u.id)
     return {agent: count_terms(conn, agent, ids) for agent, ids in sorted(by_agent.items())}
-
-
-def unit_count(conn: psycopg.Connection, agent_id: str) -> int:
-    """Units ever written to the agent (``term_df``'s empty lexeme, kept by every insert: deletes
-    do not lower it). One primary-key lookup."""
-    row = conn.execute("SELECT df FROM term_df WHERE agent_id = %s AND lexeme = ''", (agent_id,)).fetchone()
-    return int(row[0]) if row else 0
 
 
 def count_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> int:

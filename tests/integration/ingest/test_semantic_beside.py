@@ -15,7 +15,8 @@ import pytest
 from fleet_memory.ingest import pipeline
 from fleet_memory.store import database
 from fleet_memory.store import links as link_sql
-from fleet_memory.store import units as units_sql
+from fleet_memory.store import planner
+from fleet_memory.store import semantic as sem_sql
 from fleet_memory.store.beside import Beside
 
 from .graphs import stored_graph
@@ -40,13 +41,14 @@ def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, cloc
     sentence repeated in the stored units and the batch (equal similarities)."""
     monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)  # the pool opens a spare connection in time
     searched: list[tuple[str, str]] = []  # (agent, thread) of every search of stored neighbours
-    real_search = pipeline.semantic_candidates
+    real_search = sem_sql.semantic_candidates
 
     def semantic_candidates(conn, agent_id, units, **kw):
         searched.append((agent_id, threading.current_thread().name))
         return real_search(conn, agent_id, units, **kw)
 
-    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)
+    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the read beside
+    monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
     when = clock.now()
     repeated = {"content": "Person 1 talked about hiking in the mountains near the lake on day 0.", "event_date": when}
     for agent in ("beside", "in-transaction"):
@@ -67,20 +69,22 @@ def test_a_put_committed_after_the_read_beside_makes_the_link_stage_search_itsel
     """The read beside saw fewer units than were stored when this put wrote (another put committed
     in between): it is not used; the link stage searches, and the graph is the same."""
     monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)
-    real_count = units_sql.unit_count
+    real_counts = planner.unit_counts
     searched: list[str] = []
-    real_search = pipeline.semantic_candidates
+    real_search = sem_sql.semantic_candidates
 
     def semantic_candidates(conn, agent_id, units, **kw):
         searched.append(threading.current_thread().name)
         return real_search(conn, agent_id, units, **kw)
 
-    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)
+    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the read beside
+    monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
     when = clock.now()
     for agent in ("counted", "missed"):
         with monkeypatch.context() as m:
             if agent == "missed":
-                m.setattr(units_sql, "unit_count", lambda conn, a: real_count(conn, a) - 1)
+                m.setattr(planner, "unit_counts",
+                          lambda conn, agents: {a: n - 1 for a, n in real_counts(conn, agents).items()})
             memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)
             searched.clear()
             memory.put_many(_items(40, 40, when), agent_id=agent)
