@@ -8,7 +8,10 @@
    ``fulltext`` (top ``fulltext_entry_k`` by IDF-weighted match of the query's content words, OR
    semantics), ``entity`` (top ``entity_entry_k`` by similarity among units mentioning an entity the
    query names or said by a person it names) and ``time`` (top ``time_entry_k`` by similarity inside
-   the window). The query embedding is computed beside the two statements that do not need it.
+   the window). The query embedding is computed beside the statements that do not need it: the
+   term statistics, the named entities and, for an agent with its own index whose query names a
+   window, the window's size, which decides whether a large window is ranked through that index
+   (``store.candidates.time_by_index``).
    Named entities with many mentions are ranked on a shortlist of their mentions, the nearest by
    Hamming distance between binary-quantized embeddings (``store.candidates.entity_shortlist``);
    under a restrictive filter, for an agent with its own vector index, a very common entity is
@@ -35,7 +38,8 @@ when some reached superseded unit scores at least the ``top_k``-th best current 
 
 Statements per search on its own connection: at most 6 + hops walked (+ 1 to reinforce, + 2 when a
 reached superseded unit scores high enough to reach the top k, ``_kth_best``, + 1 when the entity
-channel may use the agent's own index, + 1 or 2 when a read handed to a spare connection could not
+channel may use the agent's own index, + 2 when the query names a window and the agent has its own
+index, + 1 or 2 when a read handed to a spare connection could not
 run there), whatever the budget (two of them
 are settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``);
 beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
@@ -168,11 +172,12 @@ def _signals(c: cand_sql.Candidate, activation: float, window: TimeWindow | None
                    u.access_count, importance(u.text, u.tags, u.importance), superseded, past)
 
 
-def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Future[list],
-              window: TimeWindow | None) -> tuple[cand_sql.Features, int]:
-    """The query's features and the agent's unit count; the embedding is awaited last. The words
-    that name the time window are not full-text terms ("last weekend" is a window, not a topic:
-    a unit inside it should not lose to one that merely says "last" and "weekend")."""
+def _features(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, embedding: Future[list],
+              window: TimeWindow | None) -> tuple[cand_sql.Features, int, bool]:
+    """The query's features, the agent's unit count and whether the time channel goes through the
+    agent's own index (``_time_index``); the embedding is awaited last. The words that name the
+    time window are not full-text terms ("last weekend" is a window, not a topic: a unit inside it
+    should not lose to one that merely says "last" and "weekend")."""
     cfg = request.settings
     text = request.query if window is None else re.sub(re.escape(window.phrase), " ", request.query, count=1,
                                                        flags=re.IGNORECASE)
@@ -182,20 +187,35 @@ def _features(conn: psycopg.Connection, request: SearchRequest, embedding: Futur
     named = []
     if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
         named = entity_sql.find_entities(conn, request.agent_id, name_candidates(request.query))
+    time_index = _time_index(conn, request, flt, window, terms.units)
     features = cand_sql.Features(embedding.result()[0], terms, tuple(e.id for e in named),
                                  sum(e.mention_count for e in named))
-    return features, terms.units
+    return features, terms.units, time_index
+
+
+def _time_index(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, window: TimeWindow | None,
+                units: int) -> bool:
+    """Whether the time channel ranks its window through the agent's own vector index
+    (``candidates.time_by_index``). Decided while the query is embedded, with two short statements
+    (the window's size, counted only as far as the rule needs; the index's existence), and only
+    for an agent large enough to have its own index, under a filter that keeps every unit."""
+    k = request.settings.time_entry_k
+    if window is None or not is_plain(flt) or not cand_sql.time_by_index(units, units, k):
+        return False
+    counted = cand_sql.window_units(conn, request.agent_id, (window.start, window.end),
+                                    cand_sql.time_index_count(units, k))
+    return cand_sql.time_by_index(units, counted, k) and index_sql.has_vector_index(conn, request.agent_id)
 
 
 def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
              embedding: Future[list], beside: Beside | None = None) -> Entries | None:
     cfg = request.settings
     window = time_window(request.query, request.now) if cfg.time_entry_k else None
-    features, units = _features(conn, request, embedding, window)
+    features, units, time_index = _features(conn, request, flt, embedding, window)
     shortlist = cand_sql.entity_shortlist(features.entity_mentions, cfg.entity_entry_k, is_plain(flt))
     limits = cand_sql.EntryLimits(
         vector=cfg.vector_entry_k, fulltext=cfg.fulltext_entry_k, entity=cfg.entity_entry_k,
-        time=cfg.time_entry_k, window=None if window is None else (window.start, window.end),
+        time=cfg.time_entry_k, window=None if window is None else (window.start, window.end), time_index=time_index,
         exact=units < cand_sql.EXACT_ENTRIES_BELOW, entity_shortlist=shortlist,
         entity_index=not shortlist
         and cand_sql.entity_by_index(units, features.entity_mentions, cfg.entity_entry_k)
