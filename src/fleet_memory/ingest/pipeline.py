@@ -17,9 +17,12 @@ checks that a stage changed only the fields it declared. The order lives in ``ST
     validate  coref                → plans      UnitPlan       subject + verb; fragments merged
     assemble  episodes, plans      → drafts     UnitDraft      unit texts + mentions (+ speakers, dates)
     embed     drafts               → embedded   EmbeddedUnit   one batched embedder call
-    similar   episodes, embedded   → similar    per agent, its new units' nearest STORED units, read
-                                                 beside the transaction on a spare connection while
-                                                 the next stages write (``store.beside``)
+    nearby    episodes, embedded, context → similar  for an agent searched through its own index,
+                                                 the window's nearest STORED units, read on a spare
+                                                 connection while later windows are parsed and
+                                                 embedded (``store.beside``)
+    similar   episodes, embedded   → similar    the same for the other agents, the whole batch at
+                                                 once, while the next stages write
     write     episodes, embedded   → documents, units, unit_counts   (WrittenUnit) documents + units
     resolve   units                → mentions   entity resolution + mention rows
     link      units, similar       → links      temporal (at the put's time) + semantic links (the
@@ -79,7 +82,7 @@ from ..store import units as unit_sql
 from ..store.beside import Beside
 from ..store.context import agent_context
 from ..store.links import link_units
-from ..store.semantic import INDEX_UNIT_S, semantic_candidates
+from ..store.semantic import INDEX_UNIT_S, searched_by_index, semantic_candidates
 from . import supersede
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
@@ -148,20 +151,22 @@ class PutState:
     units: tuple[WrittenUnit, ...] = ()
     unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
     mentions: int = 0  # mention rows recorded
-    similar: Mapping[str, Future[Stored | None]] = field(default_factory=dict)  # per agent (``Ingestor._similar``)
+    similar: tuple[tuple[str, Future[Stored | None]], ...] = ()  # (agent, read): ``_nearby``, ``_similar``
     links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
     superseded: int = 0  # older units a new unit superseded
 
 
 class Carry:
     """Mutable state of one ``Pipeline.run`` shared by its windows, in order: the coreference
-    discourse, the names the batch knows, whether the caller's thread is done parsing, and how many
-    windows the worker threads have still to finish."""
+    discourse, the names the batch knows, whether the caller's thread is done parsing, how many
+    windows the worker threads have still to finish, and the reads handed to other threads (not
+    started ones are cancelled when the put fails)."""
 
     def __init__(self) -> None:
         self.discourse = Discourse()
         self.known: dict[str, str] = {}
         self.front_done = threading.Event()
+        self.reads: list[Future] = []
         self._back_left = 0
         self._lock = threading.Lock()
 
@@ -184,14 +189,20 @@ WINDOW_FACTS = 96
 MIN_WINDOW_FACTS = 12
 SIMILAR_WAIT_S = 2.0
 SIMILAR_WAIT_PER_UNIT = 5 * INDEX_UNIT_S
-"""How long the link stage waits for the nearest stored units read beside the transaction
-(``Ingestor._similar``) once that read has started: ``SIMILAR_WAIT_S`` + ``SIMILAR_WAIT_PER_UNIT``
-a new unit (five times an HNSW search; the read takes about as long as the write before it, a
-second for a conversation into a 50,000-unit agent); then it searches them itself. Only a read
+"""How long the link stage waits, from its start, for the nearest stored units read beside
+(``Ingestor._nearby``, ``_similar``), queued reads included: ``SIMILAR_WAIT_S`` +
+``SIMILAR_WAIT_PER_UNIT`` a new unit (five times an HNSW search; a read for the whole batch takes
+about as long as the write before it, a second or two for a conversation into a 50,000-unit
+agent); then it searches them itself. Only a read
 stuck behind a pooler's queue waits that long: one queued behind a lock gives up after
 ``SIMILAR_LOCK_TIMEOUT`` (a schema change waiting for this put's own transaction would otherwise
 hold it)."""
 SIMILAR_LOCK_TIMEOUT = "100ms"
+NEARBY_CONNECTION_WAIT_S = 5.0
+"""How long a window's read of its nearest stored units (``Ingestor._nearby``) may wait for a spare
+connection: it is handed over before the put takes a connection of its own, so waiting cannot
+deadlock, and the pool opens one meanwhile (a process that has run one search or put at a time
+holds a single idle connection)."""
 BACK_WORKERS = 2
 """Worker threads for the concurrent stages: two windows are embedded at once, each on one torch
 thread, which uses both cores better than one window on two torch threads (measured here, 180
@@ -235,6 +246,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("validate", ("coref",), ("plans",), windowed=True),
     Stage("assemble", ("episodes", "plans"), ("drafts",), windowed=True),
     Stage("embed", ("drafts", "carry"), ("embedded",), windowed=True, concurrent=True),
+    Stage("nearby", ("episodes", "embedded", "context", "carry"), ("similar",), windowed=True, concurrent=True),
     Stage("similar", ("episodes", "embedded"), ("similar",), in_transaction=True),
     Stage("write", ("episodes", "embedded"), ("documents", "units", "unit_counts"), in_transaction=True),
     Stage("resolve", ("units",), ("mentions",), in_transaction=True),
@@ -283,6 +295,15 @@ class Pipeline:
             min_window_facts: int = MIN_WINDOW_FACTS) -> tuple[PutState, dict[str, float]]:
         """Run every stage; ``progress`` is readable by stages but required by none."""
         state = PutState(tuple(episodes), progress, carry=Carry())
+        try:
+            return self._run(state, transaction, window_facts, min_window_facts)
+        except BaseException:
+            for read in state.carry.reads:
+                read.cancel()
+            raise
+
+    def _run(self, state: PutState, transaction: Callable[[], AbstractContextManager[psycopg.Connection]],
+             window_facts: int, min_window_facts: int) -> tuple[PutState, dict[str, float]]:
         timings: dict[str, float] = {}
         outside = [s for s in self.stages if not s.in_transaction]
         for stage in (s for s in outside if not s.windowed):
@@ -415,7 +436,7 @@ class Ingestor:
         self.pipeline = Pipeline(STAGES, {
             "memory": self._memory, "extract": self._extract, "parse": self._parse, "entities": self._entities,
             "coref": self._coref,
-            "validate": self._validate, "assemble": self._assemble, "embed": self._embed,
+            "validate": self._validate, "assemble": self._assemble, "embed": self._embed, "nearby": self._nearby,
         }, {"similar": self._similar, "write": self._write, "resolve": self._resolve, "link": self._link,
             "supersede": self._supersede})
         self._beside_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside")
@@ -488,7 +509,8 @@ class Ingestor:
         window = timedelta(hours=self.config.ingest.temporal_window_hours)
         with self.db.transaction() as conn:
             context = build_context(s.episodes, window, lambda queries: agent_context(conn, queries))
-        return replace(s, context=context)
+            units = planner.unit_counts(conn, sorted({e.agent_id for e in s.episodes}))
+        return replace(s, context=replace(context, units=units))
 
     def _extract(self, s: PutState) -> PutState:
         if self.llm is None or not self.config.ingest.llm_extraction:
@@ -573,17 +595,44 @@ class Ingestor:
             recorded += entity_sql.record_mentions(conn, agent_id, mentions)
         return replace(s, mentions=recorded)
 
+    def _nearby(self, s: PutState) -> PutState:
+        """In a worker thread, once the window is embedded: per agent whose window is searched
+        through the agent's own index (``semantic.searched_by_index``, with its units before the
+        put), the window's new units' nearest stored units, read on a spare connection (which does
+        not see this put's rows) while later windows are parsed and embedded. Through the index a
+        search costs the same per unit however the batch is cut (about 1 ms; 1.5–2 s for a
+        conversation into an agent of 85,000 units), and before, the link stage waited for it
+        after the write. Other agents are read once for the whole batch (``_similar``): a read of
+        one of them is a pass over all its units. If a window's read fails, the link stage searches
+        the whole batch, which for an agent of a few thousand units may go in memory, exactly,
+        where the windows went through the index: a graph as valid, not always the same one."""
+        large = {agent: units for agent, units in self._new_by_agent(s).items()
+                 if searched_by_index(s.context.units.get(agent, 0), len(units))}
+        return replace(s, similar=tuple((agent, self._read_stored(s, agent, units, NEARBY_CONNECTION_WAIT_S))
+                                        for agent, units in sorted(large.items())))
+
     def _similar(self, s: PutState, conn: psycopg.Connection) -> PutState:
-        """Per agent, its new units' nearest stored units, searched on a spare connection (which
-        does not see this transaction's rows) while the write and entity resolution run on this
-        one: the search is the largest part of a large agent's link stage (about 1 ms a unit
-        through its own HNSW index), and those stages kept one core only."""
+        """Per agent not read window by window (``_nearby``), its new units' nearest stored units,
+        searched on a spare connection while the write and entity resolution run on this one."""
+        read = {agent for agent, _ in s.similar}
+        rest = {agent: units for agent, units in self._new_by_agent(s).items() if agent not in read}
+        return replace(s, similar=s.similar + tuple((agent, self._read_stored(s, agent, units))
+                                                    for agent, units in sorted(rest.items())))
+
+    @staticmethod
+    def _new_by_agent(s: PutState) -> dict[str, list[tuple[uuid.UUID, np.ndarray]]]:
         by_agent: dict[str, list[tuple[uuid.UUID, np.ndarray]]] = {}
         for item in s.embedded:
             agent = s.episodes[item.draft.episode_index].agent_id
             by_agent.setdefault(agent, []).append((item.unit_id, item.embedding))
-        return replace(s, similar={agent: self._beside.submit(self._stored_search(agent, units))
-                                   for agent, units in sorted(by_agent.items())})
+        return by_agent
+
+    def _read_stored(self, s: PutState, agent_id: str, units: list[tuple[uuid.UUID, np.ndarray]],
+                     connection_wait_s: float | None = None) -> Future[Stored | None]:
+        read = self._beside.submit(self._stored_search(agent_id, units), connection_wait_s)
+        if s.carry is not None:
+            s.carry.reads.append(read)
+        return read
 
     def _stored_search(self, agent_id: str, units: list[tuple[uuid.UUID, np.ndarray]],
                        ) -> Callable[[psycopg.Connection], Stored]:
@@ -601,17 +650,22 @@ class Ingestor:
 
     @staticmethod
     def _stored(s: PutState, agent_id: str, new_units: int) -> list[tuple[uuid.UUID, uuid.UUID, float]] | None:
-        """The new units' nearest stored units read beside (``_similar``), when that read ran and saw
-        every unit stored before this put: the agent's count then is this put's count after its
-        write less its own units (an insert committed by another put after the read shows there;
-        the put's own count holds the count's row lock, so none can commit after it). Else None,
-        and ``link_units`` searches them in the transaction, the same way."""
-        future = s.similar.get(agent_id)
-        wait = SIMILAR_WAIT_S + SIMILAR_WAIT_PER_UNIT * new_units
-        read = Beside.outcome(future, wait) if future is not None else None
-        if read is None or read[0] != s.unit_counts.get(agent_id, 0) - new_units:
-            return None
-        return read[1]
+        """The new units' nearest stored units read beside (``_nearby``, ``_similar``), when every
+        read for the agent ran and saw every unit stored before this put: the agent's count then is
+        this put's count after its write less its own units (an insert committed by another put
+        after a read shows there; the put's own count holds the count's row lock, so none can
+        commit after it). Else None, and ``link_units`` searches them in the transaction, the same
+        way."""
+        reads = [read for agent, read in s.similar if agent == agent_id]
+        before = s.unit_counts.get(agent_id, 0) - new_units
+        deadline = time.monotonic() + SIMILAR_WAIT_S + SIMILAR_WAIT_PER_UNIT * new_units
+        pairs: list[tuple[uuid.UUID, uuid.UUID, float]] = []
+        for read in reads:
+            got = Beside.awaited(read, max(0.0, deadline - time.monotonic()))
+            if got is None or got[0] != before:
+                return None
+            pairs.extend(got[1])
+        return pairs if reads else None
 
     def _link(self, s: PutState, conn: psycopg.Connection) -> PutState:
         by_agent: dict[str, list[tuple[uuid.UUID, datetime, np.ndarray]]] = {}

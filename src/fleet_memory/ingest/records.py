@@ -72,11 +72,12 @@ class AgentContext:
     """What the agent's memory tells about a put (stage ``memory``): per episode index, the people
     of the agent's recent units (least relevant first, so the most relevant is the latest
     antecedent) and the speakers among them; per agent, the stored entities the put names
-    (normalised name → label), the gazetteer NER uses."""
+    (normalised name → label), the gazetteer NER uses, and its units before the put."""
 
     people: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     speakers: Mapping[int, frozenset[str]] = field(default_factory=dict)
     known: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    units: Mapping[str, int] = field(default_factory=dict)
 
     def gazetteer(self, agent_id: str) -> Mapping[str, str]:
         return self.known.get(agent_id, {})

@@ -1,8 +1,8 @@
 """Reads beside a transaction: on a spare connection of the pool, in a worker thread, while the
 caller's own connection goes on (``Beside``). A search ranks its large entity channel this way
 (``recall.beside``) and reads the features of the units its walk reached before its last hop
-(``recall.search``); a put searches its new units' nearest stored units while it writes them
-(``ingest.pipeline``)."""
+(``recall.search``); a put searches its new units' nearest stored units while it parses, embeds
+and writes them (``ingest.pipeline``)."""
 
 from __future__ import annotations
 
@@ -38,17 +38,20 @@ class Beside:
     def __init__(self, db: Database, workers: ThreadPoolExecutor) -> None:
         self.db, self.workers = db, workers
 
-    def submit(self, read: Callable[[psycopg.Connection], T]) -> Future[T | None]:
+    def submit(self, read: Callable[[psycopg.Connection], T], connection_wait_s: float | None = None,
+               ) -> Future[T | None]:
+        """``read`` on a spare connection in a worker thread; ``connection_wait_s``: how long it may
+        wait for that connection (``Database.spare``)."""
         try:
-            return self.workers.submit(self._run, read)
+            return self.workers.submit(self._run, read, connection_wait_s)
         except RuntimeError:  # shut down (the memory is closing): nothing runs beside
             done: Future[T | None] = Future()
             done.set_result(None)
             return done
 
-    def _run(self, read: Callable[[psycopg.Connection], T]) -> T | None:
+    def _run(self, read: Callable[[psycopg.Connection], T], connection_wait_s: float | None) -> T | None:
         try:
-            with self.db.spare() as conn:
+            with self.db.spare(connection_wait_s) as conn:
                 return None if conn is None else read(conn)
         except psycopg.errors.QueryCanceled:
             raise  # a statement timeout: the caller's own read would meet it too
@@ -64,6 +67,17 @@ class Beside:
         try:
             return future.result(timeout=wait_s)
         except FuturesTimeout:
+            return None
+
+    @staticmethod
+    def awaited(future: Future[T | None], wait_s: float) -> T | None:
+        """The read's answer, waiting up to ``wait_s`` whether it runs or still waits for a worker
+        (a put's reads queue behind each other); None after that, the read cancelled if it had
+        not started."""
+        try:
+            return future.result(timeout=wait_s)
+        except FuturesTimeout:
+            future.cancel()
             return None
 
     @staticmethod

@@ -158,13 +158,15 @@ class Database:
             raise self._unavailable(exc) from exc
 
     @contextmanager
-    def spare(self) -> Iterator[psycopg.Connection | None]:
+    def spare(self, wait_s: float | None = None) -> Iterator[psycopg.Connection | None]:
         """A second connection in a transaction of its own, for a read that runs beside the
         caller's transaction, or None when the pool has none ready within ``SPARE_WAIT_S`` (the
         caller then runs the read itself). Never waits longer: a caller holding one connection
-        that waited for a second could deadlock with others doing the same on a full pool."""
+        that waited for a second could deadlock with others doing the same on a full pool.
+        ``wait_s``: another bound, only for a read handed over by a caller that holds no
+        connection (a put's reads while it still parses and embeds)."""
         try:
-            conn = self._pool.getconn(timeout=SPARE_WAIT_S)
+            conn = self._pool.getconn(timeout=SPARE_WAIT_S if wait_s is None else wait_s)
         except (PoolTimeout, TooManyRequests, PoolClosed):
             conn = None
         if conn is None:

@@ -34,7 +34,7 @@ from .rows import vectors_from_send
 
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "agent_size", "nearest_of_both",
-    "nearest_to_new", "semantic_candidates", "within_batch",
+    "nearest_to_new", "searched_by_index", "semantic_candidates", "within_batch",
 ]
 
 Pairs = list[tuple[UUID, UUID, float]]
@@ -82,6 +82,13 @@ matrix of n units is taken in blocks of ``PRODUCT_CELLS // n`` rows, so its memo
 
 def _in_memory_is_cheaper(size: int, batch: int) -> bool:
     return size * (READ_ROW_S + batch * PRODUCT_S) < batch * INDEX_UNIT_S
+
+
+def searched_by_index(size: int, batch: int) -> bool:
+    """Whether ``semantic_candidates`` searches ``batch`` new units' neighbours among an agent's
+    ``size`` stored units through the agent's own index: then the cost is the same per unit
+    however a batch is cut (a put reads its windows one by one, ``ingest.pipeline``)."""
+    return size >= EXACT_BELOW and not _in_memory_is_cheaper(size, batch)
 
 
 def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:

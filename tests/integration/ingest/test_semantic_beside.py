@@ -1,7 +1,8 @@
 """A put's semantic link candidates: the nearest STORED units read beside the put's transaction on
-a spare connection while it writes, the batch's own in memory (``Ingestor._similar``,
-``store.semantic.nearest_of_both``), give the graph one search in the transaction gives. Real
-embedded PostgreSQL, hashing embedder."""
+a spare connection while it writes (``Ingestor._similar``) or, for an agent searched through its
+own index, window by window while the put still parses and embeds (``Ingestor._nearby``), the
+batch's own in memory (``store.semantic.nearest_of_both``), give the graph one search in the
+transaction gives. Real embedded PostgreSQL, hashing embedder."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, cloc
     for agent in ("beside", "in-transaction"):
         with monkeypatch.context() as m:
             if agent == "in-transaction":  # the read beside did not run: the link stage searches
-                m.setattr(Beside, "outcome", staticmethod(lambda future, wait_s=0.25: None))
+                m.setattr(Beside, "awaited", staticmethod(lambda future, wait_s: None))
             memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)  # stored first
             memory.put_many(_items(40, batch - 1, when) + [repeated], agent_id=agent)
     on_main = {agent for agent, thread in searched if not thread.startswith("fleet-memory-put-beside")}
@@ -106,3 +107,36 @@ def test_a_stored_unit_deleted_after_the_read_beside_is_not_linked(memory, clock
     graph = {tuple(sorted((a, b))) for a, b in psycopg.connect(db_url).execute(
         "SELECT from_id, to_id FROM links WHERE agent_id = 'a1' AND kind = 'semantic'").fetchall()}
     assert graph == {tuple(sorted((ids[0], ids[1])))}
+
+
+def test_a_large_agent_is_read_window_by_window_and_gets_the_graph_of_one_search(memory, clock, db_url, monkeypatch):
+    """An agent whose windows are searched through its own index (``semantic.searched_by_index``,
+    said of this small one here) has its stored neighbours read once per window, in the beside
+    threads, before the transaction; the graph is the one the search in the transaction gives
+    when the reads do not run (both ways exactly, in SQL: batches under ``IN_MEMORY_FROM``)."""
+    monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)
+    monkeypatch.setattr(pipeline, "searched_by_index", lambda size, batch: size >= 30)
+    monkeypatch.setattr(sem_sql, "IN_MEMORY_FROM", 1000)
+    searched: list[tuple[str, str, int]] = []  # (agent, thread, units asked)
+    real_search = sem_sql.semantic_candidates
+
+    def semantic_candidates(conn, agent_id, units, **kw):
+        searched.append((agent_id, threading.current_thread().name, len(units)))
+        return real_search(conn, agent_id, units, **kw)
+
+    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the reads beside
+    monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
+    when = clock.now()
+    for agent in ("windows", "in-transaction"):
+        with monkeypatch.context() as m:
+            if agent == "in-transaction":
+                m.setattr(Beside, "awaited", staticmethod(lambda future, wait_s: None))
+            memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)  # stored first
+            searched.clear()
+            memory.put_many(_items(40, 45, when), agent_id=agent)  # three windows of 15
+        beside = [n for a, thread, n in searched if thread.startswith("fleet-memory-put-beside")]
+        on_main = [n for a, thread, n in searched if not thread.startswith("fleet-memory-put-beside")]
+        assert len(beside) == 3 and sum(beside) == 45  # one read per window, every new unit once
+        assert on_main == ([] if agent == "windows" else [45])
+    assert _graph(db_url, "windows") == _graph(db_url, "in-transaction")
+    assert any(kind == "semantic" for _, _, kind, _ in _graph(db_url, "windows"))

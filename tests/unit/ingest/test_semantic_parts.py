@@ -73,3 +73,12 @@ def test_a_similarity_is_the_same_from_either_side_to_float32_precision():
     rows = semantic._nearest_rows(matrix, np.vstack([extra, matrix]), 64, -1.0, np.arange(40) + 25)
     among = {(units[i][0], units[j - 25][0]): np.float32(s) for i, near in enumerate(rows) for j, s in near if j >= 25}
     assert alone.keys() == among.keys() and all(alone[k] == among[k] for k in alone)
+
+
+def test_a_batch_is_searched_through_the_index_only_where_one_read_of_the_agent_costs_more():
+    from fleet_memory.store.semantic import EXACT_BELOW, searched_by_index
+
+    assert not searched_by_index(EXACT_BELOW - 1, 100)  # exactly, below the agent's own index
+    assert searched_by_index(50_000, 100)
+    assert not searched_by_index(6_000, 100)  # one read of 6,000 embeddings costs less than 100 searches
+    assert searched_by_index(6_000, 10)
