@@ -233,27 +233,31 @@ def entity_by_index(units: int, mentions: int, k: int) -> bool:
 
 
 TIME_INDEX_FROM = 1_000
-TIME_INDEX_FACTOR = 5
+TIME_INDEX_FACTOR = 50
+TIME_INDEX_POOL = 5
 """See ``time_by_index``."""
 
 
 def time_by_index(units: int, window_units: int, k: int) -> bool:
     """Whether the time channel's top ``k`` among the ``window_units`` units whose event falls in
     the query's window is found through the agent's own vector index, filtered to the window
-    (iterative scan), rather than by ranking every unit of the window exactly: for an agent with
-    its own index (``agent_indexes.OWN_INDEX_UNITS``), a window of at least ``TIME_INDEX_FROM``
-    units that is a share of the agent large enough for the filtered scan to stop early:
-    window_units² ≥ ``TIME_INDEX_FACTOR`` × k × units (the rule of ``entity_by_index``). The
-    caller checks that the index exists and that the filter keeps (nearly) every unit
-    (``filters.is_plain``): the count is of the window alone.
+    (iterative scan; the first ``TIME_INDEX_POOL`` × k units it yields, then the best k of them
+    exactly), rather than by ranking every unit of the window exactly: for an agent with its own
+    index (``agent_indexes.OWN_INDEX_UNITS``), a window of at least ``TIME_INDEX_FROM`` units and
+    a share of the agent large enough for the filtered scan to find the window's best:
+    window_units² ≥ ``TIME_INDEX_FACTOR`` × k × units (a fifth of a 10,000-unit agent, a tenth of
+    a 50,000-unit one). The caller checks that the index exists and that the filter keeps (nearly)
+    every unit (``filters.is_plain``): the count is of the window alone.
 
     Why: the exact ranking reads every unit of the window, about 3 µs each. Measured on the
-    10,083-unit agent of ``bench/latency.py``, entry points of "What hobbies did … pick up two
-    years ago?" (a window of 3,464 units): 10–12.5 ms exactly, 2.4–4.4 ms through the index, the
-    same top 10 for all six questions; windows of one month (271–294 units) stay exact, 2–3.5 ms.
-    Unlike an entity's mentions, a window holds every topic the agent talked about in it, so the
-    filtered scan does not have to find one cluster of near-duplicates (the case that made the
-    entity channel exact below ``ENTITY_EXACT_MENTIONS``)."""
+    10,083-unit agent of ``bench/latency.py``: "What hobbies did … pick up two years ago?" (a
+    window of 3,464 units), search median 49 → 40 ms, interleaved with the exact ranking.
+    Quality, 28 questions naming windows, the channel's top 10 through the index against exactly:
+    on that agent the same 10 for 26 (8 and 9 of 10 for the others; without the pool, 19 of 28),
+    the search's final top 10 the same for 27. On ``bench/fleet.py``'s 20,000- and 50,000-unit
+    agents, whose units are 12 and 29 copies of one pool of sentences, a window of a year (3,160
+    units, 6 % of the larger) lost half its top 10 through the index, pool or not: with this
+    factor their windows stay exact (a factor of 5 let them through)."""
     return (units >= OWN_INDEX_UNITS and k > 0 and window_units >= TIME_INDEX_FROM
             and window_units * window_units >= TIME_INDEX_FACTOR * k * units)
 
@@ -289,39 +293,42 @@ tested per unit the vector index yields (``OFFSET 0`` keeps the planner from tur
 into a join, which would read every mention and sort them, the exact ranking again)."""
 
 
-def _branches(feats: Features, limits: EntryLimits, params: dict) -> list[tuple[str, str, str, int]]:
-    """Per channel that is on: its name, extra condition, order and limit (``entries``); adds the
-    parameters they use to ``params``."""
-    branches: list[tuple[str, str, str, int]] = []
+def _branches(feats: Features, limits: EntryLimits, params: dict) -> list[tuple[str, str, str, int, int]]:
+    """Per channel that is on: its name, extra condition, order, limit and pool (``entries``: 0, or
+    how many units the agent's index yields before the best ``limit`` of them are ranked exactly);
+    adds the parameters they use to ``params``."""
+    branches: list[tuple[str, str, str, int, int]] = []
     # the same order either way; only the bare distance operator can be served by the HNSW index
     exact_order = "1 - (u.embedding <=> %(rq_q)s) DESC"
     nearest = exact_order if limits.exact else "u.embedding <=> %(rq_q)s"
     if limits.vector:
-        branches.append(("vector", "", nearest, limits.vector))
+        branches.append(("vector", "", nearest, limits.vector, 0))
     match = [q for q, common in zip(feats.terms.queries, feats.terms.common) if not common]
     if limits.fulltext and match:
         matches = "ts_match_vq(u.tsv, %(rq_match)s::tsquery)" if limits.exact else "u.tsv @@ %(rq_match)s::tsquery"
-        branches.append(("fulltext", " AND " + matches, _TEXT_SCORE + " DESC, " + nearest, limits.fulltext))
+        branches.append(("fulltext", " AND " + matches, _TEXT_SCORE + " DESC, " + nearest, limits.fulltext, 0))
         params["rq_match"] = " | ".join(f"({q})" for q in match)
     if limits.entity and feats.entity_ids:
         if limits.entity_shortlist:
             bits = query_bits(feats.query_vector)
-            branches.append(("entity", _SHORTLIST.format(dim=len(bits)), exact_order + ", u.seq", limits.entity))
+            branches.append(("entity", _SHORTLIST.format(dim=len(bits)), exact_order + ", u.seq", limits.entity, 0))
             params["rq_bits"], params["rq_short"] = bits, limits.entity_shortlist
         elif limits.entity_index and not limits.exact:
-            branches.append(("entity", _MENTIONS_FILTER, nearest, limits.entity))
+            branches.append(("entity", _MENTIONS_FILTER, nearest, limits.entity, 0))
         else:
             lo, hi = limits.mention_ids
             part = ((" AND ue.unit_id >= %(rq_mlo)s" if lo is not None else "")
                     + (" AND ue.unit_id < %(rq_mhi)s" if hi is not None else ""))
             # ties by write order: the same top k whether ranked in one statement or in parts
-            branches.append(("entity", _MENTIONS.format(part=part), exact_order + ", u.seq", limits.entity))
+            branches.append(("entity", _MENTIONS.format(part=part), exact_order + ", u.seq", limits.entity, 0))
             params["rq_mlo"], params["rq_mhi"] = lo, hi
     if limits.time and limits.window is not None:
         # exactly: ties by write order, as the entity channel's (the same input, the same top k
         # whatever the plan); through the agent's index: only the bare distance can be served by it
-        order = nearest if limits.time_index and not limits.exact else exact_order + ", u.seq"
-        branches.append(("time", " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s", order, limits.time))
+        by_index = limits.time_index and not limits.exact
+        branches.append(("time", " AND u.event_date >= %(rq_ws)s AND u.event_date < %(rq_we)s",
+                         nearest if by_index else exact_order + ", u.seq", limits.time,
+                         TIME_INDEX_POOL * limits.time if by_index else 0))
         params["rq_ws"], params["rq_we"] = limits.window
     return branches
 
@@ -355,11 +362,16 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
     if not branches:
         return []
     parts = []
-    for i, (channel, extra, order, limit) in enumerate(branches):
-        parts.append(sql.SQL(
-            "(SELECT u.id, " + str(i) + " AS channel FROM memory_units u WHERE {cond}" + extra
-            + " ORDER BY " + order + " LIMIT %(rq_lim" + str(i) + ")s)"
-        ).format(cond=cond))
+    for i, (channel, extra, order, limit, pool) in enumerate(branches):
+        if pool:  # the first ``pool`` units the index yields, then the best ``limit`` of them exactly
+            part = ("(SELECT p.id, " + str(i) + " AS channel FROM (SELECT u.id, u.seq, u.embedding <=> %(rq_q)s AS d"
+                    " FROM memory_units u WHERE {cond}" + extra + " ORDER BY " + order + " LIMIT %(rq_pool" + str(i)
+                    + ")s) p ORDER BY p.d, p.seq LIMIT %(rq_lim" + str(i) + ")s)")
+            params[f"rq_pool{i}"] = pool
+        else:
+            part = ("(SELECT u.id, " + str(i) + " AS channel FROM memory_units u WHERE {cond}" + extra
+                    + " ORDER BY " + order + " LIMIT %(rq_lim" + str(i) + ")s)")
+        parts.append(sql.SQL(part).format(cond=cond))
         params[f"rq_lim{i}"] = limit
     query = sql.SQL(
         "SELECT " + _COLS + ", " + _FEATURES + ", e.channels FROM"

@@ -24,16 +24,16 @@ MARCH = (T0, T0 + timedelta(days=31))
 def test_the_index_only_for_a_large_window_of_an_agent_with_its_own_index():
     big = agent_indexes.OWN_INDEX_UNITS
     assert not cand_sql.time_by_index(big - 1, big - 1, 10)  # no own index at that size
-    assert not cand_sql.time_by_index(10_000, cand_sql.TIME_INDEX_FROM - 1, 10)  # cheap enough exactly
-    assert cand_sql.time_by_index(10_000, cand_sql.TIME_INDEX_FROM, 10)
     assert not cand_sql.time_by_index(10_000, 5_000, 0)  # channel off
-    # a small share of a huge agent: the filtered scan would read far past the window's units
-    assert not cand_sql.time_by_index(1_000_000, 5_000, 10)
-    assert cand_sql.time_by_index(1_000_000, 7_072, 10)
+    # a small share of the agent: the filtered scan may miss the window's best
+    assert not cand_sql.time_by_index(10_000, 2_236, 10)
+    assert cand_sql.time_by_index(10_000, 2_237, 10)
+    assert not cand_sql.time_by_index(50_000, 3_160, 10)  # a year of bench/fleet.py's 50,000-unit agent
     # the count goes exactly as far as the rule needs
-    assert cand_sql.time_index_count(10_000, 10) == cand_sql.TIME_INDEX_FROM
-    assert cand_sql.time_index_count(1_000_000, 10) == 7_072
+    assert cand_sql.time_index_count(5_000, 10) == 1_582  # 1,582² ≥ 50 × 10 × 5,000
+    assert cand_sql.time_index_count(10_000, 10) == 2_237
     assert not cand_sql.time_by_index(1_000_000, cand_sql.time_index_count(1_000_000, 10) - 1, 10)
+    assert cand_sql.time_by_index(1_000_000, cand_sql.time_index_count(1_000_000, 10), 10)
 
 
 def _put(memory, agent: str, n: int) -> None:

@@ -14,6 +14,7 @@ import pytest
 from fleet_memory.recall import beside as search_mod
 from fleet_memory.store import Database, database
 from fleet_memory.store import candidates as cand_sql
+from fleet_memory.store.beside import Beside
 
 AGENT = "beside"
 NOW = datetime(2024, 6, 12, 18, 0, tzinfo=timezone.utc)
@@ -47,8 +48,8 @@ def test_the_entity_channel_beside_gives_what_one_statement_gives(memory, monkey
     real_spare = Database.spare
 
     @contextmanager
-    def counted(self):
-        with real_spare(self) as conn:
+    def counted(self, wait_s=None):
+        with real_spare(self, wait_s) as conn:
             spares.append(conn is not None)
             yield conn
 
@@ -62,6 +63,8 @@ def test_the_entity_channel_beside_gives_what_one_statement_gives(memory, monkey
 
     monkeypatch.setattr(Database, "spare", counted)
     monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)  # each read gets its connection: the count below is exact
+    # and is waited for even when its worker had not started it yet (a busy machine): the same count
+    monkeypatch.setattr(Beside, "outcome", staticmethod(lambda future, wait_s=5.0: Beside.awaited(future, 5.0)))
     monkeypatch.setattr(cand_sql, "entries", entries)
     monkeypatch.setattr(search_mod, "SPLIT_ENTITY_MENTIONS", 1)
     monkeypatch.setattr(search_mod, "HALVES_ENTITY_MENTIONS", 1 if halves else 10**9)
@@ -82,7 +85,7 @@ def test_without_a_spare_connection_the_caller_runs_it(memory, monkeypatch) -> N
     together = _answers(memory)
 
     @contextmanager
-    def none_ready(self):
+    def none_ready(self, wait_s=None):
         yield None
 
     monkeypatch.setattr(Database, "spare", none_ready)
@@ -173,8 +176,8 @@ def test_a_read_that_fails_beside_runs_on_the_callers_connection(memory, monkeyp
     broke: list[int] = []
 
     @contextmanager
-    def broken(self):
-        with real_spare(self) as conn:
+    def broken(self, wait_s=None):
+        with real_spare(self, wait_s) as conn:
             if conn is not None:
                 conn.close()  # the server went away under this connection
                 broke.append(1)

@@ -66,7 +66,7 @@ class CountingDatabase:
             yield CountingConnection(conn, self.statements)
 
     @contextmanager
-    def spare(self):
+    def spare(self, wait_s=None):
         yield None  # no spare connection: every statement runs in the counted transaction
 
 
