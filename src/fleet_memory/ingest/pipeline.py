@@ -43,7 +43,8 @@ them, a window each, on one torch thread each — so the two cores are both busy
 parses and with two windows once it is done — and with all of them for a window left alone at the
 end. The unit texts are final before they are embedded. A put with one
 window runs every stage in the caller's thread, as before. Windows are merged in order before the
-transaction. Work per window is O(its facts); nothing in it reads the agent's stored units.
+transaction. Work per window is O(its facts); nothing in it reads the agent's stored units but the
+``nearby`` reads it hands to spare connections.
 
 Everything for one ``put_many`` is written in one transaction: after a crash there is either the
 whole call or none of it. Stage timings (seconds, summed over windows; the concurrent ones overlap

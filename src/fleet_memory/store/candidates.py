@@ -43,6 +43,7 @@ __all__ = [
     "entity_shortlist",
     "TIME_INDEX_FROM",
     "TIME_INDEX_FACTOR",
+    "TIME_INDEX_POOL",
     "time_by_index",
     "time_index_count",
     "window_units",
