@@ -35,21 +35,28 @@ def _graph(db_url, agent) -> list[tuple]:
     return sorted(stored_graph(db_url, agent))
 
 
+def _spied_searches(monkeypatch) -> list[tuple[str, str, int]]:
+    """Every search of stored neighbours, as (agent, thread, units asked): the reads beside run it
+    in the ``fleet-memory-put-beside`` threads, the link stage's own search in the caller's."""
+    monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)  # the pool opens a spare connection in time
+    searched: list[tuple[str, str, int]] = []
+    real_search = sem_sql.semantic_candidates
+
+    def semantic_candidates(conn, agent_id, units, **kw):
+        searched.append((agent_id, threading.current_thread().name, len(units)))
+        return real_search(conn, agent_id, units, **kw)
+
+    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the reads beside
+    monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
+    return searched
+
+
 @pytest.mark.parametrize("batch", [40, 10], ids=["in memory", "in SQL"])
 def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, clock, db_url, monkeypatch, batch):
     """The same puts into two agents: the stored part read beside, and searched in the transaction
     because the read beside did not run. Batches of 40 (matrix products) and 10 (SQL), with one
     sentence repeated in the stored units and the batch (equal similarities)."""
-    monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)  # the pool opens a spare connection in time
-    searched: list[tuple[str, str]] = []  # (agent, thread) of every search of stored neighbours
-    real_search = sem_sql.semantic_candidates
-
-    def semantic_candidates(conn, agent_id, units, **kw):
-        searched.append((agent_id, threading.current_thread().name))
-        return real_search(conn, agent_id, units, **kw)
-
-    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the read beside
-    monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
+    searched = _spied_searches(monkeypatch)
     when = clock.now()
     repeated = {"content": "Person 1 talked about hiking in the mountains near the lake on day 0.", "event_date": when}
     for agent in ("beside", "in-transaction"):
@@ -58,9 +65,9 @@ def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, cloc
                 m.setattr(Beside, "awaited", staticmethod(lambda future, wait_s: None))
             memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)  # stored first
             memory.put_many(_items(40, batch - 1, when) + [repeated], agent_id=agent)
-    on_main = {agent for agent, thread in searched if not thread.startswith("fleet-memory-put-beside")}
+    on_main = {agent for agent, thread, _ in searched if not thread.startswith("fleet-memory-put-beside")}
     assert on_main == {"in-transaction"}
-    assert any(agent == "beside" for agent, _ in searched)
+    assert any(agent == "beside" for agent, _, _ in searched)
     beside, in_transaction = _graph(db_url, "beside"), _graph(db_url, "in-transaction")
     assert any(kind == "semantic" for _, _, kind, _ in beside)
     assert beside == in_transaction
@@ -69,17 +76,8 @@ def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, cloc
 def test_a_put_committed_after_the_read_beside_makes_the_link_stage_search_itself(memory, clock, db_url, monkeypatch):
     """The read beside saw fewer units than were stored when this put wrote (another put committed
     in between): it is not used; the link stage searches, and the graph is the same."""
-    monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)
     real_counts = planner.unit_counts
-    searched: list[str] = []
-    real_search = sem_sql.semantic_candidates
-
-    def semantic_candidates(conn, agent_id, units, **kw):
-        searched.append(threading.current_thread().name)
-        return real_search(conn, agent_id, units, **kw)
-
-    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the read beside
-    monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
+    searched = _spied_searches(monkeypatch)
     when = clock.now()
     for agent in ("counted", "missed"):
         with monkeypatch.context() as m:
@@ -89,7 +87,7 @@ def test_a_put_committed_after_the_read_beside_makes_the_link_stage_search_itsel
             memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)
             searched.clear()
             memory.put_many(_items(40, 40, when), agent_id=agent)
-            on_main = [name for name in searched if not name.startswith("fleet-memory-put-beside")]
+            on_main = [name for _, name, _ in searched if not name.startswith("fleet-memory-put-beside")]
             assert bool(on_main) == (agent == "missed")
     assert _graph(db_url, "counted") == _graph(db_url, "missed")
 
@@ -114,18 +112,9 @@ def test_a_large_agent_is_read_window_by_window_and_gets_the_graph_of_one_search
     said of this small one here) has its stored neighbours read once per window, in the beside
     threads, before the transaction; the graph is the one the search in the transaction gives
     when the reads do not run (both ways exactly, in SQL: batches under ``IN_MEMORY_FROM``)."""
-    monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)
     monkeypatch.setattr(pipeline, "searched_by_index", lambda size, batch: size >= 30)
     monkeypatch.setattr(sem_sql, "IN_MEMORY_FROM", 1000)
-    searched: list[tuple[str, str, int]] = []  # (agent, thread, units asked)
-    real_search = sem_sql.semantic_candidates
-
-    def semantic_candidates(conn, agent_id, units, **kw):
-        searched.append((agent_id, threading.current_thread().name, len(units)))
-        return real_search(conn, agent_id, units, **kw)
-
-    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the reads beside
-    monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
+    searched = _spied_searches(monkeypatch)
     when = clock.now()
     for agent in ("windows", "in-transaction"):
         with monkeypatch.context() as m:
