@@ -4,6 +4,7 @@ concurrent ones in a worker thread, and the windows merged back in order."""
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -105,6 +106,31 @@ def test_an_error_in_the_worker_reaches_the_caller():
                         {"write": lambda s, c: s})
     with pytest.raises(ValueError, match="embedding failed"):
         pipeline.run([Episode("a", "x", NOW)] * 4, nullcontext, window_facts=3)
+
+
+def test_reads_handed_to_other_threads_are_cancelled_when_the_put_fails():
+    """A window's read beside that has not started when a later stage fails is cancelled (the put
+    will not use it); one that has finished is left as it is."""
+    reads: list[Future] = []
+
+    def embed(s):
+        waiting, done = Future(), Future()  # one still queued, one already answered
+        done.set_result("read")
+        s.carry.reads.extend([waiting, done])
+        reads.extend([waiting, done])
+        return replace(s, embedded=s.parsed)
+
+    def write(s, conn):
+        raise ValueError("write failed")
+
+    stages = [replace(_stages()[2], requires=("parsed", "carry")) if i == 2 else st for i, st in enumerate(_stages())]
+    pipeline = Pipeline(stages, {"extract": lambda s: replace(s, facts=tuple(_facts(3, 3, 3, 3))),
+                                 "parse": lambda s: replace(s, parsed=s.facts), "embed": embed},
+                        {"write": write})
+    with pytest.raises(ValueError, match="write failed"):
+        pipeline.run([Episode("a", "x", NOW)] * 4, nullcontext, window_facts=3)
+    assert len(reads) == 8  # four windows
+    assert all(f.cancelled() for f in reads[0::2]) and not any(f.cancelled() for f in reads[1::2])
 
 
 def test_a_short_put_is_cut_in_about_three_windows_a_long_one_in_windows_of_the_largest_size():
