@@ -152,7 +152,7 @@ class PutState:
     units: tuple[WrittenUnit, ...] = ()
     unit_counts: Mapping[str, int] = field(default_factory=dict)  # units per agent after the write
     mentions: int = 0  # mention rows recorded
-    similar: tuple[tuple[str, Future[Stored | None]], ...] = ()  # (agent, read): ``_nearby``, ``_similar``
+    similar: tuple[Read, ...] = ()  # the reads of stored neighbours: ``_nearby``, ``_similar``
     links: Mapping[str, int] = field(default_factory=dict)  # link rows made, by kind
     superseded: int = 0  # older units a new unit superseded
 
@@ -222,6 +222,9 @@ Runner = Callable[[PutState], PutState]
 Stored = tuple[int, list[tuple[uuid.UUID, uuid.UUID, float]]]
 """A read beside a put (``Ingestor._stored_search``): the agent's unit count it saw, then the new
 units' nearest stored units."""
+Read = tuple[str, frozenset[uuid.UUID], "Future[Stored | None]"]
+"""A read of stored neighbours handed to a spare connection: the agent, the new units it asked
+about, its answer."""
 TransactionRunner = Callable[[PutState, "psycopg.Connection"], PutState]
 
 
@@ -609,15 +612,17 @@ class Ingestor:
         where the windows went through the index: a graph as valid, not always the same one."""
         large = {agent: units for agent, units in self._new_by_agent(s).items()
                  if searched_by_index(s.context.units.get(agent, 0), len(units))}
-        return replace(s, similar=tuple((agent, self._read_stored(s, agent, units, NEARBY_CONNECTION_WAIT_S))
+        return replace(s, similar=tuple(self._read_stored(s, agent, units, NEARBY_CONNECTION_WAIT_S)
                                         for agent, units in sorted(large.items())))
 
     def _similar(self, s: PutState, conn: psycopg.Connection) -> PutState:
-        """Per agent not read window by window (``_nearby``), its new units' nearest stored units,
-        searched on a spare connection while the write and entity resolution run on this one."""
-        read = {agent for agent, _ in s.similar}
-        rest = {agent: units for agent, units in self._new_by_agent(s).items() if agent not in read}
-        return replace(s, similar=s.similar + tuple((agent, self._read_stored(s, agent, units))
+        """The new units no window read asked about (``_nearby``: all of them for most agents; those
+        of some windows where the rule weighed a window's size differently), their nearest stored
+        units searched on a spare connection while the write and entity resolution run on this one."""
+        asked = {uid for _, ids, _ in s.similar for uid in ids}
+        rest = {agent: left for agent, units in self._new_by_agent(s).items()
+                if (left := [u for u in units if u[0] not in asked])}
+        return replace(s, similar=s.similar + tuple(self._read_stored(s, agent, units)
                                                     for agent, units in sorted(rest.items())))
 
     @staticmethod
@@ -629,11 +634,11 @@ class Ingestor:
         return by_agent
 
     def _read_stored(self, s: PutState, agent_id: str, units: list[tuple[uuid.UUID, np.ndarray]],
-                     connection_wait_s: float | None = None) -> Future[Stored | None]:
+                     connection_wait_s: float | None = None) -> Read:
         read = self._beside.submit(self._stored_search(agent_id, units), connection_wait_s)
         if s.carry is not None:
             s.carry.reads.append(read)
-        return read
+        return agent_id, frozenset(u[0] for u in units), read
 
     def _stored_search(self, agent_id: str, units: list[tuple[uuid.UUID, np.ndarray]],
                        ) -> Callable[[psycopg.Connection], Stored]:
@@ -657,7 +662,7 @@ class Ingestor:
         after a read shows there; the put's own count holds the count's row lock, so none can
         commit after it). Else None, and ``link_units`` searches them in the transaction, the same
         way."""
-        reads = [read for agent, read in s.similar if agent == agent_id]
+        reads = [read for agent, _, read in s.similar if agent == agent_id]
         before = s.unit_counts.get(agent_id, 0) - new_units
         deadline = time.monotonic() + SIMILAR_WAIT_S + SIMILAR_WAIT_PER_UNIT * new_units
         pairs: list[tuple[uuid.UUID, uuid.UUID, float]] = []

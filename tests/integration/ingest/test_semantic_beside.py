@@ -129,3 +129,24 @@ def test_a_large_agent_is_read_window_by_window_and_gets_the_graph_of_one_search
         assert on_main == ([] if agent == "windows" else [45])
     assert _graph(db_url, "windows") == _graph(db_url, "in-transaction")
     assert any(kind == "semantic" for _, _, kind, _ in _graph(db_url, "windows"))
+
+
+def test_windows_read_and_not_read_beside_still_give_every_new_unit_its_stored_neighbours(memory, clock, db_url,
+                                                                                          monkeypatch):
+    """The rule weighs each window's size: for an agent of a few thousand units some windows of a
+    put may be read beside and others not. Those others are read for the whole rest of the batch
+    (``Ingestor._similar``), and the graph is the one the search in the transaction gives."""
+    monkeypatch.setattr(pipeline, "searched_by_index", lambda size, batch: size >= 30 and batch < 14)
+    monkeypatch.setattr(sem_sql, "IN_MEMORY_FROM", 1000)
+    searched = _spied_searches(monkeypatch)
+    when = clock.now()
+    for agent in ("mixed", "in-transaction"):
+        with monkeypatch.context() as m:
+            if agent == "in-transaction":
+                m.setattr(Beside, "awaited", staticmethod(lambda future, wait_s: None))
+            memory.put_many(_items(0, 40, when - timedelta(hours=1)), agent_id=agent)  # stored first
+            searched.clear()
+            memory.put_many(_items(40, 40, when), agent_id=agent)  # windows of 13, 13 and 14
+        beside = sorted(n for _, thread, n in searched if thread.startswith("fleet-memory-put-beside"))
+        assert beside == [13, 13, 14]  # two windows read alone, the third with what is left
+    assert _graph(db_url, "mixed") == _graph(db_url, "in-transaction")
