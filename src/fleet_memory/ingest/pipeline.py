@@ -199,11 +199,14 @@ stuck behind a pooler's queue waits that long: one queued behind a lock gives up
 ``SIMILAR_LOCK_TIMEOUT`` (a schema change waiting for this put's own transaction would otherwise
 hold it)."""
 SIMILAR_LOCK_TIMEOUT = "100ms"
-NEARBY_CONNECTION_WAIT_S = 5.0
+NEARBY_CONNECTION_WAIT_S = 0.25
 """How long a window's read of its nearest stored units (``Ingestor._nearby``) may wait for a spare
-connection: it is handed over before the put takes a connection of its own, so waiting cannot
-deadlock, and the pool opens one meanwhile (a process that has run one search or put at a time
-holds a single idle connection)."""
+connection, long enough for the pool to open one (a process that has run one search or put at a
+time holds a single idle connection, and a read beside found none within ``SPARE_WAIT_S``). It is
+handed over before the put takes a connection of its own, but may start after: the wait is
+bounded, the reads not started when the transaction begins are cancelled and their units read
+with the rest of the batch (``_similar``), and the link stage searches itself when a read is not
+back in time."""
 BACK_WORKERS = 2
 """Worker threads for the concurrent stages: two windows are embedded at once, each on one torch
 thread, which uses both cores better than one window on two torch threads (measured here, 180
@@ -616,14 +619,17 @@ class Ingestor:
                                         for agent, units in sorted(large.items())))
 
     def _similar(self, s: PutState, conn: psycopg.Connection) -> PutState:
-        """The new units no window read asked about (``_nearby``: all of them for most agents; those
-        of some windows where the rule weighed a window's size differently), their nearest stored
-        units searched on a spare connection while the write and entity resolution run on this one."""
-        asked = {uid for _, ids, _ in s.similar for uid in ids}
+        """The new units no window read asks about (``_nearby``: all of them for most agents; those
+        of some windows where the rule weighed a window's size differently; those of window reads
+        that had not started, cancelled here: the put now holds a connection, and a read taken
+        from here on waits ``SPARE_WAIT_S`` at most for its own), their nearest stored units
+        searched on a spare connection while the write and entity resolution run on this one."""
+        kept = tuple(read for read in s.similar if not read[2].cancel())
+        asked = {uid for _, ids, _ in kept for uid in ids}
         rest = {agent: left for agent, units in self._new_by_agent(s).items()
                 if (left := [u for u in units if u[0] not in asked])}
-        return replace(s, similar=s.similar + tuple(self._read_stored(s, agent, units)
-                                                    for agent, units in sorted(rest.items())))
+        return replace(s, similar=kept + tuple(self._read_stored(s, agent, units)
+                                               for agent, units in sorted(rest.items())))
 
     @staticmethod
     def _new_by_agent(s: PutState) -> dict[str, list[tuple[uuid.UUID, np.ndarray]]]:
@@ -666,9 +672,10 @@ class Ingestor:
         before = s.unit_counts.get(agent_id, 0) - new_units
         deadline = time.monotonic() + SIMILAR_WAIT_S + SIMILAR_WAIT_PER_UNIT * new_units
         pairs: list[tuple[uuid.UUID, uuid.UUID, float]] = []
-        for read in reads:
+        for i, read in enumerate(reads):
             got = Beside.awaited(read, max(0.0, deadline - time.monotonic()))
             if got is None or got[0] != before:
+                Beside.cancel(reads[i + 1:])  # their answers will not be used
                 return None
             pairs.extend(got[1])
         return pairs if reads else None

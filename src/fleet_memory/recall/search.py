@@ -38,8 +38,9 @@ when some reached superseded unit scores at least the ``top_k``-th best current 
 
 Statements per search on its own connection: at most 6 + hops walked (+ 1 to reinforce, + 2 when a
 reached superseded unit scores high enough to reach the top k, ``_kth_best``, + 1 when the entity
-channel may use the agent's own index, + 2 when the query names a window and the agent has its own
-index, + 1 or 2 when a read handed to a spare connection could not
+channel may use the agent's own index, + 1 or 2 when the query names a window under a filter that
+keeps every unit and the agent has 5,000 units or more (the window's size, then, if the rule
+allows, the index's existence), + 1 or 2 when a read handed to a spare connection could not
 run there), whatever the budget (two of them
 are settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``);
 beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write

@@ -19,7 +19,7 @@ import numpy as np
 import psycopg
 
 from ..model import MemoryUnit
-from .rows import as_vector, fetch, fetch_one
+from .rows import as_real, as_vector, fetch, fetch_one
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = [
@@ -137,7 +137,7 @@ def consolidation_candidates(
 
 
 def _cluster_candidate(c: Mapping[str, Any]) -> ClusterCandidate:
-    return ClusterCandidate(c["id"], c["text"], tuple(c["tags"] or ()), c["event_date"], float(c["importance"]),
+    return ClusterCandidate(c["id"], c["text"], tuple(c["tags"] or ()), c["event_date"], as_real(c["importance"]),
                             as_vector(c["embedding"]))
 
 

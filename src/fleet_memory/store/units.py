@@ -17,7 +17,7 @@ from psycopg.types.json import Jsonb
 from ..model import AgentStats, MemoryType, MemoryUnit
 from .database import cached_plans
 from .filters import UnitFilter, where_clause
-from .rows import fetch
+from .rows import as_real, fetch
 
 __all__ = [
     "NewUnit",
@@ -69,7 +69,7 @@ def unit_from_row(c: Mapping[str, Any]) -> MemoryUnit:
     """A ``MemoryUnit`` from a row's named columns (``UNIT_COLUMNS``; other columns are ignored)."""
     return MemoryUnit(
         id=c["id"], agent_id=c["agent_id"], text=c["text"], memory_type=MemoryType(c["memory_type"]),
-        event_date=c["event_date"], created_at=c["created_at"], importance=float(c["importance"]),
+        event_date=c["event_date"], created_at=c["created_at"], importance=as_real(c["importance"]),
         access_count=c["access_count"], last_accessed=c["last_accessed"], context=c["context"],
         document_id=c["document_id"], tags=tuple(c["tags"] or ()), user_id=c["user_id"],
         session_id=c["session_id"], source=c["source"], speaker=c["speaker"], archived_at=c["archived_at"],
