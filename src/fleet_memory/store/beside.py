@@ -64,10 +64,7 @@ class Beside:
         ``wait_s``, how long to wait once the read has started."""
         if future.cancel():
             return None
-        try:
-            return future.result(timeout=wait_s)
-        except FuturesTimeout:
-            return None
+        return Beside.awaited(future, wait_s)
 
     @staticmethod
     def awaited(future: Future[T | None], wait_s: float) -> T | None:
