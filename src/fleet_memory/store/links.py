@@ -42,6 +42,7 @@ from ..config import IngestConfig
 from ..model import LinkKind
 from .database import cached_plans
 from .filters import UnitFilter, where_clause
+from .pairs import PairColumns, strongest_per_pair
 from .semantic import nearest_to_new
 from .temporal import temporal_candidates
 
@@ -53,6 +54,8 @@ __all__ = [
     "temporal_weight",
     "temporal_weights",
     "insert_links",
+    "insert_pairs",
+    "KINDS",
     "may_exceed",
     "unique_pairs",
     "unit_seqs",
@@ -203,10 +206,10 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
                               min_similarity=config.semantic_min_similarity,
                               stored=None if stored is None else list(stored))
     new = {u[0] for u in units}
-    weights = temporal_weights(np.fromiter((dt for _, _, dt in temporal), dtype=np.float64, count=len(temporal)),
-                               config.temporal_window_hours).tolist()
+    weights = temporal_weights(np.asarray(temporal.seconds, dtype=np.float64), config.temporal_window_hours)
     by_kind = {
-        "temporal": (unique_pairs((a, b, w) for (a, b, _), w in zip(temporal, weights)), config.temporal_max_links),
+        "temporal": (_as_tuples(strongest_per_pair(temporal.unit, temporal.other, weights)),
+                     config.temporal_max_links),
         "semantic": (unique_pairs(semantic), config.semantic_top_k),
     }
     ends = {x for pairs, _ in by_kind.values() for a, b, _ in pairs for x in (a, b)}
@@ -216,37 +219,24 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
                for kind, (pairs, keep) in by_kind.items()}
     kept = {kind: cap_older(conn, agent_id, kind, keep_strongest(pairs, new, keep, seq), new, keep, seq)
             for kind, (pairs, keep) in by_kind.items()}
-    insert_links(conn, agent_id, [(a, b, kind, w) for kind, pairs in kept.items() for a, b, w in pairs], fresh=True)
-    return {"temporal": len(temporal), "semantic": len(semantic)}
+    # each kind's pairs are unique and stored as written (smaller id first, weights as ``real``)
+    insert_pairs(conn, agent_id, PairColumns([p[0] for pairs in kept.values() for p in pairs],
+                                        [p[1] for pairs in kept.values() for p in pairs],
+                                        [p[2] for pairs in kept.values() for p in pairs],
+                                        [_KIND_CODES[kind] for kind, pairs in kept.items() for _ in pairs]), fresh=True)
+    return {"temporal": len(temporal.unit), "semantic": len(semantic)}
 
 
 def unique_pairs(pairs: Iterable[tuple[UUID, UUID, float]]) -> list[tuple[UUID, UUID, float]]:
     """Each unordered pair once, as ``(smaller id, larger id, weight)`` with its largest weight,
     clamped to [0, 1] and rounded as stored (``real``), so that ranking new links beside stored
-    ones sees the same ties; self-pairs dropped."""
-    best = _largest_per_pair((a, b, "", w) for a, b, w in pairs)
-    weights = np.asarray([w for w, _, _ in best.values()], dtype=np.float32).astype(np.float64).tolist()
-    return [(a, b, w) for (_, a, b), w in zip(best.values(), weights)]
+    ones sees the same ties; self-pairs dropped (``store.pairs``)."""
+    pairs = list(pairs)
+    return _as_tuples(strongest_per_pair([p[0] for p in pairs], [p[1] for p in pairs], [p[2] for p in pairs]))
 
 
-def _largest_per_pair(
-    links: Iterable[tuple[UUID, UUID, str, float]],
-) -> dict[tuple[int, int, str], tuple[float, UUID, UUID]]:
-    """Per unordered pair and kind, keyed by the ids' integers (a UUID hashes and compares in
-    Python, its integer in C): the largest weight, clamped to [0, 1], with the ids smaller first.
-    Self-pairs dropped."""
-    best: dict[tuple[int, int, str], tuple[float, UUID, UUID]] = {}
-    for a, b, kind, weight in links:
-        ia, ib = a.int, b.int
-        if ia == ib:
-            continue
-        w = float(weight)
-        w = w if 0.0 <= w <= 1.0 else 1.0 if w > 1.0 else 0.0  # clamped, NaN to 0 (cheaper than min/max calls)
-        key, low, high = ((ia, ib, kind), a, b) if ia < ib else ((ib, ia, kind), b, a)
-        old = best.get(key)
-        if old is None or w > old[0]:
-            best[key] = (w, low, high)
-    return best
+def _as_tuples(columns: PairColumns) -> list[tuple[UUID, UUID, float]]:
+    return list(zip(columns.low, columns.high, columns.weight))
 
 
 def unit_seqs(conn: psycopg.Connection, agent_id: str, ids: Iterable[UUID]) -> dict[UUID, int]:
@@ -341,11 +331,22 @@ def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[
     transaction sees it yet, and each batch is linked once), so no stored row can hold it: a plain
     insert. The ``ON CONFLICT`` arbiter cost 15 % of the statement (256–313 against 322–339 ms for a
     conversation's 8,961 rows); a pair stored after all fails on the primary key."""
-    kinds = {kind: str(LinkKind(kind).value) for kind in {link[2] for link in links}}
-    best = _largest_per_pair((a, b, kinds[kind], w) for a, b, kind, w in links)
-    if not best:
+    codes = [_KIND_CODES[str(LinkKind(link[2]).value)] for link in links]
+    columns = strongest_per_pair([link[0] for link in links], [link[1] for link in links],
+                                 [link[3] for link in links], codes)
+    return insert_pairs(conn, agent_id, columns, fresh=fresh)
+
+
+KINDS = tuple(kind.value for kind in LinkKind)
+"""The link kinds by code, as ``PairColumns.kind`` holds them for ``insert_pairs``."""
+_KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
+
+
+def insert_pairs(conn: psycopg.Connection, agent_id: str, pairs: PairColumns, *, fresh: bool) -> int:
+    """``insert_links`` for pairs already unique per kind, smaller id first, weights as stored
+    (``store.pairs``; ``kind``: codes of ``KINDS``): one statement, nothing allocated per pair."""
+    if not pairs.low:
         return 0
-    rows = [(low, high, key[2], w) for key, (w, low, high) in best.items()]
     # the arrays go binary (%b): as text each element is checked for quoting (a regex each)
     with cached_plans(conn):  # two foreign-key checks per link
         cur = conn.execute(
@@ -353,7 +354,7 @@ def insert_links(conn: psycopg.Connection, agent_id: str, links: Sequence[tuple[
             " SELECT %s, f, t, k, w FROM unnest(%b::uuid[], %b::uuid[], %b::text[], %b::real[]) AS x(f, t, k, w)"
             + ("" if fresh else " ON CONFLICT (agent_id, from_id, to_id, kind)"
                                 " DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)"),
-            (agent_id, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]),
+            (agent_id, pairs.low, pairs.high, [KINDS[k] for k in pairs.kind], pairs.weight),
         )
     return cur.rowcount
 

@@ -25,7 +25,7 @@ from uuid import UUID
 
 import psycopg
 
-__all__ = ["Timed", "nearest_in_time", "temporal_candidates"]
+__all__ = ["Candidates", "Timed", "nearest_in_time", "temporal_candidates"]
 
 
 class Timed(NamedTuple):
@@ -34,15 +34,26 @@ class Timed(NamedTuple):
     seq: int
 
 
+class Candidates(NamedTuple):
+    """Candidates as parallel columns, each new unit's nearest first: ``unit[i]``'s candidate
+    ``other[i]``, ``seconds[i]`` apart. Columns, not a tuple per candidate: a conversation has tens
+    of thousands, and their tuples set off the interpreter's full garbage collections
+    (``store.pairs``)."""
+
+    unit: list[UUID]
+    other: list[UUID]
+    seconds: list[float]
+
+
 def temporal_candidates(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, datetime]], *,
-                        window_hours: float, limit: int) -> list[tuple[UUID, UUID, float]]:
+                        window_hours: float, limit: int) -> Candidates:
     """For each new ``(unit_id, time)`` (written in this transaction): up to ``limit`` units of the
     agent whose stored ``event_date`` is nearest that time within ``window_hours`` (itself
-    excluded), as ``(unit_id, other_id, seconds_apart)``, nearest first. The time may differ from
+    excluded), nearest first. The time may differ from
     the unit's own ``event_date``: ingestion links a unit dated by its text ("two days ago") at the
     time it was said. One statement."""
     if not units or limit <= 0:
-        return []
+        return Candidates([], [], [])
     ids = [u[0] for u in units]
     rows = conn.execute(
         "SELECT true, u.id, u.event_date, u.seq FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)b)"
@@ -65,9 +76,9 @@ def temporal_candidates(conn: psycopg.Connection, agent_id: str, units: Sequence
 
 
 def nearest_in_time(asked: Sequence[Timed], pool: Sequence[Timed], window: timedelta,
-                    limit: int) -> list[tuple[UUID, UUID, float]]:
+                    limit: int) -> Candidates:
     """For each unit of ``asked``: the ``limit`` units of ``pool`` (itself excluded) within
-    ``window`` of it, nearest by (|Δt|, |Δseq|, seq), as ``(id, other_id, seconds_apart)``.
+    ``window`` of it, nearest by (|Δt|, |Δseq|, seq).
 
     The pool is grouped by time, each group in write order; a unit visits the groups from its own
     time outwards, taking from each only the ``limit`` written nearest on either side (no more can
@@ -81,10 +92,12 @@ def nearest_in_time(asked: Sequence[Timed], pool: Sequence[Timed], window: timed
     for at, members in groups.items():
         members.sort(key=lambda u: u.seq)
         seqs[at] = [u.seq for u in members]
-    out: list[tuple[UUID, UUID, float]] = []
+    out = Candidates([], [], [])
     for unit in asked:
         found = _nearest(unit, groups, seqs, times, window, limit)
-        out.extend((unit.id, other.id, dt) for dt, _, _, other in found)
+        out.unit.extend([unit.id] * len(found))
+        out.other.extend([f[3].id for f in found])
+        out.seconds.extend([f[0] for f in found])
     return out
 
 

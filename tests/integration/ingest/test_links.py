@@ -379,6 +379,7 @@ def test_temporal_candidates_read_once_for_the_batch_match_the_rule_per_unit(mem
         want = _nearest_by_sql(conn, "t", units, window_hours, limit)
     assert len(want) > len(units)
     key = {uid: i for i, uid in enumerate(ids)}  # both: each new unit's nearest first
+    got = list(zip(got.unit, got.other, got.seconds))
     assert sorted(got, key=lambda r: key[r[0]]) == sorted(want, key=lambda r: key[r[0]])
 
 
@@ -422,18 +423,19 @@ def test_capping_before_the_write_keeps_what_writing_all_then_pruning_kept(memor
         return first, graph(agent)
 
     capped_first, capped = put_both("capped")
-    write_all = link_sql.insert_links
+    write_all = link_sql.insert_pairs
 
-    def write_all_then_prune(conn, agent, links, fresh=False):
-        written = write_all(conn, agent, links, fresh=fresh)
+    def write_all_then_prune(conn, agent, pairs, fresh=False):
+        written = write_all(conn, agent, pairs, fresh=fresh)
         for kind, keep in (("temporal", 20), ("semantic", 5)):
-            touched = list({x for a, b, k, _ in links if k == kind for x in (a, b)})
+            touched = list({x for a, b, k in zip(pairs.low, pairs.high, pairs.kind)
+                            if link_sql.KINDS[k] == kind for x in (a, b)})
             _prune(conn, agent, touched, kind, keep)
         return written
 
     monkeypatch.setattr(link_sql, "keep_strongest", lambda pairs, new, keep, seq: list(pairs))
     monkeypatch.setattr(link_sql, "cap_older", lambda conn, agent, kind, pairs, new, keep, seq: list(pairs))
-    monkeypatch.setattr(link_sql, "insert_links", write_all_then_prune)
+    monkeypatch.setattr(link_sql, "insert_pairs", write_all_then_prune)
     pruned_first, pruned = put_both("pruned")
     assert capped_first == pruned_first
     assert capped >= pruned and len(capped) > len(capped_first)
