@@ -206,3 +206,16 @@ def test_concurrent_searches_on_a_small_pool_all_answer(db_url, clock, monkeypat
             got = list(pool.map(lambda _: _answers(mem), range(8)))
         assert all(answer == alone for answer in got)
         assert time.perf_counter() - started < 60
+
+
+def test_a_fresh_facade_has_two_spare_connections_ready(db_url):
+    """The pool opens with ``Config.pool_min_size`` (3) connections, so the first request after a
+    start (or after an idle spell, when the pool has closed the rest) finds its two reads beside a
+    spare connection each within ``SPARE_WAIT_S``: with one connection opened, a read handed over
+    waited 2 ms for a pool still connecting and ran in the caller."""
+    from fleet_memory import Config, FleetMemory
+    from fleet_memory.providers.embedder import HashingEmbedder
+
+    with FleetMemory(Config(database_url=db_url), embedder=HashingEmbedder()) as memory:
+        with memory.db.transaction(), memory.db.spare() as first, memory.db.spare() as second:
+            assert first is not None and second is not None
