@@ -219,12 +219,15 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
                for kind, (pairs, keep) in by_kind.items()}
     kept = {kind: cap_older(conn, agent_id, kind, keep_strongest(pairs, new, keep, seq), new, keep, seq)
             for kind, (pairs, keep) in by_kind.items()}
-    # each kind's pairs are unique and stored as written (smaller id first, weights as ``real``)
-    insert_pairs(conn, agent_id, PairColumns([p[0] for pairs in kept.values() for p in pairs],
-                                        [p[1] for pairs in kept.values() for p in pairs],
-                                        [p[2] for pairs in kept.values() for p in pairs],
-                                        [_KIND_CODES[kind] for kind, pairs in kept.items() for _ in pairs]), fresh=True)
+    insert_pairs(conn, agent_id, _columns(kept), fresh=True)
     return {"temporal": len(temporal.unit), "semantic": len(semantic)}
+
+
+def _columns(by_kind: dict[str, list[tuple[UUID, UUID, float]]]) -> PairColumns:
+    """Each kind's pairs (unique, smaller id first, weights as stored) as one set of columns."""
+    pairs = [p for kind_pairs in by_kind.values() for p in kind_pairs]
+    return PairColumns([p[0] for p in pairs], [p[1] for p in pairs], [p[2] for p in pairs],
+                       [_KIND_CODES[kind] for kind, kind_pairs in by_kind.items() for _ in kind_pairs])
 
 
 def unique_pairs(pairs: Iterable[tuple[UUID, UUID, float]]) -> list[tuple[UUID, UUID, float]]:
