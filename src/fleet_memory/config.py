@@ -112,7 +112,7 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     ingest: IngestConfig = field(default_factory=IngestConfig)
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
-    pool_min_size: int = 3  # a request's own connection and two spare for its reads beside (``store.beside``)
+    pool_min_size: int = 3  # a request's own connection and two spare for its reads beside (at most pool_max_size)
     pool_max_size: int = 8
     prepared_statements: bool = True  # False behind PgBouncer < 1.21 in transaction mode
     embedded_shared_buffers_mb: int | None = None  # None: sized to the machine

@@ -84,7 +84,7 @@ class FleetMemory:
         self.embedder = embedder or SentenceTransformerEmbedder(config.embedding_model, dimension=config.embedding_dim)
         self.db = Database.open(
             url=config.database_url, home=config.data_dir, embedding_dim=self.embedder.dimension,
-            min_size=config.pool_min_size, max_size=config.pool_max_size,
+            min_size=min(config.pool_min_size, config.pool_max_size), max_size=config.pool_max_size,
             shared_buffers_mb=config.embedded_shared_buffers_mb, prepared_statements=config.prepared_statements,
         )
         self.llm = llm if llm is not None else (OpenAICompatibleLLM(config.llm) if config.llm else None)

@@ -125,41 +125,43 @@ CHAIN_DEPTH = 32  # versions followed per unit; a longer line of successors stop
 def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: datetime) -> dict[UUID, Chain]:
     """``{old_id: Chain}`` for those of ``ids`` that were superseded: the direct successor and the
     first successor (transitively, at most ``CHAIN_DEPTH`` versions) not superseded at ``at``.
-    One statement reads every version after ``ids`` once (a unit has one successor, so the lines
-    are followed here): several units of one line share its rest (a walk often reaches many
-    versions of one fact), which the statement walked once per unit before. Each next version
-    and each version's unit row is one primary-key probe (``OFFSET 0`` keeps the planner from
-    joining whole tables instead: for its guess of a line's length it hashed the agent's every
-    unit, 34 ms on ``bench/latency.py``'s 10,000-unit agent, whose lines of jobs run to 36
-    versions; and the generic plan recall's walk runs with scanned every agent's supersessions
-    once per version). A line is read one version further per level, so ``CHAIN_DEPTH`` versions
-    per unit asked are at most ``CHAIN_DEPTH × len(ids)`` rows, where the statement stops."""
+    One statement reads the supersession rows after ``ids`` once (a unit has one successor, so the
+    lines are followed here): several units of one line share its rest (a walk often reaches many
+    versions of one fact). Whether a version is current at ``at`` comes from its own supersession
+    row — none, or one whose ``superseded_at`` (its successor's event time, which is its
+    ``valid_until``; migration 012) is after ``at`` —, so a line is followed on the supersessions'
+    primary key alone, one probe per version, and stops at the first current one (``OFFSET 0``
+    keeps the planner from joining whole tables instead: for its guess of a line's length it
+    hashed the agent's every unit, 34 ms on ``bench/latency.py``'s 10,000-unit agent). Before, each
+    version's unit row was probed too, and a line was read to its end: 10–20 ms on that bench's
+    100,000-unit agent, whose lines of jobs run to hundreds of versions. A line is read one version
+    further per level, so levels up to ``CHAIN_DEPTH`` + 1 (each version's own row) are at most
+    ``(CHAIN_DEPTH + 1) × len(ids)`` rows, where the statement stops."""
     if not ids:
         return {}
     rows = conn.execute(
-        "WITH RECURSIVE line(old_id, new_id) AS ("
-        "   SELECT old_id, new_id FROM supersessions WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
-        "   UNION SELECT s.old_id, s.new_id FROM line l CROSS JOIN LATERAL (SELECT s.old_id, s.new_id"
-        "     FROM supersessions s WHERE s.agent_id = %(a)s AND s.old_id = l.new_id OFFSET 0) s)"
-        " SELECT l.old_id, l.new_id, v.current, v.event_date FROM line l"
-        " CROSS JOIN LATERAL (SELECT (u.valid_until IS NULL OR u.valid_until > %(at)s) AS current, u.event_date"
-        "   FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = l.new_id OFFSET 0) v"
-        " LIMIT %(cap)s",  # the line is read level by level, so each unit's first CHAIN_DEPTH versions are in
-        {"a": agent_id, "ids": list(ids), "at": at, "cap": len(ids) * CHAIN_DEPTH},
+        "WITH RECURSIVE line(old_id, new_id, t, first) AS ("
+        "   SELECT old_id, new_id, superseded_at, true FROM supersessions WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
+        "   UNION SELECT s.old_id, s.new_id, s.superseded_at, false FROM line l CROSS JOIN LATERAL ("
+        "     SELECT s.old_id, s.new_id, s.superseded_at FROM supersessions s"
+        "     WHERE s.agent_id = %(a)s AND s.old_id = l.new_id OFFSET 0) s"
+        "   WHERE l.first OR l.t <= %(at)s)"  # a version current at ``at`` ends its line's walk
+        " SELECT old_id, new_id, t FROM line LIMIT %(cap)s",  # level by level: every unit's first levels are in
+        {"a": agent_id, "ids": list(ids), "at": at, "cap": len(ids) * (CHAIN_DEPTH + 1)},
     ).fetchall()
-    after = {old: (new, current, event_date) for old, new, current, event_date in rows}
+    after = {old: (new, t) for old, new, t in rows}
     out: dict[UUID, Chain] = {}
     for start in ids:
         if start not in after:
             continue
         successor, unit, chain = after[start][0], start, None
         for _ in range(CHAIN_DEPTH):
-            if unit not in after:
+            version, took_over = after[unit]
+            following = after.get(version)
+            if following is None or following[1] > at:  # never superseded, or only after ``at``
+                chain = Chain(successor, version, took_over)
                 break
-            unit, current, event_date = after[unit]
-            if current:
-                chain = Chain(successor, unit, event_date)
-                break
+            unit = version
         out[start] = chain or Chain(successor, None)
     return out
 

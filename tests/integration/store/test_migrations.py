@@ -128,3 +128,25 @@ def test_migration_011_gives_every_mention_its_units_bits_and_keeps_them_on_inse
                          " VALUES ('a', md5('nothing')::uuid, md5('e')::uuid)")
     assert (count, mismatched) == (3, 0)
     assert index.endswith("(agent_id, entity_id) INCLUDE (unit_id, bits)")
+
+
+def test_migration_012_gives_every_supersession_its_time_and_keeps_it(empty_db_url):
+    """A database built before 012: existing supersessions get their new unit's event time; a row
+    inserted or re-pointed afterwards (``supersede``, ``reopen``) gets it from the trigger."""
+    before = [m for m in migrations.available() if m.version < 12]
+    with psycopg.connect(empty_db_url, autocommit=True) as conn:
+        migrations.migrate(conn, 384, before)
+        conn.execute(
+            "INSERT INTO memory_units (agent_id, id, text, event_date, embedding)"
+            " SELECT 'a', md5('u' || i)::uuid, 'fact number ' || i, '2024-01-01'::timestamptz + i * interval '1 day',"
+            " (SELECT array_agg(sin(i * 7 + d))::vector FROM generate_series(1, 384) d)"
+            " FROM generate_series(1, 4) i")
+        conn.execute("INSERT INTO supersessions (agent_id, old_id, new_id, reason, created_at)"
+                     " VALUES ('a', md5('u1')::uuid, md5('u2')::uuid, 'test', now())")
+        assert migrations.migrate(conn, 384) == [m.version for m in migrations.available() if m.version >= 12]
+        conn.execute("INSERT INTO supersessions (agent_id, old_id, new_id, reason, created_at, superseded_at)"
+                     " VALUES ('a', md5('u2')::uuid, md5('u3')::uuid, 'test', now(), NULL)")  # whatever is given
+        conn.execute("UPDATE supersessions SET new_id = md5('u4')::uuid WHERE old_id = md5('u2')::uuid")
+        times = dict(conn.execute("SELECT u.text, s.superseded_at::date::text FROM supersessions s"
+                                  " JOIN memory_units u ON u.agent_id = s.agent_id AND u.id = s.old_id").fetchall())
+    assert times == {"fact number 1": "2024-01-03", "fact number 2": "2024-01-05"}

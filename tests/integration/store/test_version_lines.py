@@ -44,3 +44,17 @@ def test_a_line_longer_than_chain_depth_is_followed_that_far(memory, monkeypatch
     assert got[ids[0]].successor == ids[1] and got[ids[0]].current is None  # ids[8] is 8 versions on
     assert got[ids[1]].current is None
     assert got[ids[4]].current == ids[8]  # 4 versions on
+
+
+def test_a_deleted_version_re_points_its_line_and_the_time_it_took_over(memory) -> None:
+    """Deleting a version re-points its predecessor to the next one (``reopen``); the line then
+    reads the next version's event time as when the predecessor stopped being current (the
+    supersession row's ``superseded_at``, kept by migration 012's trigger)."""
+    ids = _line(memory, 5)
+    memory.delete(AGENT, ids[2])
+    with memory.db.transaction() as conn:
+        mid = sup_sql.chains(conn, AGENT, [ids[0]], START + timedelta(days=2, hours=12))
+        late = sup_sql.chains(conn, AGENT, [ids[0], ids[1]], START + timedelta(days=30))
+    assert mid[ids[0]].current == ids[1]  # superseded on day 3 now, by ids[3]
+    assert late[ids[1]].successor == ids[3] and late[ids[1]].current == ids[4]
+    assert late[ids[0]].current_event_date == START + timedelta(days=4)
