@@ -120,11 +120,18 @@ class Chain:
 
 
 CHAIN_DEPTH = 32  # versions followed per unit; a longer line of successors stops there
+CHAIN_ROWS = 512
+"""Supersession rows one ``chains`` call reads at most: when many units are asked about, each is
+followed fewer versions (``CHAIN_ROWS // len(ids) - 1``; 13 for 35 units), so a search's cost
+stays bounded however many stale versions of a fact it reached. On ``bench/latency.py``'s
+100,000-unit agent a "Who works at ...?" search asks about 29–36 stale job statements whose
+lines run to hundreds of versions: 33 levels each were 957–1,155 rows."""
 
 
 def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: datetime) -> dict[UUID, Chain]:
     """``{old_id: Chain}`` for those of ``ids`` that were superseded: the direct successor and the
-    first successor (transitively, at most ``CHAIN_DEPTH`` versions) not superseded at ``at``.
+    first successor (transitively, at most ``CHAIN_DEPTH`` versions; fewer when more than 15 units
+    are asked, ``CHAIN_ROWS``) not superseded at ``at``.
     One statement reads the supersession rows after ``ids`` once (a unit has one successor, so the
     lines are followed here): several units of one line share its rest (a walk often reaches many
     versions of one fact). Whether a version is current at ``at`` comes from its own supersession
@@ -135,10 +142,11 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
     hashed the agent's every unit, 34 ms on ``bench/latency.py``'s 10,000-unit agent). Before, each
     version's unit row was probed too, and a line was read to its end: 10–20 ms on that bench's
     100,000-unit agent, whose lines of jobs run to hundreds of versions. A line is read one version
-    further per level, so levels up to ``CHAIN_DEPTH`` + 1 (each version's own row) are at most
-    ``(CHAIN_DEPTH + 1) × len(ids)`` rows, where the statement stops."""
+    further per level, so levels up to the depth + 1 (each version's own row) are at most
+    ``(depth + 1) × len(ids)`` rows, where the statement stops."""
     if not ids:
         return {}
+    depth = max(1, min(CHAIN_DEPTH, CHAIN_ROWS // len(ids) - 1))
     rows = conn.execute(
         "WITH RECURSIVE line(old_id, new_id, t, first) AS ("
         "   SELECT old_id, new_id, superseded_at, true FROM supersessions WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
@@ -147,7 +155,7 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
         "     WHERE s.agent_id = %(a)s AND s.old_id = l.new_id OFFSET 0) s"
         "   WHERE l.first OR l.t <= %(at)s)"  # a version current at ``at`` ends its line's walk
         " SELECT old_id, new_id, t FROM line LIMIT %(cap)s",  # level by level: every unit's first levels are in
-        {"a": agent_id, "ids": list(ids), "at": at, "cap": len(ids) * (CHAIN_DEPTH + 1)},
+        {"a": agent_id, "ids": list(ids), "at": at, "cap": len(ids) * (depth + 1)},
     ).fetchall()
     after = {old: (new, t) for old, new, t in rows}
     out: dict[UUID, Chain] = {}
@@ -155,7 +163,7 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
         if start not in after:
             continue
         successor, unit, chain = after[start][0], start, None
-        for _ in range(CHAIN_DEPTH):
+        for _ in range(depth):
             version, took_over = after[unit]
             following = after.get(version)
             if following is None or following[1] > at:  # never superseded, or only after ``at``

@@ -58,3 +58,15 @@ def test_a_deleted_version_re_points_its_line_and_the_time_it_took_over(memory) 
     assert mid[ids[0]].current == ids[1]  # superseded on day 3 now, by ids[3]
     assert late[ids[1]].successor == ids[3] and late[ids[1]].current == ids[4]
     assert late[ids[0]].current_event_date == START + timedelta(days=4)
+
+
+def test_many_units_asked_are_each_followed_fewer_versions(memory, monkeypatch) -> None:
+    """``CHAIN_ROWS`` bounds the rows one call reads: 3 units asked with room for 9 rows are each
+    followed 9 // 3 - 1 = 2 versions."""
+    monkeypatch.setattr(sup_sql, "CHAIN_ROWS", 9)
+    ids = _line(memory, 7)
+    with memory.db.transaction() as conn:
+        got = sup_sql.chains(conn, AGENT, [ids[0], ids[3], ids[4]], START + timedelta(days=30))
+    assert got[ids[0]].successor == ids[1] and got[ids[0]].current is None  # ids[6] is 6 versions on
+    assert got[ids[3]].current is None  # 3 on
+    assert got[ids[4]].current == ids[6]  # 2 on
