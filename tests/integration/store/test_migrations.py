@@ -99,17 +99,22 @@ def test_migration_010_gives_large_agents_their_own_indexes_and_drops_the_fleet_
     assert rows == {big: agent_indexes.OWN_INDEX_UNITS, "small": 40}
 
 
+def _units_before(conn, version: int, count: int) -> None:
+    """The schema as it was before ``version``, with ``count`` units of agent 'a' ('fact number i',
+    id md5('u' || i), dated 2024-01-01 + i days)."""
+    migrations.migrate(conn, 384, [m for m in migrations.available() if m.version < version])
+    conn.execute(
+        "INSERT INTO memory_units (agent_id, id, text, event_date, embedding)"
+        " SELECT 'a', md5('u' || i)::uuid, 'fact number ' || i, '2024-01-01'::timestamptz + i * interval '1 day',"
+        " (SELECT array_agg(sin(i * 7 + d))::vector FROM generate_series(1, 384) d)"
+        " FROM generate_series(1, %s) i", (count,))
+
+
 def test_migration_011_gives_every_mention_its_units_bits_and_keeps_them_on_insert(empty_db_url):
     """A database built before 011: existing mentions get their unit's binary-quantized embedding,
     the entity index carries them, and a mention inserted afterwards gets them from the trigger."""
-    before = [m for m in migrations.available() if m.version < 11]
     with psycopg.connect(empty_db_url, autocommit=True) as conn:
-        migrations.migrate(conn, 384, before)
-        conn.execute(
-            "INSERT INTO memory_units (agent_id, id, text, event_date, embedding)"
-            " SELECT 'a', md5('u' || i)::uuid, 'fact number ' || i, now(),"
-            " (SELECT array_agg(sin(i * 7 + d))::vector FROM generate_series(1, 384) d)"
-            " FROM generate_series(1, 3) i")
+        _units_before(conn, 11, 3)
         conn.execute("INSERT INTO entities (agent_id, id, name, normalized_name, label, first_seen, last_seen)"
                      " VALUES ('a', md5('e')::uuid, 'Alice', 'alice', 'PERSON', now(), now())")
         conn.execute("INSERT INTO unit_entities (agent_id, unit_id, entity_id) VALUES"
@@ -133,14 +138,8 @@ def test_migration_011_gives_every_mention_its_units_bits_and_keeps_them_on_inse
 def test_migration_012_gives_every_supersession_its_time_and_keeps_it(empty_db_url):
     """A database built before 012: existing supersessions get their new unit's event time; a row
     inserted or re-pointed afterwards (``supersede``, ``reopen``) gets it from the trigger."""
-    before = [m for m in migrations.available() if m.version < 12]
     with psycopg.connect(empty_db_url, autocommit=True) as conn:
-        migrations.migrate(conn, 384, before)
-        conn.execute(
-            "INSERT INTO memory_units (agent_id, id, text, event_date, embedding)"
-            " SELECT 'a', md5('u' || i)::uuid, 'fact number ' || i, '2024-01-01'::timestamptz + i * interval '1 day',"
-            " (SELECT array_agg(sin(i * 7 + d))::vector FROM generate_series(1, 384) d)"
-            " FROM generate_series(1, 4) i")
+        _units_before(conn, 12, 4)
         conn.execute("INSERT INTO supersessions (agent_id, old_id, new_id, reason, created_at)"
                      " VALUES ('a', md5('u1')::uuid, md5('u2')::uuid, 'test', now())")
         assert migrations.migrate(conn, 384) == [m.version for m in migrations.available() if m.version >= 12]
