@@ -112,14 +112,22 @@ def _decorate(conn, agent: str, size: int) -> None:
         " JOIN o b ON b.r = (a.r * k.step + 1) %% a.n WHERE a.id <> b.id ON CONFLICT DO NOTHING", {"a": agent})
 
 
-def _undo(mem, agent: str) -> None:
-    """Delete what measured puts stored in ``agent`` (their documents have a speaker; the prefill's
-    have none), through the API, so its entities and links follow."""
+def _undo(mem, agent: str, keep: set | None = None) -> set:
+    """Delete what measured puts stored in ``agent`` through the API: their documents (they have a
+    speaker; the prefill's have none), with their units, mentions and links, and the entities not
+    in ``keep``. Returns the agent's entity ids after. Not undone: the prefill's links that the
+    put's links displaced (the cap on an older unit's links), and the agent's unit count in
+    ``term_df``, which deletions never lower."""
     with mem.db.transaction() as conn:
         ids = [d for (d,) in conn.execute("SELECT id FROM documents WHERE agent_id = %s AND speaker IS NOT NULL",
                                           (agent,)).fetchall()]
     for doc_id in ids:
         mem.delete_document(agent, doc_id)
+    with mem.db.transaction() as conn:
+        entities = {e for (e,) in conn.execute("SELECT id FROM entities WHERE agent_id = %s", (agent,)).fetchall()}
+    for entity in entities - keep if keep is not None else ():
+        mem.delete_entity(agent, entity)
+    return entities if keep is None else entities & keep
 
 
 def _shifted(items: list[dict], days: float) -> list[dict]:
@@ -139,9 +147,9 @@ def agent_sizes(mem, convs: list[dict], sizes: list[int], run: str, rounds: int 
     rounds, each putting the same turns (moved by a day per round) into one agent of every size, the
     order of sizes alternating from round to round, so load drift on a shared machine hits all
     sizes alike. The largest agent is built once (its name does not depend on the run, so a
-    ``--home`` keeps it for the next run), and what each round put into it is deleted again after
-    the round (``_undo``), so every put lands on the same prefilled agent, as the smaller ones,
-    built afresh for each round, do. Before, the large agent kept every round's copy: a later
+    ``--home`` keeps it for the next run), and what each round put into it — documents, units,
+    mentions, links, new entities — is deleted again after the round (``_undo``), so every put
+    lands on the prefilled agent, as the smaller ones, built afresh for each round, do. Before, the large agent kept every round's copy: a later
     round's units found the earlier copies' identical sentences as their nearest semantic
     neighbours, each already at its cap of links, and the link stage pruned them — work a put into
     a fresh 1,000-unit agent never had. Per size: the median units/s and median per-stage
@@ -155,7 +163,7 @@ def agent_sizes(mem, convs: list[dict], sizes: list[int], run: str, rounds: int 
     centre = datetime.fromisoformat(items[len(items) // 2]["timestamp"]).replace(tzinfo=timezone.utc)
     big = f"size-{sizes[-1]}"
     _prefill(mem, big, sizes[-1], texts, vectors, centre)
-    _undo(mem, big)  # what earlier runs into the same --home left
+    prefilled = _undo(mem, big)  # what earlier runs into the same --home left (their entities stay)
     offset = 1 + (int(run, 16) % 100_000) / 100_000  # days: a later run into the same --home stores new turns
     samples: dict[int, list[dict]] = {n: [] for n in sizes}
     for r in range(rounds):
@@ -173,7 +181,7 @@ def agent_sizes(mem, convs: list[dict], sizes: list[int], run: str, rounds: int 
             units = sum(len(r_.units) for r_ in results)
             stages = dict(results[0].stage_seconds)
             if agent == big:
-                _undo(mem, big)
+                _undo(mem, big, prefilled)
             samples[size].append({"agent_units": before, "units": units, "seconds": secs,
                                   "units_per_s": units / secs, "stage_seconds": stages,
                                   "db_seconds": sum(stages.get(k, 0.0) for k in _DB_STAGES)})

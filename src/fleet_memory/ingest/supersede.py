@@ -375,7 +375,7 @@ def _onto_current(conn: psycopg.Connection, agent_id: str, decided: list[Pair], 
     stale = [p for p in decided if p.older in ended]
     if not stale:
         return decided
-    heads = sup_sql.chains(conn, agent_id, sorted({p.older for p in stale}, key=str), _END_OF_TIME)
+    heads = sup_sql.chains(conn, agent_id, sorted({p.older for p in stale}, key=str), _END_OF_TIME, bounded=False)
     out = [p for p in decided if p.older not in ended]
     for p in stale:
         head = heads.get(p.older)

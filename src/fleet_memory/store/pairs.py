@@ -61,6 +61,8 @@ def strongest_per_pair(first: Sequence[UUID], second: Sequence[UUID], weights: S
     low, high = np.minimum(a, b), np.maximum(a, b)
     weight = np.nan_to_num(np.clip(np.asarray(weights, dtype=np.float64), 0.0, 1.0), nan=0.0)
     kind = np.zeros(n, dtype=np.int64) if kinds is None else np.asarray(kinds, dtype=np.int64)
+    if kind.min() < 0:
+        raise ValueError("kind codes must be 0 or more")
     span = int(kind.max()) + 1
     real = low != high
     key = (low[real] * m + high[real]) * span + kind[real]

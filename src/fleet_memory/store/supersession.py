@@ -121,17 +121,20 @@ class Chain:
 
 CHAIN_DEPTH = 32  # versions followed per unit; a longer line of successors stops there
 CHAIN_ROWS = 512
-"""Supersession rows one ``chains`` call reads at most: when many units are asked about, each is
-followed fewer versions (``CHAIN_ROWS // len(ids) - 1``; 13 for 35 units), so a search's cost
-stays bounded however many stale versions of a fact it reached. On ``bench/latency.py``'s
-100,000-unit agent a "Who works at ...?" search asks about 29–36 stale job statements whose
-lines run to hundreds of versions: 33 levels each were 957–1,155 rows."""
+"""Supersession rows a search's ``chains`` call reads at most: when many units are asked about,
+each is followed fewer versions (``CHAIN_ROWS // len(ids) - 1``, at least 1; 13 for 35 units), so
+a search's cost stays bounded however many stale versions of a fact it reached. On
+``bench/latency.py``'s 100,000-unit agent a "Who works at ...?" search asks about 29–36 stale job
+statements whose lines run to hundreds of versions: 33 levels each were 957–1,155 rows.
+Ingestion, which moves a new fact onto the current end of its line, follows every unit
+``CHAIN_DEPTH`` versions (``bounded=False``)."""
 
 
-def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: datetime) -> dict[UUID, Chain]:
+def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: datetime, *,
+           bounded: bool = True) -> dict[UUID, Chain]:
     """``{old_id: Chain}`` for those of ``ids`` that were superseded: the direct successor and the
-    first successor (transitively, at most ``CHAIN_DEPTH`` versions; fewer when more than 15 units
-    are asked, ``CHAIN_ROWS``) not superseded at ``at``.
+    first successor (transitively, at most ``CHAIN_DEPTH`` versions; ``bounded``: fewer when more
+    than 15 units are asked, ``CHAIN_ROWS``) not superseded at ``at``.
     One statement reads the supersession rows after ``ids`` once (a unit has one successor, so the
     lines are followed here): several units of one line share its rest (a walk often reaches many
     versions of one fact). Whether a version is current at ``at`` comes from its own supersession
@@ -146,10 +149,11 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
     ``(depth + 1) × len(ids)`` rows, where the statement stops."""
     if not ids:
         return {}
-    depth = max(1, min(CHAIN_DEPTH, CHAIN_ROWS // len(ids) - 1))
-    rows = conn.execute(
+    depth = max(1, min(CHAIN_DEPTH, CHAIN_ROWS // len(ids) - 1)) if bounded else CHAIN_DEPTH
+    found = conn.execute(
         "WITH RECURSIVE line(old_id, new_id, t, first) AS ("
-        "   SELECT old_id, new_id, superseded_at, true FROM supersessions WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
+        "   SELECT old_id, new_id, superseded_at, true FROM supersessions"
+        "   WHERE agent_id = %(a)s AND old_id = ANY(%(ids)s)"
         "   UNION SELECT s.old_id, s.new_id, s.superseded_at, false FROM line l CROSS JOIN LATERAL ("
         "     SELECT s.old_id, s.new_id, s.superseded_at FROM supersessions s"
         "     WHERE s.agent_id = %(a)s AND s.old_id = l.new_id OFFSET 0) s"
@@ -157,7 +161,7 @@ def chains(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], at: dat
         " SELECT old_id, new_id, t FROM line LIMIT %(cap)s",  # level by level: every unit's first levels are in
         {"a": agent_id, "ids": list(ids), "at": at, "cap": len(ids) * (depth + 1)},
     ).fetchall()
-    after = {old: (new, t) for old, new, t in rows}
+    after = {old: (new, t) for old, new, t in found}
     out: dict[UUID, Chain] = {}
     for start in ids:
         if start not in after:

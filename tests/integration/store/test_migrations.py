@@ -145,7 +145,15 @@ def test_migration_012_gives_every_supersession_its_time_and_keeps_it(empty_db_u
         assert migrations.migrate(conn, 384) == [m.version for m in migrations.available() if m.version >= 12]
         conn.execute("INSERT INTO supersessions (agent_id, old_id, new_id, reason, created_at, superseded_at)"
                      " VALUES ('a', md5('u2')::uuid, md5('u3')::uuid, 'test', now(), NULL)")  # whatever is given
+
+        def times():
+            return dict(conn.execute("SELECT u.text, s.superseded_at::date::text FROM supersessions s"
+                                     " JOIN memory_units u ON u.agent_id = s.agent_id AND u.id = s.old_id").fetchall())
+
+        inserted = times()
         conn.execute("UPDATE supersessions SET new_id = md5('u4')::uuid WHERE old_id = md5('u2')::uuid")
-        times = dict(conn.execute("SELECT u.text, s.superseded_at::date::text FROM supersessions s"
-                                  " JOIN memory_units u ON u.agent_id = s.agent_id AND u.id = s.old_id").fetchall())
-    assert times == {"fact number 1": "2024-01-03", "fact number 2": "2024-01-05"}
+        re_pointed = times()
+        conn.execute("UPDATE supersessions SET superseded_at = now()")  # whatever is given
+        assert times() == re_pointed
+    assert inserted == {"fact number 1": "2024-01-03", "fact number 2": "2024-01-04"}
+    assert re_pointed == {"fact number 1": "2024-01-03", "fact number 2": "2024-01-05"}

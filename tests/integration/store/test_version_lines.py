@@ -61,12 +61,14 @@ def test_a_deleted_version_re_points_its_line_and_the_time_it_took_over(memory) 
 
 
 def test_many_units_asked_are_each_followed_fewer_versions(memory, monkeypatch) -> None:
-    """``CHAIN_ROWS`` bounds the rows one call reads: 3 units asked with room for 9 rows are each
-    followed 9 // 3 - 1 = 2 versions."""
+    """``CHAIN_ROWS`` bounds the rows a search's call reads: 3 units asked with room for 9 rows are
+    each followed 9 // 3 - 1 = 2 versions; ingestion's calls (``bounded=False``) follow ``CHAIN_DEPTH``."""
     monkeypatch.setattr(sup_sql, "CHAIN_ROWS", 9)
     ids = _line(memory, 7)
     with memory.db.transaction() as conn:
         got = sup_sql.chains(conn, AGENT, [ids[0], ids[3], ids[4]], START + timedelta(days=30))
+        unbounded = sup_sql.chains(conn, AGENT, [ids[0], ids[3], ids[4]], START + timedelta(days=30), bounded=False)
     assert got[ids[0]].successor == ids[1] and got[ids[0]].current is None  # ids[6] is 6 versions on
     assert got[ids[3]].current is None  # 3 on
     assert got[ids[4]].current == ids[6]  # 2 on
+    assert {u: c.current for u, c in unbounded.items()} == dict.fromkeys((ids[0], ids[3], ids[4]), ids[6])
