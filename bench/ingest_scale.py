@@ -149,10 +149,11 @@ def agent_sizes(mem, convs: list[dict], sizes: list[int], run: str, rounds: int 
     sizes alike. The largest agent is built once (its name does not depend on the run, so a
     ``--home`` keeps it for the next run), and what each round put into it — documents, units,
     mentions, links, new entities — is deleted again after the round (``_undo``), so every put
-    lands on the prefilled agent, as the smaller ones, built afresh for each round, do. Before, the large agent kept every round's copy: a later
-    round's units found the earlier copies' identical sentences as their nearest semantic
-    neighbours, each already at its cap of links, and the link stage pruned them — work a put into
-    a fresh 1,000-unit agent never had. Per size: the median units/s and median per-stage
+    lands on the prefilled agent, as the smaller ones, built afresh for each round, do. Before,
+    the large agent kept every round's copy: a later round's units found the earlier copies'
+    identical sentences as their nearest semantic neighbours, each already at its cap of links,
+    and the link stage pruned them — work a put into a fresh 1,000-unit agent never had. Per
+    size: the median units/s and median per-stage
     seconds over rounds, and the median of the database stages' sum."""
     if not sizes:
         return []
