@@ -116,8 +116,7 @@ def _undo(mem, agent: str, keep: set | None = None) -> set:
     """Delete what measured puts stored in ``agent`` through the API: their documents (they have a
     speaker; the prefill's have none), with their units, mentions and links, and the entities not
     in ``keep``. Returns the agent's entity ids after. Not undone: the prefill's links that the
-    put's links displaced (the cap on an older unit's links), and the agent's unit count in
-    ``term_df``, which deletions never lower."""
+    put's links displaced (the cap on an older unit's links)."""
     with mem.db.transaction() as conn:
         ids = [d for (d,) in conn.execute("SELECT id FROM documents WHERE agent_id = %s AND speaker IS NOT NULL",
                                           (agent,)).fetchall()]

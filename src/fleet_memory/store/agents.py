@@ -13,6 +13,7 @@ import psycopg
 
 from ..model import AgentSummary
 from .supersession import reopen
+from .units import uncount_terms
 
 __all__ = ["list_agents", "forget_user"]
 
@@ -43,6 +44,7 @@ def forget_user(conn: psycopg.Connection, agent_id: str, user_id: str) -> int:
     if not doomed:
         return 0
     reopen(conn, agent_id, doomed)
+    uncount_terms(conn, agent_id, doomed)
     documents = [r[0] for r in conn.execute(
         "DELETE FROM memory_units WHERE agent_id = %s AND id = ANY(%s) RETURNING document_id",
         (agent_id, doomed),

@@ -232,8 +232,9 @@ def reopen(conn: psycopg.Connection, agent_id: str, deleted: Sequence[UUID]) -> 
     ).rowcount
 
 
-def reopen_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> int:
-    """``reopen`` for every unit of a document about to be deleted."""
+def reopen_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> list[UUID]:
+    """``reopen`` for every unit of a document about to be deleted; returns those units."""
     ids = [r[0] for r in conn.execute("SELECT id FROM memory_units WHERE agent_id = %s AND document_id = %s",
                                       (agent_id, document_id))]
-    return reopen(conn, agent_id, ids)
+    reopen(conn, agent_id, ids)
+    return ids

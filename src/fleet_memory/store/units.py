@@ -30,6 +30,7 @@ __all__ = [
     "unit_from_row",
     "reinforce",
     "count_terms",
+    "uncount_terms",
 ]
 
 UNIT_COLUMNS = (
@@ -99,22 +100,44 @@ def insert_units(conn: psycopg.Connection, units: Sequence[NewUnit]) -> dict[str
     return {agent: count_terms(conn, agent, ids) for agent, ids in sorted(by_agent.items())}
 
 
+_LEXEMES = (  # each lexeme of the units ``ids`` with the number of them that have it; '' for every unit
+    "SELECT lex, count(*) AS n FROM ("
+    "   SELECT unnest(tsvector_to_array(u.tsv)) AS lex FROM memory_units u"
+    "   WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)"
+    "   UNION ALL SELECT '' FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)) t"
+    " GROUP BY lex"
+)
+
+
 def count_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> int:
     """Add the new units to the agent's lexeme document frequencies (``term_df``), in lexeme order
     so that concurrent puts lock rows in the same order; returns the agent's unit count after."""
     return conn.execute(
         "WITH counted AS ("
         " INSERT INTO term_df (agent_id, lexeme, df)"
-        " SELECT %(a)s, lex, count(*) FROM ("
-        "   SELECT unnest(tsvector_to_array(u.tsv)) AS lex FROM memory_units u"
-        "   WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)"
-        "   UNION ALL SELECT '' FROM memory_units u WHERE u.agent_id = %(a)s AND u.id = ANY(%(ids)s)) t"
-        " GROUP BY lex ORDER BY lex"
+        " SELECT %(a)s, lex, n FROM (" + _LEXEMES + ") c ORDER BY lex"
         " ON CONFLICT (agent_id, lexeme) DO UPDATE SET df = term_df.df + excluded.df"
         " RETURNING lexeme, df)"
         " SELECT df FROM counted WHERE lexeme = ''",
         {"a": agent_id, "ids": list(ids)},
     ).fetchone()[0]
+
+
+def uncount_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:
+    """Take units about to be deleted out of ``term_df`` (their lexemes and the unit count),
+    locking its rows in lexeme order as ``count_terms`` does, so a delete and a put never wait for
+    each other crosswise. Before, deletions never lowered it: the BM25 statistics and the unit
+    count that size rules read (own indexes, reads beside) kept every unit ever stored. One
+    statement."""
+    if not ids:
+        return
+    conn.execute(
+        "WITH gone AS (" + _LEXEMES + "),"
+        " held AS (SELECT d.lexeme, g.n FROM term_df d JOIN gone g ON g.lex = d.lexeme"
+        "   WHERE d.agent_id = %(a)s ORDER BY d.lexeme FOR UPDATE OF d)"
+        " UPDATE term_df d SET df = d.df - h.n FROM held h WHERE d.agent_id = %(a)s AND d.lexeme = h.lexeme",
+        {"a": agent_id, "ids": list(ids)},
+    )
 
 
 def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> list[MemoryUnit]:
@@ -132,6 +155,7 @@ def delete_unit(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> bool:
     from .supersession import reopen
 
     reopen(conn, agent_id, [unit_id])
+    uncount_terms(conn, agent_id, [unit_id])
     cur = conn.execute("DELETE FROM memory_units WHERE agent_id = %s AND id = %s", (agent_id, unit_id))
     return cur.rowcount > 0
 
