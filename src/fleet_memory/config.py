@@ -117,6 +117,12 @@ class Config:
     prepared_statements: bool = True  # False behind PgBouncer < 1.21 in transaction mode
     embedded_shared_buffers_mb: int | None = None  # None: sized to the machine
 
+    def __post_init__(self) -> None:
+        if self.pool_max_size < 1:
+            raise ConfigurationError(f"pool_max_size must be at least 1, got {self.pool_max_size}")
+        if self.pool_min_size < 0:
+            raise ConfigurationError(f"pool_min_size must be 0 or more, got {self.pool_min_size}")
+
     @property
     def llm_retries(self) -> int:
         """How often an invalid LLM answer is retried: the configured LLM's ``max_retries``, or

@@ -12,8 +12,7 @@ from __future__ import annotations
 import psycopg
 
 from ..model import AgentSummary
-from .supersession import reopen
-from .units import uncount_terms
+from .units import before_delete
 
 __all__ = ["list_agents", "forget_user"]
 
@@ -43,8 +42,7 @@ def forget_user(conn: psycopg.Connection, agent_id: str, user_id: str) -> int:
     ).fetchall()]
     if not doomed:
         return 0
-    reopen(conn, agent_id, doomed)
-    uncount_terms(conn, agent_id, doomed)
+    before_delete(conn, agent_id, doomed)
     documents = [r[0] for r in conn.execute(
         "DELETE FROM memory_units WHERE agent_id = %s AND id = ANY(%s) RETURNING document_id",
         (agent_id, doomed),

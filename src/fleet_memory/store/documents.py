@@ -70,11 +70,11 @@ def stored_identities(conn: psycopg.Connection, agent_id: str,
 
 def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> bool:
     """Delete a document and its units; the units they superseded are current again."""
-    from .supersession import reopen_document
-    from .units import uncount_terms
+    from .units import before_delete
 
-    units = reopen_document(conn, agent_id, document_id)
-    uncount_terms(conn, agent_id, units)
+    units = [r[0] for r in conn.execute("SELECT id FROM memory_units WHERE agent_id = %s AND document_id = %s",
+                                        (agent_id, document_id))]
+    before_delete(conn, agent_id, units)
     cur = conn.execute("DELETE FROM documents WHERE agent_id = %s AND id = %s", (agent_id, document_id))
     return cur.rowcount > 0
 

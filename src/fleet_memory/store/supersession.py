@@ -28,8 +28,7 @@ from .semantic import EXACT_BELOW, agent_size
 from .rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen",
-           "reopen_document"]
+__all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen"]
 
 _COLS = ", ".join(f"o.{c.strip()}" for c in UNIT_COLUMNS.split(","))
 
@@ -231,10 +230,3 @@ def reopen(conn: psycopg.Connection, agent_id: str, deleted: Sequence[UUID]) -> 
         {"a": agent_id, "o": [r[0] for r in rows], "t": [r[2] for r in rows]},
     ).rowcount
 
-
-def reopen_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> list[UUID]:
-    """``reopen`` for every unit of a document about to be deleted; returns those units."""
-    ids = [r[0] for r in conn.execute("SELECT id FROM memory_units WHERE agent_id = %s AND document_id = %s",
-                                      (agent_id, document_id))]
-    reopen(conn, agent_id, ids)
-    return ids

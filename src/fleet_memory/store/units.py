@@ -31,6 +31,7 @@ __all__ = [
     "reinforce",
     "count_terms",
     "uncount_terms",
+    "before_delete",
 ]
 
 UNIT_COLUMNS = (
@@ -140,6 +141,16 @@ def uncount_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) 
     )
 
 
+def before_delete(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:
+    """What every deletion of units does first, in the deleting transaction: the units they
+    superseded become current again, or are superseded by the next version that stays
+    (``supersession.reopen``), and their terms leave ``term_df`` (``uncount_terms``)."""
+    from .supersession import reopen
+
+    reopen(conn, agent_id, ids)
+    uncount_terms(conn, agent_id, ids)
+
+
 def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> list[MemoryUnit]:
     """Units by id, in the order asked; missing ids are left out."""
     if not ids:
@@ -152,10 +163,7 @@ def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> l
 
 def delete_unit(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> bool:
     """Delete one unit; the units it superseded are current again."""
-    from .supersession import reopen
-
-    reopen(conn, agent_id, [unit_id])
-    uncount_terms(conn, agent_id, [unit_id])
+    before_delete(conn, agent_id, [unit_id])
     cur = conn.execute("DELETE FROM memory_units WHERE agent_id = %s AND id = %s", (agent_id, unit_id))
     return cur.rowcount > 0
 

@@ -24,3 +24,14 @@ def test_agent_id_and_tags():
     assert check_agent_id("agent-1", limits) == "agent-1"
     with pytest.raises(InvalidInputError, match="64 tags"):
         check_tags([f"t{i}" for i in range(65)], limits)
+
+
+def test_pool_sizes_out_of_range_are_refused_naming_the_field():
+    from fleet_memory import Config
+    from fleet_memory.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="pool_max_size must be at least 1, got 0"):
+        Config(pool_max_size=0)
+    with pytest.raises(ConfigurationError, match="pool_min_size must be 0 or more, got -1"):
+        Config(pool_min_size=-1)
+    assert Config(pool_min_size=5, pool_max_size=2).pool_min_size == 5  # the facade opens min(5, 2)
