@@ -8,6 +8,8 @@ Environment variables:
 - ``FLEET_MEMORY_PG_SHARED_BUFFERS_MB``  shared buffers of the embedded server (default: a quarter
   of RAM, 128 to 1024)
 - ``FLEET_MEMORY_EMBEDDING_MODEL``  a sentence-transformers model name or path (default: bundled MiniLM)
+- ``FLEET_MEMORY_EMBEDDING_PRECISION``  auto (default), float32 or bfloat16: the matrix products of
+  a mean-pooled BERT (the default model); auto takes bfloat16 where the CPU has it in hardware
 - ``FLEET_MEMORY_LLM=on|off``  LLM use is explicit: it is on only with ``FLEET_MEMORY_LLM=on`` or a
   ``FLEET_MEMORY_LLM_BASE_URL``; a provider's key in the environment (``GROQ_API_KEY``,
   ``OPENAI_API_KEY``, ...) alone switches nothing on. ``off`` wins over everything.
@@ -108,6 +110,7 @@ class Config:
     home: Path | None = None
     embedding_model: str | None = None
     embedding_dim: int = 384
+    embedding_precision: str = "auto"  # auto: bfloat16 products where the CPU has them (providers.bert)
     llm: LLMConfig | None = None
     limits: Limits = field(default_factory=Limits)
     ingest: IngestConfig = field(default_factory=IngestConfig)
@@ -122,6 +125,11 @@ class Config:
             raise ConfigurationError(f"pool_max_size must be at least 1, got {self.pool_max_size}")
         if self.pool_min_size < 0:
             raise ConfigurationError(f"pool_min_size must be 0 or more, got {self.pool_min_size}")
+        from .providers.bert import PRECISIONS
+
+        if self.embedding_precision not in PRECISIONS:
+            raise ConfigurationError(
+                f"embedding_precision must be one of {', '.join(PRECISIONS)}, got {self.embedding_precision!r}")
 
     @property
     def llm_retries(self) -> int:
@@ -137,6 +145,7 @@ class Config:
             database_url=env.get("FLEET_MEMORY_DATABASE_URL") or None,
             home=Path(home).expanduser() if home else None,
             embedding_model=env.get("FLEET_MEMORY_EMBEDDING_MODEL") or None,
+            embedding_precision=env.get("FLEET_MEMORY_EMBEDDING_PRECISION", "").strip().lower() or "auto",
             llm=_llm_from_env(env),
             ingest=IngestConfig(llm_extraction=env.get("FLEET_MEMORY_LLM_EXTRACTION", "").lower() in ("1", "true", "yes")),
             embedded_shared_buffers_mb=_shared_buffers_from_env(env),

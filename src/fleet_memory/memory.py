@@ -81,7 +81,8 @@ class FleetMemory:
             config = replace(config, home=Path(home))
         self.config = config
         self.clock = clock or SystemClock()
-        self.embedder = embedder or SentenceTransformerEmbedder(config.embedding_model, dimension=config.embedding_dim)
+        self.embedder = embedder or SentenceTransformerEmbedder(
+            config.embedding_model, dimension=config.embedding_dim, precision=config.embedding_precision)
         self.db = Database.open(
             url=config.database_url, home=config.data_dir, embedding_dim=self.embedder.dimension,
             min_size=min(config.pool_min_size, config.pool_max_size), max_size=config.pool_max_size,

@@ -19,6 +19,11 @@ normalises, through a TorchScript trace of the encoder when that gives the same 
 (``BertMeanPooled._graph``: it runs without holding the GIL). Cost: O(batch × tokens² × layers) per
 batch, as for any BERT; no state changes after loading, so concurrent calls are safe.
 
+``precision``: ``float32`` gives sentence-transformers' vectors to float rounding; ``bfloat16``
+runs the encoder layers' matrix products in bfloat16 (``BertMeanPooled._use_bfloat16``: about 2.7
+times as fast on a CPU that has it in hardware, vectors within a cosine of 0.9999); ``auto``, the
+facade's default, takes bfloat16 where the CPU has it (``native_bfloat16``).
+
 Why batches by length: a put's sentences run from 5 to 60 tokens, and a batch of 64 of them
 padded to its longest spends about half its work on padding. Measured on the long-turn sessions of
 ``bench/ingest.py`` (2,451 sentences in 38 puts, two threads): 11.7 s in batches of 64 in length
@@ -34,7 +39,14 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["BertMeanPooled", "batches", "load"]
+__all__ = ["BertMeanPooled", "PRECISIONS", "batches", "load", "native_bfloat16"]
+
+PRECISIONS = ("auto", "float32", "bfloat16")
+"""``auto``: bfloat16 matrix products where the CPU multiplies bfloat16 natively, float32 elsewhere."""
+
+BFLOAT16_AGREEMENT = 0.999
+"""The bfloat16 encoder is used only when its vectors have at least this cosine with float32's on
+the probes (measured: 0.99992 at the least, 0.99998 on average, over 2,000 LoCoMo sentences)."""
 
 SIMILAR_LENGTH = 0.8
 """A batch takes a text only while it has at least this share of the batch's longest text's tokens."""
@@ -74,10 +86,21 @@ def _recipe(folder: Path) -> tuple[dict, int] | None:
     return config, min(max_len, int(config.get("max_position_embeddings", 512)))
 
 
-def load(path: str) -> BertMeanPooled | None:
+def load(path: str, precision: str = "float32") -> BertMeanPooled | None:
     folder = Path(path)
     recipe = _recipe(folder) if folder.is_dir() else None
-    return BertMeanPooled(folder, *recipe) if recipe else None
+    return BertMeanPooled(folder, *recipe, precision=precision) if recipe else None
+
+
+def native_bfloat16() -> bool:
+    """Whether this CPU multiplies bfloat16 in hardware (AVX-512 BF16 or AMX); elsewhere oneDNN
+    emulates it, slower than float32."""
+    import torch
+
+    try:
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    except AttributeError:  # a torch without these probes: assume not
+        return False
 
 
 def batches(lengths: list[int], most: int) -> list[list[int]]:
@@ -97,7 +120,8 @@ def batches(lengths: list[int], most: int) -> list[list[int]]:
 class BertMeanPooled:
     """The encoder with its weights and tokenizer; ``encode(texts)`` → (n, hidden) unit vectors."""
 
-    def __init__(self, folder: Path, config: dict, max_seq_length: int) -> None:
+    def __init__(self, folder: Path, config: dict, max_seq_length: int, *, precision: str = "float32") -> None:
+        import torch
         from safetensors.torch import load_file
         from tokenizers import Tokenizer
 
@@ -113,7 +137,36 @@ class BertMeanPooled:
         self.tokenizer.enable_truncation(max_length=max_seq_length)
         self.tokenizer.no_padding()  # padded per batch, to the batch's longest (``encode``)
         self.pad_id = int(config.get("pad_token_id", 0))
+        if precision == "auto":
+            precision = "bfloat16" if native_bfloat16() else "float32"
+        if precision not in ("float32", "bfloat16"):
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        self.precision = "float32"
+        self._low: dict = {}  # the encoder layers' matrices and biases in bfloat16, when that is used
         self._run = self._graph() or self._forward
+        if precision == "bfloat16":
+            self._use_bfloat16(torch)
+
+    def _use_bfloat16(self, torch) -> None:
+        """Switch the encoder layers' matrix products to bfloat16 (inputs cast down, outputs back
+        up: embeddings, layer norms, attention and pooling stay float32), keeping it only if the
+        vectors agree with float32's on probe batches (``BFLOAT16_AGREEMENT``).
+
+        Why: the products are nearly all of the encoder's time, and a CPU with bfloat16 in
+        hardware runs them about 2.7 times as fast (2,000 LoCoMo sentences on one thread: 6.3 s
+        in float32, 2.35 s so; one short query 8.3 → 4.0 ms), for vectors within a cosine of
+        0.9999 of float32's."""
+        exact_run = self._run
+        self._low = {k: v.bfloat16() for k, v in self.w.items() if k.startswith("encoder.") and "LayerNorm" not in k}
+        self.precision = "bfloat16"
+        self._run = self._graph() or self._forward
+        ids = torch.arange(3 * 21, dtype=torch.int64).reshape(3, 21) * 37 % 20000 + 1000
+        mask = torch.ones_like(ids)
+        mask[1, 9:] = 0
+        with torch.inference_mode():
+            agreement = (self._run(ids, mask) * exact_run(ids, mask)).sum(1).min().item()
+        if agreement < BFLOAT16_AGREEMENT:
+            self._low, self.precision, self._run = {}, "float32", exact_run
 
     def _graph(self):
         """``_forward`` traced into a TorchScript graph, or None when tracing fails or the graph does
@@ -185,15 +238,27 @@ class BertMeanPooled:
         head = width // self.heads
 
         def split(name: str):
-            y = F.linear(x, w[f"{p}attention.self.{name}.weight"], w[f"{p}attention.self.{name}.bias"])
+            y = self._linear(x, f"{p}attention.self.{name}")
             return y.view(batch, tokens, self.heads, head).transpose(1, 2)
 
         context = F.scaled_dot_product_attention(split("query"), split("key"), split("value"), attn_mask=keep)
         context = context.transpose(1, 2).reshape(batch, tokens, width)
-        attended = F.linear(context, w[f"{p}attention.output.dense.weight"], w[f"{p}attention.output.dense.bias"])
+        attended = self._linear(context, f"{p}attention.output.dense")
         x = F.layer_norm(attended + x, (width,), w[f"{p}attention.output.LayerNorm.weight"],
                          w[f"{p}attention.output.LayerNorm.bias"], self.eps)
-        inner = F.gelu(F.linear(x, w[f"{p}intermediate.dense.weight"], w[f"{p}intermediate.dense.bias"]))
-        out = F.linear(inner, w[f"{p}output.dense.weight"], w[f"{p}output.dense.bias"])
+        inner = F.gelu(self._linear(x, f"{p}intermediate.dense", keep_low=True))
+        out = self._linear(inner, f"{p}output.dense")
         return F.layer_norm(out + x, (width,), w[f"{p}output.LayerNorm.weight"], w[f"{p}output.LayerNorm.bias"],
                             self.eps)
+
+    def _linear(self, x, name: str, *, keep_low: bool = False):
+        """``x`` times a layer's matrix, plus its bias: in bfloat16 when that is used, the result
+        back in float32 unless ``keep_low`` (the feed-forward's inner activations, 1,536 wide,
+        go through GELU into the next product in bfloat16: 5–7 % faster, the same agreement)."""
+        from torch.nn import functional as F
+
+        if self._low:
+            y = F.linear(x if x.dtype == self._low[f"{name}.weight"].dtype else x.bfloat16(),
+                         self._low[f"{name}.weight"], self._low[f"{name}.bias"])
+            return y if keep_low else y.float()
+        return F.linear(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"])

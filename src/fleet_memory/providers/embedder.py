@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ProviderError
-from .bert import BertMeanPooled
+from .bert import PRECISIONS, BertMeanPooled
 from .bert import load as load_bert
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "HashingEmbedder", "bundled_model_path"]
@@ -57,8 +57,12 @@ class SentenceTransformerEmbedder:
     and ingestion embeds two windows at a time. torch's thread count is the calling thread's own
     (``_torch_threads``)."""
 
-    def __init__(self, model: str | None = None, *, dimension: int = 384, batch_size: int = 64) -> None:
+    def __init__(self, model: str | None = None, *, dimension: int = 384, batch_size: int = 64,
+                 precision: str = "auto") -> None:
+        if precision not in PRECISIONS:
+            raise ProviderError(f"embedding precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
         self.model_name = model
+        self.precision = precision  # of the lean encoder; a sentence-transformers model runs in float32
         self.dimension = dimension
         self.batch_size = batch_size
         self._model = None
@@ -73,7 +77,7 @@ class SentenceTransformerEmbedder:
                 path = self.model_name or bundled_model_path()
                 _log.info("loading the embedding model %s", path)
                 try:
-                    model = _load_model(path)
+                    model = _load_model(path, self.precision)
                 except Exception as exc:
                     raise ProviderError(
                         f"could not load the embedding model {path!r} (offline): {exc}. "
@@ -132,10 +136,10 @@ class SentenceTransformerEmbedder:
         return self._single or None
 
 
-def _load_model(path: str):
+def _load_model(path: str, precision: str):
     """The lean encoder when the model is a mean-pooled BERT (``providers.bert``: the same vectors,
-    seconds sooner), else sentence-transformers."""
-    lean = load_bert(path)
+    seconds sooner; in bfloat16 where ``precision`` asks for it), else sentence-transformers."""
+    lean = load_bert(path, precision)
     if lean is not None:
         return lean
     from sentence_transformers import SentenceTransformer

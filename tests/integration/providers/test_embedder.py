@@ -34,16 +34,53 @@ def _st_embedder(st_model):
     return embedder
 
 
-def test_the_lean_encoder_gives_sentence_transformers_vectors(real_embedder, st_model) -> None:
-    from fleet_memory.providers.bert import BertMeanPooled
+MORE_TEXTS = TEXTS + ["", "Ünïcödé ☃ 日本語", "line\u2028separated", "x" * 5000]
 
-    assert isinstance(real_embedder._model, BertMeanPooled), "the default model is a mean-pooled BERT"
-    assert real_embedder._model._run != real_embedder._model._forward, "it runs traced (without the GIL)"
-    texts = TEXTS + ["", "Ünïcödé ☃ 日本語", "line\u2028separated", "x" * 5000]
-    want = st_model.encode(texts, batch_size=3, normalize_embeddings=True, convert_to_numpy=True)
-    for got in (real_embedder.embed(texts), np.concatenate([real_embedder.embed([t]) for t in texts])):
+
+def test_the_lean_encoder_gives_sentence_transformers_vectors(st_model) -> None:
+    from fleet_memory.providers.bert import BertMeanPooled
+    from fleet_memory.providers.embedder import SentenceTransformerEmbedder
+
+    exact = SentenceTransformerEmbedder(precision="float32")
+    exact.embed(["load"])
+    assert isinstance(exact._model, BertMeanPooled), "the default model is a mean-pooled BERT"
+    assert exact._model.precision == "float32"
+    assert exact._model._run != exact._model._forward, "it runs traced (without the GIL)"
+    want = st_model.encode(MORE_TEXTS, batch_size=3, normalize_embeddings=True, convert_to_numpy=True)
+    for got in (exact.embed(MORE_TEXTS), np.concatenate([exact.embed([t]) for t in MORE_TEXTS])):
         assert got.dtype == np.float32 and got.shape == want.shape
         assert np.abs(got - want).max() < 1e-5
+
+
+def test_bfloat16_products_keep_the_vectors(st_model) -> None:
+    """bfloat16 matrix products (``precision="bfloat16"``; what ``auto`` takes on a CPU with them in
+    hardware) give unit vectors within a cosine of 0.999 of sentence-transformers' own, traced."""
+    from fleet_memory.providers.embedder import SentenceTransformerEmbedder
+
+    low = SentenceTransformerEmbedder(precision="bfloat16")
+    low.embed(["load"])
+    assert low._model.precision == "bfloat16" and low._model._run != low._model._forward
+    want = st_model.encode(MORE_TEXTS, batch_size=3, normalize_embeddings=True, convert_to_numpy=True)
+    for got in (low.embed(MORE_TEXTS), np.concatenate([low.embed([t]) for t in MORE_TEXTS])):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+        assert (got * want).sum(1).min() > 0.999
+
+
+def test_auto_precision_follows_the_cpu_and_the_probe(monkeypatch) -> None:
+    from fleet_memory.providers import bert
+    from fleet_memory.providers.embedder import bundled_model_path
+
+    path = bundled_model_path()
+    monkeypatch.setattr(bert, "native_bfloat16", lambda: False)
+    assert bert.load(path, "auto").precision == "float32"
+    monkeypatch.setattr(bert, "native_bfloat16", lambda: True)
+    assert bert.load(path, "auto").precision == "bfloat16"
+    monkeypatch.setattr(bert, "BFLOAT16_AGREEMENT", 1.01)  # the probe's vectors never agree enough
+    model = bert.load(path, "bfloat16")
+    assert model.precision == "float32" and not model._low
+    with pytest.raises(ValueError, match="precision must be one of auto, float32, bfloat16, got 'fp8'"):
+        bert.load(path, "fp8")
 
 
 def test_an_encoder_that_cannot_be_traced_runs_eager(monkeypatch) -> None:
@@ -100,7 +137,7 @@ def test_an_untraceable_model_keeps_the_plain_path(real_embedder) -> None:
     assert _SingleText.build(Broken(), threading.Lock()) is None
 
 
-def test_one_text_does_not_wait_while_the_traced_path_is_built(real_embedder, st_model) -> None:
+def test_one_text_does_not_wait_while_the_traced_path_is_built(st_model) -> None:
     """A server builds the traced path in the background after it is ready: searches meanwhile
     take the plain path (the same vector) instead of queueing behind the build."""
     fresh = _st_embedder(st_model)  # loaded already; nothing traced yet
@@ -111,7 +148,8 @@ def test_one_text_does_not_wait_while_the_traced_path_is_built(real_embedder, st
         worker.join(120)  # a bound on waiting only: the build never finishes while the lock is held
         assert not worker.is_alive(), "a one-text embed waited for the traced path to be built"
     assert fresh._single is None
-    assert np.allclose(answers[0], real_embedder.embed(["What does Alice do?"]), atol=1e-4)
+    want = st_model.encode(["What does Alice do?"], normalize_embeddings=True, convert_to_numpy=True)
+    assert np.allclose(answers[0], want, atol=1e-4)
     fresh.prepare_single_text()
     assert fresh._single, "prepare_single_text builds the traced path"
 

@@ -26,7 +26,7 @@ def test_agent_id_and_tags():
         check_tags([f"t{i}" for i in range(65)], limits)
 
 
-def test_pool_sizes_out_of_range_are_refused_naming_the_field():
+def test_config_values_out_of_range_are_refused_naming_the_field():
     from fleet_memory import Config
     from fleet_memory.errors import ConfigurationError
 
@@ -35,3 +35,7 @@ def test_pool_sizes_out_of_range_are_refused_naming_the_field():
     with pytest.raises(ConfigurationError, match="pool_min_size must be 0 or more, got -1"):
         Config(pool_min_size=-1)
     assert Config(pool_min_size=5, pool_max_size=2).pool_min_size == 5  # the facade opens min(5, 2)
+    with pytest.raises(ConfigurationError, match="embedding_precision must be one of auto, float32, bfloat16"):
+        Config(embedding_precision="fp16")
+    assert Config.from_env({"FLEET_MEMORY_EMBEDDING_PRECISION": " Float32 "}).embedding_precision == "float32"
+    assert Config.from_env({}).embedding_precision == "auto"
