@@ -82,6 +82,7 @@ from ..store import supersession as sup_sql
 from ..store import units as unit_sql
 from ..store.beside import Beside
 from ..store.context import agent_context
+from ..store.embedding_cache import EmbeddingCache
 from ..store.links import link_units
 from ..store.semantic import INDEX_UNIT_S, searched_by_index, semantic_candidates
 from . import supersede
@@ -448,6 +449,7 @@ class Ingestor:
             "supersede": self._supersede})
         self._beside_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside")
         self._beside = Beside(db, self._beside_pool)
+        self._embeddings = EmbeddingCache()  # small agents' embeddings between puts (reads beside only)
 
     def close(self) -> None:
         """Wait for the reads still running beside a put (``similar``) and stop their threads."""
@@ -657,7 +659,7 @@ class Ingestor:
             c.execute("SELECT set_config('lock_timeout', %s, true)", (SIMILAR_LOCK_TIMEOUT,))
             seen = planner.unit_counts(c, [agent_id]).get(agent_id, 0)
             return seen, semantic_candidates(c, agent_id, units, top_k=cfg.semantic_top_k,
-                                             min_similarity=cfg.semantic_min_similarity)
+                                             min_similarity=cfg.semantic_min_similarity, cache=self._embeddings)
         return read
 
     @staticmethod

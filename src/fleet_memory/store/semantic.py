@@ -30,6 +30,7 @@ import psycopg
 
 from .agent_indexes import OWN_INDEX_UNITS
 from .database import index_order
+from .embedding_cache import EmbeddingCache
 from .rows import vectors_from_send
 
 __all__ = [
@@ -168,18 +169,23 @@ def nearest_to_new(conn: psycopg.Connection, agent_id: str, units: Sequence[tupl
 
 
 def _exact_in_memory(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UUID, np.ndarray]], *,
-                     top_k: int, min_similarity: float, stored_only: bool = False) -> Pairs:
-    with conn.cursor(binary=True) as cur:  # in write order, sorted here (in SQL the sort spilled to disk)
-        rows = cur.execute("SELECT seq, id, vector_send(embedding) FROM memory_units WHERE agent_id = %s",
-                           (agent_id,)).fetchall()
-    if stored_only:
-        batch = {uid.int for uid, _ in units}
-        rows = [row for row in rows if row[1].int not in batch]
-    if not rows:
+                     top_k: int, min_similarity: float, stored_only: bool = False,
+                     cache: EmbeddingCache | None = None) -> Pairs:
+    if cache is not None and not stored_only:  # a read beside: what the cache does not hold yet
+        held = cache.rows(conn, agent_id, _unit_rows)
+        ids, matrix = held.ids, held.rows
+    else:
+        with conn.cursor(binary=True) as cur:  # in write order, sorted here (in SQL the sort spilled to disk)
+            rows = cur.execute("SELECT seq, id, vector_send(embedding) FROM memory_units WHERE agent_id = %s",
+                               (agent_id,)).fetchall()
+        if stored_only:
+            batch = {uid.int for uid, _ in units}
+            rows = [row for row in rows if row[1].int not in batch]
+        rows.sort(key=lambda row: row[0])
+        ids = [uid for _, uid, _ in rows]
+        matrix = _unit_rows(vectors_from_send(b"".join(raw for _, _, raw in rows), len(rows))) if rows else None
+    if not ids:
         return []
-    rows.sort(key=lambda row: row[0])
-    ids = [uid for _, uid, _ in rows]
-    matrix = _unit_rows(vectors_from_send(b"".join(raw for _, _, raw in rows), len(rows)))
     position = {uid: i for i, uid in enumerate(ids)}
     own = np.asarray([position.get(uid, -1) for uid, _ in units], dtype=np.int64)  # -1: not visible here
     found = _nearest_rows(_unit_rows([u[1] for u in units]), matrix, top_k, min_similarity, own)
@@ -195,6 +201,7 @@ def semantic_candidates(
     min_similarity: float,
     exact_below: int = EXACT_BELOW,
     stored_only: bool = False,
+    cache: EmbeddingCache | None = None,
 ) -> Pairs:
     """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent that ``conn``
     sees (cosine), kept when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE
@@ -221,7 +228,7 @@ def semantic_candidates(
     size = agent_size(conn, agent_id, bound) - (len(units) if stored_only else 0)  # as a read beside counts
     if len(units) >= IN_MEMORY_FROM and (size < exact_below or _in_memory_is_cheaper(size, len(units))):
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity,
-                                stored_only=stored_only)
+                                stored_only=stored_only, cache=cache)
     stored = _STORED_ONLY if stored_only else ""
     if size < exact_below:
         rows = conn.execute(_SEMANTIC.format(order="sim DESC, u.seq", stored=stored), params).fetchall()

@@ -1,0 +1,160 @@
+"""Agents' embeddings kept in the process between puts, for the reads beside a put.
+
+A put into an agent searched exactly in memory (``semantic._exact_in_memory``: under 5,000 units
+and a batch of 32 or more, or wherever one read of its embeddings costs less than its index) read
+every embedding of the agent, every time: sessions of long assistant turns, 45 units a put into one
+agent growing to 5,800 units, spent 27 ms a put on it (3.5 of the 25.6 s of ``bench/ingest.py``'s
+long-turn line), while the link stage waited.
+
+``EmbeddingCache.rows(conn, agent_id, prepare)`` gives the agent's stored units — write order
+(``seq``), ids and ``prepare``d embedding rows (the unit-length float64 rows the product takes,
+``semantic._unit_rows``; prepared row by row, so the same whichever rows are prepared together) —
+in ``seq`` order, as of one statement: exactly what reading them all gives, reading only what it
+does not hold. The statement returns every unit's ``seq``, and the id and embedding of those
+written after the newest unit held. Units deleted since are dropped from what it holds; a
+unit it never held that is not newer (a put that committed after a later one did) makes it read
+everything again. Embeddings are never changed in place (a changed fact is a new unit), so what it
+holds of a unit stays true while the unit exists. New rows are appended in place to a buffer with
+room to grow (each agent's rows copied about twice in all, not at every put); what an earlier
+answer returned is never written over.
+
+Measured, 45 new units into an agent of 4,394: 7–9 ms against 20 ms to read every embedding, and
+no 10–50 ms to prepare 4,394 rows again.
+
+Bounds: at most ``max_bytes`` of rows (least recently used agents out; an agent larger than that
+is read whole each time, as before). Only for reads on a connection that sees committed rows
+alone (the reads beside a put): inside a put's own transaction its uncommitted units would be
+taken for stored ones. Thread-safe: the map and the buffers' fill marks change under one lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID
+
+import numpy as np
+import psycopg
+
+from .rows import vectors_from_send
+
+__all__ = ["AgentEmbeddings", "EmbeddingCache"]
+
+DEFAULT_MAX_BYTES = 64 << 20
+"""Rows held at most: about 21,000 units of 384 float64 dimensions (four agents near the 5,000
+units below which agents are searched exactly)."""
+
+_ROWS = ("SELECT seq, CASE WHEN seq > %(after)s THEN id END, CASE WHEN seq > %(after)s THEN vector_send(embedding) END"
+         " FROM memory_units WHERE agent_id = %(a)s")
+"""Sorted here: sorting in SQL (``array_agg(… ORDER BY seq)``) carried the embeddings through the
+sort, which spilled to disk (28 against 4.5 ms at 4,394 units)."""
+
+_EVERYTHING = -(2**63)  # below every seq: every unit's id and embedding are read
+
+Prepare = Callable[[np.ndarray], np.ndarray]
+
+
+class _Buffer:
+    """Rows with room to grow; ``filled`` rows are in use (an entry sees its first n only)."""
+
+    def __init__(self, rows: np.ndarray, room: int) -> None:
+        self.array = np.empty((max(room, len(rows)), rows.shape[1]), dtype=rows.dtype)
+        self.array[:len(rows)] = rows
+        self.filled = len(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEmbeddings:
+    seqs: np.ndarray  # int64, ascending
+    ids: list[UUID]
+    buffer: _Buffer
+    count: int
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self.buffer.array[:self.count]
+
+
+class EmbeddingCache:
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._held: OrderedDict[str, AgentEmbeddings] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def rows(self, conn: psycopg.Connection, agent_id: str, prepare: Prepare) -> AgentEmbeddings:
+        """The agent's stored units, as reading them all in one statement gives them."""
+        with self._lock:
+            held = self._held.get(agent_id)
+        after = int(held.seqs[-1]) if held is not None and len(held.seqs) else _EVERYTHING
+        current = self._merged(held, self._read(conn, agent_id, after), after, prepare)
+        if current is None:  # a unit it never held that is not newer: read everything
+            current = self._merged(None, self._read(conn, agent_id, _EVERYTHING), _EVERYTHING, prepare)
+            assert current is not None
+        self._keep(agent_id, current)
+        return current
+
+    @staticmethod
+    def _read(conn: psycopg.Connection, agent_id: str, after: int) -> tuple[np.ndarray, list[UUID], np.ndarray]:
+        with conn.cursor(binary=True) as cur:
+            rows = cur.execute(_ROWS, {"a": agent_id, "after": after}).fetchall()
+        rows.sort(key=lambda row: row[0])
+        seqs = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        new = rows[int(np.searchsorted(seqs, after, side="right")):]
+        return seqs, [row[1] for row in new], vectors_from_send(b"".join(row[2] for row in new), len(new))
+
+    def _merged(self, held: AgentEmbeddings | None, read: tuple[np.ndarray, list[UUID], np.ndarray], after: int,
+                prepare: Prepare) -> AgentEmbeddings | None:
+        """What ``read`` says the agent holds, the rows of units up to ``after`` from ``held``;
+        None when one of those is not held."""
+        seqs, new_ids, new_vectors = read
+        old = len(seqs) - len(new_ids)  # seqs[:old] are up to ``after``, the rest are new
+        if old and held is None:
+            return None
+        fresh = prepare(new_vectors) if len(new_ids) else None
+        if old:
+            at = np.searchsorted(held.seqs, seqs[:old])
+            if (at >= len(held.seqs)).any() or (held.seqs[np.minimum(at, len(held.seqs) - 1)] != seqs[:old]).any():
+                return None
+            if old == held.count and (fresh is None or self._append(held, fresh)):
+                buffer = held.buffer  # nothing deleted: the new rows went in after the held ones
+            else:
+                kept = held.rows[at]
+                buffer = _Buffer(kept if fresh is None else np.concatenate([kept, fresh]), 2 * len(seqs))
+            ids = [held.ids[i] for i in at.tolist()] + list(new_ids)
+        else:
+            buffer = _Buffer(fresh if fresh is not None else np.zeros((0, 0)), 2 * len(seqs))
+            ids = list(new_ids)
+        return AgentEmbeddings(seqs, ids, buffer, len(seqs))
+
+    def _append(self, held: AgentEmbeddings, fresh: np.ndarray) -> bool:
+        """Write ``fresh`` after ``held``'s rows in its buffer when no other answer took that room
+        and it fits."""
+        with self._lock:
+            buffer = held.buffer
+            end = held.count + len(fresh)
+            if buffer.filled != held.count or end > len(buffer.array) or fresh.shape[1:] != buffer.array.shape[1:]:
+                return False
+            buffer.array[held.count:end] = fresh
+            buffer.filled = end
+            return True
+
+    def _keep(self, agent_id: str, entry: AgentEmbeddings) -> None:
+        with self._lock:
+            self._held.pop(agent_id, None)
+            if entry.buffer.array.nbytes > self.max_bytes:
+                return
+            self._held[agent_id] = entry
+            total = sum(e.buffer.array.nbytes for e in self._held.values())
+            while total > self.max_bytes:
+                _, out = self._held.popitem(last=False)
+                total -= out.buffer.array.nbytes
+
+    def forget(self, agent_id: str | None = None) -> None:
+        """Drop what is held of one agent, or of every agent."""
+        with self._lock:
+            if agent_id is None:
+                self._held.clear()
+            else:
+                self._held.pop(agent_id, None)

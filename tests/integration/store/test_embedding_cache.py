@@ -1,0 +1,90 @@
+"""The embeddings held between puts (``store.embedding_cache``) are always what reading every
+stored unit gives: after new units, deletions, a unit committed out of order, and beside another
+answer that still uses the same buffer."""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+
+from fleet_memory.store.embedding_cache import EmbeddingCache
+from fleet_memory.store.semantic import _unit_rows
+
+AGENT = "held"
+
+
+def _everything(conn, agent: str) -> tuple[list[int], list, np.ndarray]:
+    rows = conn.execute("SELECT seq, id, embedding FROM memory_units WHERE agent_id = %s ORDER BY seq",
+                        (agent,)).fetchall()
+    vectors = np.asarray([r[2].to_numpy().astype(np.float32) for r in rows]) if rows else np.zeros((0, 0))
+    return [r[0] for r in rows], [r[1] for r in rows], vectors
+
+
+def _assert_current(conn, cache: EmbeddingCache, agent: str = AGENT):
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+    held = cache.rows(conn, agent, _unit_rows)
+    seqs, ids, vectors = _everything(conn, agent)
+    assert held.seqs.tolist() == seqs and held.ids == ids and held.count == len(ids)
+    if ids:
+        assert np.array_equal(held.rows, _unit_rows(vectors))
+    return held
+
+
+def _put(memory, *texts: str) -> list:
+    return [u.id for t in texts for u in memory.put(AGENT, t).units]
+
+
+def test_the_held_rows_follow_every_change(memory, db_url) -> None:
+    cache = EmbeddingCache()
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        assert _assert_current(conn, cache).count == 0  # an agent with nothing stored
+        first = _put(memory, "Alice adopted a grey cat named Pixel.", "Bob repairs old bicycles in Lisbon.")
+        one = _assert_current(conn, cache)
+        _put(memory, "Carmen teaches piano on weekends.")
+        two = _assert_current(conn, cache)
+        assert two.buffer is one.buffer, "a new unit is appended in place, not copied with the rest"
+        assert one.rows.shape[0] == 2, "an earlier answer still sees its own rows"
+        memory.delete(AGENT, first[0])
+        three = _assert_current(conn, cache)
+        assert three.buffer is not two.buffer and three.count == 2
+        assert two.count == 3 and two.rows.shape[0] == 3  # untouched by the deletion's copy
+        # a unit committed after a later one: a seq below the newest held, never held: everything is read
+        late = _put(memory, "Dmitri sings in a choir.")
+        conn.execute("UPDATE memory_units SET seq = -5 WHERE agent_id = %s AND id = %s", (AGENT, late[0]))
+        four = _assert_current(conn, cache)
+        assert four.ids[0] == late[0] and four.buffer is not three.buffer
+
+
+def test_two_answers_from_one_held_entry_never_write_over_each_other(memory, db_url) -> None:
+    cache = EmbeddingCache()
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        _put(memory, "Alice adopted a grey cat named Pixel.")
+        held = _assert_current(conn, cache)
+        _put(memory, "Bob repairs old bicycles in Lisbon.")
+        after = int(held.seqs[-1])
+        first = cache._merged(held, cache._read(conn, AGENT, after), after, _unit_rows)
+        seen = first.rows.copy()
+        _put(memory, "Carmen teaches piano on weekends.")
+        second = cache._merged(held, cache._read(conn, AGENT, after), after, _unit_rows)  # the same held entry
+        assert first.buffer is held.buffer and second.buffer is not held.buffer  # its room was taken: a copy
+        assert first.count == 2 and second.count == 3
+        assert np.array_equal(first.rows, seen), "the second answer wrote over the first one's rows"
+        assert np.array_equal(second.rows[:2], seen)
+
+
+def test_at_most_max_bytes_are_held(memory, db_url) -> None:
+    texts = [f"Person {i} moved to city number {i}." for i in range(6)]
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        for agent in ("a1", "a2", "a3"):
+            for t in texts[:3]:
+                memory.put(agent, t)
+        row_bytes = 2 * 3 * memory.embedder.dimension * 8  # each buffer has room for twice its units
+        cache = EmbeddingCache(max_bytes=2 * row_bytes)
+        for agent in ("a1", "a2", "a3"):
+            cache.rows(conn, agent, _unit_rows)
+        assert list(cache._held) == ["a2", "a3"]  # the least recently used went
+        assert _assert_current(conn, cache, "a1").count == 3  # read again in full, still right
+        cache.forget()
+        assert not cache._held
