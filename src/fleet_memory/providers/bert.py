@@ -165,7 +165,7 @@ class BertMeanPooled:
 
         Why: the products are nearly all of the encoder's time, and a CPU with bfloat16 in
         hardware runs them about 2.7 times as fast (2,000 LoCoMo sentences on one thread: 6.3 s
-        in float32, 2.35 s so; one short query 8.3 → 4.0 ms), for vectors within a cosine of
+        in float32, 2.1–2.35 s so; one short query 8.4 → 4.3 ms), for vectors within a cosine of
         0.9999 of float32's."""
         exact_run = self._run
         self._low = {k: v.bfloat16() for k, v in self.w.items() if k.startswith("encoder.") and "LayerNorm" not in k}
