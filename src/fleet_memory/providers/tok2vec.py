@@ -6,9 +6,8 @@ of rows, the four rows summed; the attributes' vectors concatenated, then a maxo
 layer normalisation) and ``MaxoutWindowEncoder`` (``depth`` residual layers, each a maxout with
 layer normalisation over a token and its ``window`` neighbours on either side). The tagger and the
 parser read the shared ``tok2vec`` component's vectors; the named-entity recogniser has a network
-of the same shape of its own. Together they were about 60 % of the parse (3.2 of 6.6 s for the
-8,906 LoCoMo dev sentences, ``tok2vec`` alone), run by thinc's NumPy ops one small matrix product
-after another.
+of the same shape of its own. ``tok2vec`` alone was about half of the parse (3.2 of 6.6 s for the
+8,906 LoCoMo dev sentences), run by thinc's NumPy ops one small matrix product after another.
 
 ``TorchTok2Vec.of(model)`` reads the weights out of such a thinc model and runs the same
 arithmetic with torch on one thread: the hashes are thinc's own (``NumpyOps.hash``), the sentences

@@ -214,7 +214,9 @@ def semantic_candidates(
     (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
     embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's
     own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
-    list); before that index exists the planner sorts, exactly."""
+    list); before that index exists the planner sorts, exactly. ``cache``: the agent's embeddings
+    kept between calls for the in-memory comparison (``store.embedding_cache``), only for a
+    connection that sees committed rows alone (a read beside a put)."""
     if not units:
         return []
     params = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import psycopg
 
-from fleet_memory.store.embedding_cache import EmbeddingCache
+from fleet_memory.store.embedding_cache import EmbeddingCache, _room
 from fleet_memory.store.semantic import _unit_rows
 
 AGENT = "held"
@@ -80,8 +80,8 @@ def test_at_most_max_bytes_are_held(memory, db_url) -> None:
         for agent in ("a1", "a2", "a3"):
             for t in texts[:3]:
                 memory.put(agent, t)
-        row_bytes = 2 * 3 * memory.embedder.dimension * 8  # each buffer has room for twice its units
-        cache = EmbeddingCache(max_bytes=2 * row_bytes)
+        held_bytes = _room(3) * memory.embedder.dimension * 8  # three units, with room to grow
+        cache = EmbeddingCache(max_bytes=2 * held_bytes)
         for agent in ("a1", "a2", "a3"):
             cache.rows(conn, agent, _unit_rows)
         assert list(cache._held) == ["a2", "a3"]  # the least recently used went
