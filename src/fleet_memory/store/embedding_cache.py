@@ -158,11 +158,3 @@ class EmbeddingCache:
             while total > self.max_bytes:
                 _, out = self._held.popitem(last=False)
                 total -= out.buffer.array.nbytes
-
-    def forget(self, agent_id: str | None = None) -> None:
-        """Drop what is held of one agent, or of every agent."""
-        with self._lock:
-            if agent_id is None:
-                self._held.clear()
-            else:
-                self._held.pop(agent_id, None)
