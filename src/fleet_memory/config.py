@@ -104,6 +104,11 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir("fleet-memory", appauthor=False))
 
 
+EMBEDDING_PRECISIONS = ("auto", "float32", "bfloat16")
+"""Of the default encoder's matrix products (``providers.bert``): ``auto`` takes bfloat16 where the
+CPU multiplies bfloat16 in hardware, float32 elsewhere."""
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     database_url: str | None = None
@@ -125,11 +130,9 @@ class Config:
             raise ConfigurationError(f"pool_max_size must be at least 1, got {self.pool_max_size}")
         if self.pool_min_size < 0:
             raise ConfigurationError(f"pool_min_size must be 0 or more, got {self.pool_min_size}")
-        from .providers.bert import PRECISIONS
-
-        if self.embedding_precision not in PRECISIONS:
-            raise ConfigurationError(
-                f"embedding_precision must be one of {', '.join(PRECISIONS)}, got {self.embedding_precision!r}")
+        if self.embedding_precision not in EMBEDDING_PRECISIONS:
+            raise ConfigurationError(f"embedding_precision must be one of {', '.join(EMBEDDING_PRECISIONS)},"
+                                     f" got {self.embedding_precision!r}")
 
     @property
     def llm_retries(self) -> int:

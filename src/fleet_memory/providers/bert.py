@@ -39,10 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["BertMeanPooled", "PRECISIONS", "batches", "load", "native_bfloat16"]
+from ..config import EMBEDDING_PRECISIONS as PRECISIONS
 
-PRECISIONS = ("auto", "float32", "bfloat16")
-"""``auto``: bfloat16 matrix products where the CPU multiplies bfloat16 natively, float32 elsewhere."""
+__all__ = ["BertMeanPooled", "PRECISIONS", "batches", "load", "native_bfloat16"]
 
 BFLOAT16_AGREEMENT = 0.999
 """The bfloat16 encoder is used only when its vectors have at least this cosine with float32's on
@@ -132,7 +131,6 @@ class BertMeanPooled:
     """The encoder with its weights and tokenizer; ``encode(texts)`` → (n, hidden) unit vectors."""
 
     def __init__(self, folder: Path, config: dict, max_seq_length: int, *, precision: str = "float32") -> None:
-        import torch
         from safetensors.torch import load_file
         from tokenizers import Tokenizer
 
@@ -156,9 +154,9 @@ class BertMeanPooled:
         self._low: dict = {}  # the encoder layers' matrices and biases in bfloat16, when that is used
         self._run = self._graph() or self._forward
         if precision == "bfloat16":
-            self._use_bfloat16(torch)
+            self._use_bfloat16()
 
-    def _use_bfloat16(self, torch) -> None:
+    def _use_bfloat16(self) -> None:
         """Switch the encoder layers' matrix products to bfloat16 (inputs cast down, outputs back
         up: embeddings, layer norms, attention and pooling stay float32), keeping it only if the
         vectors agree with float32's on probe batches (``BFLOAT16_AGREEMENT``).
@@ -167,6 +165,8 @@ class BertMeanPooled:
         hardware runs them about 2.7 times as fast (2,000 LoCoMo sentences on one thread: 6.3 s
         in float32, 2.1–2.35 s so; one short query 8.4 → 4.3 ms), for vectors within a cosine of
         0.9999 of float32's."""
+        import torch
+
         exact_run = self._run
         self._low = {k: v.bfloat16() for k, v in self.w.items() if k.startswith("encoder.") and "LayerNorm" not in k}
         self.precision = "bfloat16"

@@ -9,7 +9,7 @@ parser read the shared ``tok2vec`` component's vectors; the named-entity recogni
 of the same shape of its own. ``tok2vec`` alone was about half of the parse (3.2 of 6.6 s for the
 8,906 LoCoMo dev sentences), run by thinc's NumPy ops one small matrix product after another.
 
-``TorchTok2Vec.of(model)`` reads the weights out of such a thinc model and runs the same
+``TorchTok2Vec.of(model, make_doc)`` reads the weights out of such a thinc model and runs the same
 arithmetic with torch on one thread: the hashes are thinc's own (``NumpyOps.hash``), the sentences
 of a batch are laid end to end with ``pad`` zero rows before each and after the last, exactly as
 thinc's ``with_array(pad=…)`` lays them, so every token sees the same neighbours (a sentence never
@@ -58,14 +58,15 @@ class TorchTok2Vec:
         self._ops = NumpyOps()
 
     @classmethod
-    def of(cls, model) -> TorchTok2Vec | None:
+    def of(cls, model, make_doc) -> TorchTok2Vec | None:
         """The torch run of a thinc ``Tok2Vec.v2`` chain (MultiHashEmbed without static vectors,
-        MaxoutWindowEncoder), or None when ``model`` is anything else or its probes disagree."""
+        MaxoutWindowEncoder), or None when ``model`` is anything else or its vectors disagree with
+        thinc's on probe sentences (made into docs by ``make_doc``, the pipeline's tokenizer)."""
         try:
             built = cls._read(model)
         except (KeyError, ValueError, AttributeError, TypeError):
             return None
-        return built if built is not None and built._agrees(model) else None
+        return built if built is not None and built._agrees(model, make_doc) else None
 
     @classmethod
     def _read(cls, model) -> TorchTok2Vec | None:
@@ -108,11 +109,8 @@ class TorchTok2Vec:
             pad=int(encoder[0].attrs.get("pad", 0)),
         )
 
-    def _agrees(self, model) -> bool:
-        from spacy.lang.en import English
-
-        make = English().make_doc
-        docs = [make(text) for text in _PROBES]
+    def _agrees(self, model, make_doc) -> bool:
+        docs = [make_doc(text) for text in _PROBES]
         want = model.predict(docs)
         got = self(docs)
         return all(a.shape == b.shape and (a.size == 0 or float(np.abs(a - b).max()) <= AGREEMENT)
@@ -209,14 +207,14 @@ def use_torch_tok2vec(nlp) -> Tok2VecPipe | None:
         inner = [n for n in ner_model.walk() if n.name.startswith("extract_features>>")
                  and "with_array(residual" in n.name and "list2array" not in n.name]
         if len(inner) == 1:
-            run = TorchTok2Vec.of(inner[0])
+            run = TorchTok2Vec.of(inner[0], nlp.make_doc)
             if run is not None:
                 ner_model.replace_node(inner[0], Model("torch-tok2vec", _forward, attrs={"run": run},
                                                        dims={"nO": inner[0].get_dim("nO")}))
     if "tok2vec" not in nlp.pipe_names:
         return None
     component = nlp.get_pipe("tok2vec")
-    run = TorchTok2Vec.of(component.model)
+    run = TorchTok2Vec.of(component.model, nlp.make_doc)
     return Tok2VecPipe(component, run) if run is not None else None
 
 

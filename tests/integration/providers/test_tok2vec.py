@@ -31,7 +31,7 @@ def test_the_torch_run_gives_thincs_vectors() -> None:
            if n.name.startswith("extract_features>>") and "with_array(residual" in n.name and "list2array" not in n.name]
     networks["ner"] = ner[0]
     for name, model in networks.items():
-        run = TorchTok2Vec.of(model)
+        run = TorchTok2Vec.of(model, nlp.make_doc)
         assert run is not None, name
         docs = _docs(nlp, SENTENCES)
         want, got = model.predict(docs), run(docs)
@@ -46,8 +46,8 @@ def test_another_network_is_left_to_thinc() -> None:
     from thinc.api import Linear, chain
 
     nlp = _load_spacy(None)
-    assert TorchTok2Vec.of(nlp.get_pipe("parser").model) is None  # a listener, not a network
-    assert TorchTok2Vec.of(chain(Linear(4, 4), Linear(4, 4))) is None
+    assert TorchTok2Vec.of(nlp.get_pipe("parser").model, nlp.make_doc) is None  # a listener, not a network
+    assert TorchTok2Vec.of(chain(Linear(4, 4), Linear(4, 4)), nlp.make_doc) is None
 
 
 def test_the_fast_parse_is_the_shipped_models_parse() -> None:
