@@ -659,7 +659,8 @@ class Ingestor:
             c.execute("SELECT set_config('lock_timeout', %s, true)", (SIMILAR_LOCK_TIMEOUT,))
             seen = planner.unit_counts(c, [agent_id]).get(agent_id, 0)
             return seen, semantic_candidates(c, agent_id, units, top_k=cfg.semantic_top_k,
-                                             min_similarity=cfg.semantic_min_similarity, cache=self._embeddings)
+                                             min_similarity=cfg.semantic_min_similarity, cache=self._embeddings,
+                                             size=seen)
         return read
 
     @staticmethod
@@ -701,7 +702,8 @@ class Ingestor:
         if not self.config.ingest.supersede or self._judges_with_llm:  # the LLM's turn comes after the commit
             return replace(s, superseded=self._corrections(s, conn, self.clock.now()))
         now = self.clock.now()
-        made = sum(supersede_units(conn, agent_id, stated, self.candidate_nlp, self.config.ingest, now)
+        made = sum(supersede_units(conn, agent_id, stated, self.candidate_nlp, self.config.ingest, now,
+                                   units=s.unit_counts.get(agent_id))
                    for agent_id, stated in _stated_by_agent(s.units).items())
         return replace(s, superseded=made + self._corrections(s, conn, now))
 

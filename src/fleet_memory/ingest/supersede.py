@@ -286,18 +286,20 @@ class Judged:
     ask: list[tuple[Fact, Fact]]
     ended: set[UUID]
     when: dict[UUID, datetime]
+    written: dict[UUID, tuple[int, int]]  # write order: (0, seq) of a stored unit, (1, position) of a new one
 
 
 def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP,
-                    config: IngestConfig, now: datetime) -> int:
+                    config: IngestConfig, now: datetime, *, units: int | None = None) -> int:
     """The offline ingest stage for one agent's new units, inside the put's transaction:
-    ``read_candidates`` then ``record``. Returns how many units were superseded."""
-    judged = read_candidates(conn, agent_id, new, nlp, config, wide=False)
+    ``read_candidates`` then ``record``. ``units``: the agent's unit count after the put's write.
+    Returns how many units were superseded."""
+    judged = read_candidates(conn, agent_id, new, nlp, config, wide=False, units=units)
     return record(conn, agent_id, judged, now) if judged else 0
 
 
 def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP, config: IngestConfig,
-          *, wide: bool) -> Judged | None:
+          *, wide: bool, units: int | None = None) -> Judged | None:
     """Candidates (cheap: only new units that state a slot, one SQL statement; unless ``wide`` — the
     LLM's net — only those that share a slot with the new unit and have another event time, the
     rule's first tests, which made the parse of every candidate most of the stage's time), one
@@ -306,7 +308,8 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUn
     if not stating:
         return None
     found = sup_sql.candidates(conn, agent_id, [(u.id, u.embedding) for u in stating],
-                               min_similarity=config.supersede_min_similarity, k=config.supersede_candidates)
+                               min_similarity=config.supersede_min_similarity, k=config.supersede_candidates,
+                               size=units)
     said = {u.id: u for u in stating}
     if not wide:  # the rule needs a shared slot and two times: the other pairs are not parsed
         found = [c for c in found if c.unit.event_date != said[c.new_id].event_date
@@ -319,8 +322,10 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUn
         texts.setdefault(u.id, (u.text, u.event_date, u.who))
         texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date, speaker_key(c.unit.user_id, c.unit.speaker)))
     decided, ask = rule_pairs(_pairs(found, texts, nlp))
+    written = {c.unit.id: (0, c.seq) for c in found}  # stored before this put's units, in seq order
+    written.update((u.id, (1, i)) for i, u in enumerate(new))  # the put's own, in the order written
     return Judged(decided, ask, {c.unit.id for c in found if c.unit.valid_until is not None},
-                  {i: t[1] for i, t in texts.items()})
+                  {i: t[1] for i, t in texts.items()}, written)
 
 
 def with_llm(judged: Judged, llm: LLM, retries: int) -> Judged:
@@ -343,10 +348,12 @@ def with_llm(judged: Judged, llm: LLM, retries: int) -> Judged:
 
 def record(conn: psycopg.Connection, agent_id: str, judged: Judged, now: datetime) -> int:
     """Record the decided pairs: onto the current version of a line already superseded, each older
-    unit ended by its earliest successor. Returns how many."""
+    unit ended by its earliest successor (of successors at the same time, the one written first:
+    the turns of a session share their time, and breaking the tie by unit id made the same input
+    end a fact by a different successor from one run to the next). Returns how many."""
     decided = _onto_current(conn, agent_id, judged.decided, judged.ended, judged.when)
     chosen: dict[UUID, Pair] = {}
-    for p in sorted(decided, key=lambda p: (judged.when[p.newer], str(p.newer))):
+    for p in sorted(decided, key=lambda p: (judged.when[p.newer], judged.written[p.newer])):
         chosen.setdefault(p.older, p)  # the earliest successor
     return sup_sql.supersede(conn, agent_id, [(p.older, p.newer, p.reason) for p in chosen.values()], now)
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
+from ..providers.compute import product
 from ..providers.llm import LLM, structured_call
 
 __all__ = ["central_index", "extractive_summary", "llm_summary", "ClusterSummary"]
@@ -33,7 +34,7 @@ def central_index(embeddings: np.ndarray) -> int:
     vectors = np.asarray(embeddings, dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = vectors / np.where(norms == 0, 1.0, norms)
-    sims = vectors @ vectors.T
+    sims = product(vectors, vectors)
     return int(np.argmax(sims.sum(axis=1)))
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import ProviderError
 from .bert import PRECISIONS, BertMeanPooled
 from .bert import load as load_bert
+from .compute import torch_threads
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "HashingEmbedder", "bundled_model_path"]
 
@@ -55,7 +56,7 @@ class SentenceTransformerEmbedder:
     single text, produced ragged tensors: a 500 under load). The lean encoder's tokenizer is set
     once at load, so its calls run at once: a search's query is not held up behind a put's batch,
     and ingestion embeds two windows at a time. torch's thread count is the calling thread's own
-    (``_torch_threads``)."""
+    (``compute.torch_threads``)."""
 
     def __init__(self, model: str | None = None, *, dimension: int = 384, batch_size: int = 64,
                  precision: str = "auto") -> None:
@@ -111,9 +112,9 @@ class SentenceTransformerEmbedder:
     def _embed(self, model, single: _SingleText | bool | None, texts: list[str],
                threads: int | None = None) -> np.ndarray:
         if single:
-            with _torch_threads(1):
+            with torch_threads(1):
                 return single(texts[0])
-        with _torch_threads(1 if len(texts) <= _SMALL_BATCH else threads):
+        with torch_threads(1 if len(texts) <= _SMALL_BATCH else threads):
             if isinstance(model, BertMeanPooled):
                 return model.encode(list(texts), batch_size=self.batch_size)
             vectors = model.encode(
@@ -181,7 +182,7 @@ class _SingleText:
                 traced = torch.jit.freeze(
                     torch.jit.trace(transformer, (probe["input_ids"], probe["attention_mask"]), strict=False).eval())
             single = cls(tokenizer, traced, int(model.max_seq_length or 512))
-            with embed_lock, _torch_threads(1):
+            with embed_lock, torch_threads(1):
                 for text in cls._PROBES:
                     want = model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
                                         show_progress_bar=False)[0]
@@ -237,27 +238,6 @@ def _quiet_loading() -> Iterator[None]:
 # core costs more in hand-offs than it saves, and on a busy machine the wait for all cores to be
 # free dominates (measured here on 2 busy cores: p95 17 ms on one thread vs 500 ms on two).
 _SMALL_BATCH = 4
-
-
-@contextmanager
-def _torch_threads(count: int | None) -> Iterator[None]:
-    """torch's intra-op threads for the calling thread while inside; each thread has its own count
-    (OpenMP's per-thread setting: one thread setting 1 leaves another's 2, checked in the tests), so
-    concurrent calls do not change each other's, nor the host's."""
-    if count is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    if before == count:
-        yield
-        return
-    torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 _WORD = re.compile(r"[a-z0-9]+")

@@ -119,14 +119,14 @@ class TorchTok2Vec:
     def __call__(self, docs: Sequence) -> list[np.ndarray]:
         import torch
 
-        from .embedder import _torch_threads
+        from .compute import torch_threads
 
         lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
         width = self.norms[0][0].shape[0]
         if not lengths.sum():
             return [np.zeros((0, width), dtype=np.float32) for _ in docs]
         ids = np.concatenate([d.to_array(self.columns).reshape(len(d), len(self.columns)) for d in docs]).astype(np.uint64)
-        with torch.inference_mode(), _torch_threads(1):
+        with torch.inference_mode(), torch_threads(1):
             tables = []
             for column, seed, table in self.hashes:
                 keys = self._ops.hash(np.ascontiguousarray(ids[:, column]), seed) % table.shape[0]

@@ -38,18 +38,17 @@ def content_hash(content: str, context: str | None = None, speaker: str | None =
 
 
 def insert_documents(conn: psycopg.Connection, docs: Sequence[NewDocument]) -> None:
+    """Write the documents in one binary ``COPY`` (``units.insert_units``)."""
     if not docs:
         return
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO documents (id, agent_id, content, content_hash, context, source, speaker, event_date,"
-            " created_at, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [
-                (d.id, d.agent_id, d.content, content_hash(d.content, d.context, d.speaker), d.context, d.source,
-                 d.speaker, d.event_date, d.created_at, Jsonb(d.metadata))
-                for d in docs
-            ],
-        )
+    with conn.cursor() as cur, cur.copy(
+        "COPY documents (id, agent_id, content, content_hash, context, source, speaker, event_date, created_at,"
+        " metadata) FROM STDIN (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(["uuid", "text", "text", "text", "text", "text", "text", "timestamptz", "timestamptz", "jsonb"])
+        for d in docs:
+            copy.write_row((d.id, d.agent_id, d.content, content_hash(d.content, d.context, d.speaker), d.context,
+                            d.source, d.speaker, d.event_date, d.created_at, Jsonb(d.metadata)))
 
 
 def existing_hashes(conn: psycopg.Connection, agent_id: str, hashes: Sequence[str]) -> set[str]:

@@ -126,7 +126,7 @@ def create_entities(conn: psycopg.Connection, agent_id: str, new: Sequence[NewEn
 
 def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[Mention]) -> int:
     """Insert the mention rows and update, per entity, mention_count (+ new mention rows),
-    first/last seen and aliases (surface forms other than the name). Three statements."""
+    first/last seen and aliases (surface forms other than the name). Two statements."""
     if not mentions:
         return 0
     with cached_plans(conn):  # two foreign-key checks per mention
@@ -145,24 +145,19 @@ def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[
         first[m.entity_id] = min(first.get(m.entity_id, m.event_date), m.event_date)
         last[m.entity_id] = max(last.get(m.entity_id, m.event_date), m.event_date)
     ids = list(first)
-    conn.execute(
-        "UPDATE entities e SET mention_count = e.mention_count + x.c,"
-        " first_seen = LEAST(e.first_seen, x.f), last_seen = GREATEST(e.last_seen, x.l)"
-        " FROM unnest(%s::uuid[], %s::int[], %s::timestamptz[], %s::timestamptz[]) AS x(i, c, f, l)"
-        " WHERE e.agent_id = %s AND e.id = x.i",
-        (ids, [counts.get(i, 0) for i in ids], [first[i] for i in ids], [last[i] for i in ids], agent_id),
-    )
     pairs = sorted({(m.entity_id, " ".join(m.surface.split())) for m in mentions})
-    conn.execute(
-        "UPDATE entities e SET aliases = ARRAY(SELECT DISTINCT a FROM unnest(e.aliases || x.al) AS a ORDER BY a)"
-        " FROM (SELECT i, array_agg(s) AS al FROM unnest(%s::uuid[], %s::text[]) AS p(i, s) GROUP BY i) x"
-        " WHERE e.agent_id = %s AND e.id = x.i AND NOT (x.al <@ (e.aliases || ARRAY[e.name]))",
-        ([p[0] for p in pairs], [p[1] for p in pairs], agent_id),
-    )
-    conn.execute(
-        "UPDATE entities SET aliases = array_remove(aliases, name) WHERE agent_id = %s AND id = ANY(%s)"
-        " AND name = ANY(aliases)",
-        (agent_id, ids),
+    conn.execute(  # aliases: the surface forms joined in when one is new, never the name itself
+        "UPDATE entities e SET mention_count = e.mention_count + x.c,"
+        " first_seen = LEAST(e.first_seen, x.f), last_seen = GREATEST(e.last_seen, x.l),"
+        " aliases = array_remove(CASE WHEN x.al <@ (e.aliases || ARRAY[e.name]) THEN e.aliases"
+        "   ELSE ARRAY(SELECT DISTINCT a FROM unnest(e.aliases || x.al) AS a ORDER BY a) END, e.name)"
+        " FROM (SELECT u.i, u.c, u.f, u.l, s.al"
+        "   FROM unnest(%s::uuid[], %s::int[], %s::timestamptz[], %s::timestamptz[]) AS u(i, c, f, l)"
+        "   JOIN (SELECT i, array_agg(s) AS al FROM unnest(%s::uuid[], %s::text[]) AS p(i, s) GROUP BY i) s"
+        "   ON s.i = u.i) x"
+        " WHERE e.agent_id = %s AND e.id = x.i",
+        (ids, [counts.get(i, 0) for i in ids], [first[i] for i in ids], [last[i] for i in ids],
+         [p[0] for p in pairs], [p[1] for p in pairs], agent_id),
     )
     return len(inserted)
 

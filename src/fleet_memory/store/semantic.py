@@ -28,6 +28,7 @@ from uuid import UUID
 import numpy as np
 import psycopg
 
+from ..providers.compute import product
 from .agent_indexes import OWN_INDEX_UNITS
 from .database import index_order
 from .embedding_cache import EmbeddingCache
@@ -123,7 +124,7 @@ def _nearest_rows(queries: np.ndarray, matrix: np.ndarray, k: int, min_similarit
     out: list[list[tuple[int, float]]] = []
     step = max(1, PRODUCT_CELLS // n)
     for lo in range(0, len(queries), step):
-        sims = queries[lo:lo + step] @ matrix.T
+        sims = product(queries[lo:lo + step], matrix)  # not numpy's @ (``providers.compute``)
         block = np.arange(sims.shape[0])
         mine = own[lo:lo + step]
         sims[block[mine >= 0], mine[mine >= 0]] = -np.inf
@@ -202,6 +203,7 @@ def semantic_candidates(
     exact_below: int = EXACT_BELOW,
     stored_only: bool = False,
     cache: EmbeddingCache | None = None,
+    size: int | None = None,
 ) -> Pairs:
     """For each ``(unit_id, embedding)``: its ``top_k`` nearest units of the agent that ``conn``
     sees (cosine), kept when cosine ≥ ``min_similarity``, as ``(unit_id, other_id, cosine)``. ONE
@@ -216,7 +218,10 @@ def semantic_candidates(
     own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
     list); before that index exists the planner sorts, exactly. ``cache``: the agent's embeddings
     kept between calls for the in-memory comparison (``store.embedding_cache``), only for a
-    connection that sees committed rows alone (a read beside a put)."""
+    connection that sees committed rows alone (a read beside a put). ``size``: the agent's unit
+    count as the caller read it (``term_df``, one primary-key lookup); else it is counted here, up
+    to where it can change the choice (a scan of up to 5,000 index entries and their rows: 1–6 ms a
+    read into a large agent, which a put made once per window)."""
     if not units:
         return []
     params = {
@@ -227,7 +232,9 @@ def semantic_candidates(
         "min": min_similarity,
     }
     bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1) + len(units)
-    size = agent_size(conn, agent_id, bound) - (len(units) if stored_only else 0)  # as a read beside counts
+    if size is None:
+        size = agent_size(conn, agent_id, bound)
+    size -= len(units) if stored_only else 0  # as a read beside counts
     if len(units) >= IN_MEMORY_FROM and (size < exact_below or _in_memory_is_cheaper(size, len(units))):
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity,
                                 stored_only=stored_only, cache=cache)

@@ -41,10 +41,12 @@ class SimilarUnit:
     new_id: UUID
     unit: MemoryUnit
     similarity: float
+    seq: int  # the unit's write order
 
 
 def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, np.ndarray]], *,
-               min_similarity: float, k: int, exact_below: int = EXACT_BELOW) -> list[SimilarUnit]:
+               min_similarity: float, k: int, exact_below: int = EXACT_BELOW,
+               size: int | None = None) -> list[SimilarUnit]:
     """For each new unit, the ``k`` most similar other units of the agent that are not archived and
     at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
     version of the fact more than its current one; the caller supersedes the line's current
@@ -52,15 +54,16 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
     fewer than ``exact_below`` units is scanned exactly (deterministic, and cheap at that size); a
     larger one through its own HNSW index (``store.agent_indexes``), as semantic links are
     (``store.links``): an exact scan read every row of a 50,000-unit agent for each new unit
-    stating a slot."""
+    stating a slot. ``size``: the agent's unit count as ``conn`` sees it, when the caller knows it
+    (a put's write returns it); else counted here."""
     if not new:
         return []
-    exact = agent_size(conn, agent_id, exact_below) < exact_below
+    exact = (agent_size(conn, agent_id, exact_below) if size is None else size) < exact_below
     order = "similarity DESC, o.seq" if exact else "o.embedding <=> n.emb"
     with nullcontext() if exact else index_order(conn):  # the planner takes the index order
         rows = fetch(
             conn,
-            "SELECT n.id AS new_id, " + _COLS + ", o.similarity"
+            "SELECT n.id AS new_id, " + _COLS + ", o.seq, o.similarity"
             " FROM unnest(%(ids)s::uuid[], %(embs)s::vector[]) AS n(id, emb)"
             " CROSS JOIN LATERAL (SELECT o.*, (1 - (o.embedding <=> n.emb))::float8 AS similarity"
             "   FROM memory_units o WHERE o.agent_id = %(a)s AND o.id <> n.id"
@@ -69,7 +72,7 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
             " WHERE o.similarity >= %(min)s",
             {"a": agent_id, "ids": [i for i, _ in new], "k": k, "min": min_similarity,
              "embs": [np.asarray(e, dtype=np.float32) for _, e in new]},
-            lambda r: SimilarUnit(r["new_id"], unit_from_row(r), float(r["similarity"])),
+            lambda r: SimilarUnit(r["new_id"], unit_from_row(r), float(r["similarity"]), int(r["seq"])),
         )
     return rows
 

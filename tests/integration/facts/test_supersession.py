@@ -143,3 +143,18 @@ def test_still_asks_about_the_present_even_for_a_month_that_has_passed(real_memo
     assert "Cancelled" in results[0].text
     past = real_memory.search(AGENT, "When was the Japan trip supposed to be?", now=june, reinforce=False)
     assert "Booked flights" in past[0].text
+
+
+def test_of_successors_at_the_same_time_the_first_written_ends_the_fact(real_memory, monkeypatch) -> None:
+    """Both sentences of the move supersede "Lisbon" and share their time: the first written is
+    its successor, whatever the units' ids (made here to sort the other way round, as random ids
+    did half the time: the same input then ended the fact by a different unit from run to run)."""
+    import uuid
+
+    _put(real_memory, "Ines lives in Lisbon.", JUNE_2024)
+    falling = iter(range(1 << 100, 0, -1))
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=next(falling)))  # each id sorts before the last
+    _put(real_memory, "Ines moved to Porto. She lives in Porto now.", FEB_2025)
+    [lisbon] = _units(real_memory, "Lisbon")
+    versions = [u.text for u in real_memory.history(AGENT, lisbon.id)]
+    assert versions[:2] == ["Ines lives in Lisbon.", "Ines moved to Porto."], versions

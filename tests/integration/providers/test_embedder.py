@@ -185,14 +185,14 @@ def test_torch_threads_are_set_for_the_calling_thread_only() -> None:
     host's once the call is over."""
     import torch
 
-    from fleet_memory.providers.embedder import _torch_threads
+    from fleet_memory.providers.compute import torch_threads
 
     before = torch.get_num_threads()
     inside, seen = threading.Event(), threading.Event()
     counts: list[int] = []
 
     def worker() -> None:
-        with _torch_threads(1):
+        with torch_threads(1):
             counts.append(torch.get_num_threads())
             inside.set()
             seen.wait(30)
