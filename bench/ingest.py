@@ -27,7 +27,8 @@ semantic links, mean and max per unit; entity links are derived when read).
 each size, interleaved over ``--rounds`` rounds (default 5), median units/s and stage seconds for
 each (``ingest_scale.agent_sizes``; with ``--home`` the largest agent is built once and reused). ``--long-turns 5``: also LongMemEval-like
 long turns (5 LoCoMo turns joined into one, user/assistant), one ``put_many`` per session into one
-agent, turns/s (``ingest_scale.long_turns``); with ``--long-windows`` also each session put with
+agent, turns/s (``ingest_scale.long_turns``; each session's floor timed just before it, then the
+sessions again, back to back, into a second agent); with ``--long-windows`` also each session put with
 its facts in one window and with the default windows, interleaved (``ingest_scale.long_turns_windows``). ``--floor-one-thread``: also a floor that embeds on one
 torch thread, as the pipeline's worker does while spaCy parses (on a busy machine one thread is
 often faster than two; this separates that from the overlap). On a shared machine only ratios
@@ -253,7 +254,8 @@ def _print_scale(sizes: list[dict], long: dict | None) -> None:
               f"{long['turns']} turns → {long['units']} units, {long['turns_per_s']:.1f} turns/s, "
               f"{long['units_per_s']:.1f} units/s, median {long['median_put_s']:.2f} s per session put; "
               f"floor {long['floor_turns_per_s']:.1f} turns/s, ratio "
-              f"{long['turns_per_s'] / long['floor_turns_per_s']:.2f}; stage seconds: "
+              f"{long['turns_per_s'] / long['floor_turns_per_s']:.2f}; back to back (no floor between puts) "
+              f"{long['back_to_back_turns_per_s']:.1f} turns/s; stage seconds: "
               + ", ".join(f"{k} {v:.1f}" for k, v in long["stage_seconds"].items()))
 
 

@@ -215,7 +215,11 @@ def long_turn_sessions(convs: list[dict], group: int) -> list[list[dict]]:
 
 def long_turns(mem, convs: list[dict], group: int, run: str, floor=None) -> dict:
     """turns/s of long multi-sentence turns, one ``put_many`` per session, all into one agent;
-    with ``floor(mem, agent, items) -> seconds``, the floor's time for the same sessions first."""
+    with ``floor(mem, agent, items) -> seconds``, the floor's time for the same sessions first.
+    Then the same sessions again into a second agent, back to back (``back_to_back_turns_per_s``):
+    how an agent storing session after session calls it, where whatever a put leaves running
+    beside it (a thread that spins on, a read not yet back) costs the next put, not the floor
+    timed between two puts above."""
     agent = f"long-{run}"
     per_put, turns, units, total, floor_s = [], 0, 0, 0.0, 0.0
     stages: dict[str, float] = {}
@@ -231,9 +235,14 @@ def long_turns(mem, convs: list[dict], group: int, run: str, floor=None) -> dict
         units += sum(len(r.units) for r in results)
         for name, spent in results[0].stage_seconds.items():
             stages[name] = stages.get(name, 0.0) + spent
+    started = time.perf_counter()
+    for items in long_turn_sessions(convs, group):
+        mem.put_many(items, agent_id=f"long-b2b-{run}")
+    back_to_back = time.perf_counter() - started
     return {"sessions": len(per_put), "stage_seconds": stages, "turns": turns, "units": units, "seconds": total, "floor_seconds": floor_s,
             "floor_turns_per_s": turns / floor_s if floor_s else None,
             "turns_per_s": turns / total, "units_per_s": units / total, "median_put_s": statistics.median(per_put),
+            "back_to_back_turns_per_s": turns / back_to_back,
             "chars_per_turn": sum(len(i["text"]) for s in long_turn_sessions(convs, group) for i in s) / turns}
 
 
