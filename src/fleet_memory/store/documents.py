@@ -12,6 +12,8 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
+from .rows import insert_rows
+
 __all__ = ["NewDocument", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes",
            "find_duplicates", "stored_identities"]
 
@@ -37,18 +39,17 @@ def content_hash(content: str, context: str | None = None, speaker: str | None =
     return digest.hexdigest()
 
 
+_COLUMNS = (("id", "uuid"), ("agent_id", "text"), ("content", "text"), ("content_hash", "text"),
+            ("context", "text"), ("source", "text"), ("speaker", "text"), ("event_date", "timestamptz"),
+            ("created_at", "timestamptz"), ("metadata", "jsonb"))
+
+
 def insert_documents(conn: psycopg.Connection, docs: Sequence[NewDocument]) -> None:
-    """Write the documents in one binary ``COPY`` (``units.insert_units``)."""
-    if not docs:
-        return
-    with conn.cursor() as cur, cur.copy(
-        "COPY documents (id, agent_id, content, content_hash, context, source, speaker, event_date, created_at,"
-        " metadata) FROM STDIN (FORMAT BINARY)"
-    ) as copy:
-        copy.set_types(["uuid", "text", "text", "text", "text", "text", "text", "timestamptz", "timestamptz", "jsonb"])
-        for d in docs:
-            copy.write_row((d.id, d.agent_id, d.content, content_hash(d.content, d.context, d.speaker), d.context,
-                            d.source, d.speaker, d.event_date, d.created_at, Jsonb(d.metadata)))
+    """Write the documents (``rows.insert_rows``: one ``COPY`` for a batch)."""
+    insert_rows(conn, "documents", _COLUMNS, [
+        (d.id, d.agent_id, d.content, content_hash(d.content, d.context, d.speaker), d.context, d.source,
+         d.speaker, d.event_date, d.created_at, Jsonb(d.metadata))
+        for d in docs])
 
 
 def existing_hashes(conn: psycopg.Connection, agent_id: str, hashes: Sequence[str]) -> set[str]:
