@@ -703,7 +703,7 @@ class Ingestor:
             return replace(s, superseded=self._corrections(s, conn, self.clock.now()))
         now = self.clock.now()
         made = sum(supersede_units(conn, agent_id, stated, self.candidate_nlp, self.config.ingest, now,
-                                   units=s.unit_counts.get(agent_id))
+                                   size=s.unit_counts.get(agent_id))
                    for agent_id, stated in _stated_by_agent(s.units).items())
         return replace(s, superseded=made + self._corrections(s, conn, now))
 

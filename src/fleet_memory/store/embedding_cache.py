@@ -40,7 +40,7 @@ import psycopg
 
 from .rows import vectors_from_send
 
-__all__ = ["AgentEmbeddings", "EmbeddingCache"]
+__all__ = ["AgentEmbeddings", "EmbeddingCache", "read_embeddings"]
 
 DEFAULT_MAX_BYTES = 64 << 20
 """Rows held at most, room to grow included: about 17,000 units of 384 float64 dimensions (three
@@ -58,6 +58,18 @@ sort, which spilled to disk (28 against 4.5 ms at 4,394 units)."""
 _EVERYTHING = -(2**63)  # below every seq: every unit's id and embedding are read
 
 Prepare = Callable[[np.ndarray], np.ndarray]
+
+
+def read_embeddings(conn: psycopg.Connection, agent_id: str,
+                    after: int = _EVERYTHING) -> tuple[np.ndarray, list[UUID], np.ndarray]:
+    """The agent's stored units in write order: every ``seq``, then the ids and embeddings (float32
+    rows) of those written after ``after`` (of all of them by default). One statement."""
+    with conn.cursor(binary=True) as cur:
+        rows = cur.execute(_ROWS, {"a": agent_id, "after": after}).fetchall()
+    rows.sort(key=lambda row: row[0])
+    seqs = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+    new = rows[int(np.searchsorted(seqs, after, side="right")):]
+    return seqs, [row[1] for row in new], vectors_from_send(b"".join(row[2] for row in new), len(new))
 
 
 def _room(units: int) -> int:
@@ -96,21 +108,12 @@ class EmbeddingCache:
         with self._lock:
             held = self._held.get(agent_id)
         after = int(held.seqs[-1]) if held is not None and len(held.seqs) else _EVERYTHING
-        current = self._merged(held, self._read(conn, agent_id, after), after, prepare)
+        current = self._merged(held, read_embeddings(conn, agent_id, after), after, prepare)
         if current is None:  # a unit it never held that is not newer: read everything
-            current = self._merged(None, self._read(conn, agent_id, _EVERYTHING), _EVERYTHING, prepare)
+            current = self._merged(None, read_embeddings(conn, agent_id), _EVERYTHING, prepare)
             assert current is not None
         self._keep(agent_id, current)
         return current
-
-    @staticmethod
-    def _read(conn: psycopg.Connection, agent_id: str, after: int) -> tuple[np.ndarray, list[UUID], np.ndarray]:
-        with conn.cursor(binary=True) as cur:
-            rows = cur.execute(_ROWS, {"a": agent_id, "after": after}).fetchall()
-        rows.sort(key=lambda row: row[0])
-        seqs = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        new = rows[int(np.searchsorted(seqs, after, side="right")):]
-        return seqs, [row[1] for row in new], vectors_from_send(b"".join(row[2] for row in new), len(new))
 
     def _merged(self, held: AgentEmbeddings | None, read: tuple[np.ndarray, list[UUID], np.ndarray], after: int,
                 prepare: Prepare) -> AgentEmbeddings | None:

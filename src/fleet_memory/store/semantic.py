@@ -31,8 +31,7 @@ import psycopg
 from ..providers.compute import product
 from .agent_indexes import OWN_INDEX_UNITS
 from .database import index_order
-from .embedding_cache import EmbeddingCache
-from .rows import vectors_from_send
+from .embedding_cache import EmbeddingCache, read_embeddings
 
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "agent_size", "nearest_of_both",
@@ -176,15 +175,12 @@ def _exact_in_memory(conn: psycopg.Connection, agent_id: str, units: Sequence[tu
         held = cache.rows(conn, agent_id, _unit_rows)
         ids, matrix = held.ids, held.rows
     else:
-        with conn.cursor(binary=True) as cur:  # in write order, sorted here (in SQL the sort spilled to disk)
-            rows = cur.execute("SELECT seq, id, vector_send(embedding) FROM memory_units WHERE agent_id = %s",
-                               (agent_id,)).fetchall()
+        _, ids, vectors = read_embeddings(conn, agent_id)  # in write order
         if stored_only:
             batch = {uid.int for uid, _ in units}
-            rows = [row for row in rows if row[1].int not in batch]
-        rows.sort(key=lambda row: row[0])
-        ids = [uid for _, uid, _ in rows]
-        matrix = _unit_rows(vectors_from_send(b"".join(raw for _, _, raw in rows), len(rows))) if rows else None
+            kept = [i for i, uid in enumerate(ids) if uid.int not in batch]
+            ids, vectors = [ids[i] for i in kept], vectors[kept]
+        matrix = _unit_rows(vectors) if ids else None
     if not ids:
         return []
     position = {uid: i for i, uid in enumerate(ids)}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import psycopg
 
-from fleet_memory.store.embedding_cache import EmbeddingCache, _room
+from fleet_memory.store.embedding_cache import EmbeddingCache, _room, read_embeddings
 from fleet_memory.store.semantic import _unit_rows
 
 AGENT = "held"
@@ -64,10 +64,10 @@ def test_two_answers_from_one_held_entry_never_write_over_each_other(memory, db_
         held = _assert_current(conn, cache)
         _put(memory, "Bob repairs old bicycles in Lisbon.")
         after = int(held.seqs[-1])
-        first = cache._merged(held, cache._read(conn, AGENT, after), after, _unit_rows)
+        first = cache._merged(held, read_embeddings(conn, AGENT, after), after, _unit_rows)
         seen = first.rows.copy()
         _put(memory, "Carmen teaches piano on weekends.")
-        second = cache._merged(held, cache._read(conn, AGENT, after), after, _unit_rows)  # the same held entry
+        second = cache._merged(held, read_embeddings(conn, AGENT, after), after, _unit_rows)  # the same held entry
         assert first.buffer is held.buffer and second.buffer is not held.buffer  # its room was taken: a copy
         assert first.count == 2 and second.count == 3
         assert np.array_equal(first.rows, seen), "the second answer wrote over the first one's rows"
