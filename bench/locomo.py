@@ -25,7 +25,9 @@ as a user would (``locomo_data.batches``).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -140,6 +142,8 @@ def run(args) -> dict:
         convs = convs[: args.conversations]
     settings = settings_from(args)
     home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="fm-locomo-"))
+    if not args.home:  # a temporary database (about 120 MB) is removed at exit
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
     rows = {"fleet-memory": [], "bm25": [], "vector": []}
     lat = {"fleet-memory": [], "bm25": [], "vector": []}
     with FleetMemory(Config(home=home)) as mem:
