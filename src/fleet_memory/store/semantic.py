@@ -32,6 +32,7 @@ from ..providers.compute import product
 from .agent_indexes import OWN_INDEX_UNITS
 from .database import index_order
 from .embedding_cache import EmbeddingCache, read_embeddings
+from .rows import vectors_from_send
 
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "agent_size", "nearest_of_both",
@@ -41,15 +42,26 @@ __all__ = [
 Pairs = list[tuple[UUID, UUID, float]]
 
 _SEMANTIC = (
-    "SELECT n.id, c.id, c.sim FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
+    "SELECT n.id, c.id, c.seq, vector_send(c.embedding) FROM unnest(%(ids)s::uuid[], %(es)s::vector[]) AS n(id, e)"
     " CROSS JOIN LATERAL ("
-    "  SELECT u.id, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
+    "  SELECT u.id, u.seq, u.embedding, (1 - (u.embedding <=> n.e))::float8 AS sim FROM memory_units u"
     "  WHERE u.agent_id = %(a)s AND u.id <> n.id{stored} ORDER BY {order} LIMIT %(k)s"
     " ) c WHERE c.sim >= %(min)s"
 )
 _STORED_ONLY = " AND NOT (u.id = ANY(%(ids)s::uuid[]))"  # a custom plan: hashed, not a scan of the array
 SEMANTIC_SQL = _SEMANTIC.format(order="u.embedding <=> n.e", stored="")  # the HNSW index can serve this order
 SEMANTIC_EXACT_SQL = _SEMANTIC.format(order="sim DESC, u.seq", stored="")  # not the bare operator: an exact sort
+
+READ_AGAIN = 2
+SLACK = 1e-5
+"""A search in SQL reads ``READ_AGAIN`` times ``top_k`` candidates a unit, down to ``SLACK`` below
+``min_similarity``, with their embeddings, and ranks them again as the search in memory ranks
+(``_reranked``). pgvector computes a cosine in float32, the search in memory in float64 rounded to
+float32: the two differ in the last digits, and where two candidates nearly tie (templated texts)
+each way kept a different one, with a different weight. So a link's weight, and which of near-equal
+candidates is kept, no longer depends on which way a put searched (the read beside a put goes in
+memory for a unit or two once the agent's embeddings are held, ``EmbeddingCache.wanted``, while
+the link stage's own search goes in SQL)."""
 
 EXACT_BELOW = OWN_INDEX_UNITS
 """Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
@@ -231,13 +243,39 @@ def semantic_candidates(
     if size is None:
         size = agent_size(conn, agent_id, bound)
     size -= len(units) if stored_only else 0  # as a read beside counts
-    if len(units) >= IN_MEMORY_FROM and (size < exact_below or _in_memory_is_cheaper(size, len(units))):
+    small = size < exact_below
+    if (len(units) >= IN_MEMORY_FROM and (small or _in_memory_is_cheaper(size, len(units)))
+            or (small and cache is not None and not stored_only and cache.wanted(agent_id))):
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity,
                                 stored_only=stored_only, cache=cache)
     stored = _STORED_ONLY if stored_only else ""
-    if size < exact_below:
-        rows = conn.execute(_SEMANTIC.format(order="sim DESC, u.seq", stored=stored), params).fetchall()
-    else:
-        with index_order(conn):
-            rows = conn.execute(_SEMANTIC.format(order="u.embedding <=> n.e", stored=stored), params).fetchall()
-    return [(a, b, float(sim)) for a, b, sim in rows]
+    params.update(k=top_k * READ_AGAIN, min=min_similarity - SLACK)
+    with conn.cursor(binary=True) as cur:
+        if small:
+            rows = cur.execute(_SEMANTIC.format(order="sim DESC, u.seq", stored=stored), params).fetchall()
+        else:
+            with index_order(conn):
+                rows = cur.execute(_SEMANTIC.format(order="u.embedding <=> n.e", stored=stored), params).fetchall()
+    return _reranked(units, rows, top_k, min_similarity)
+
+
+def _reranked(units: Sequence[tuple[UUID, np.ndarray]], rows: list[tuple], top_k: int,
+              min_similarity: float) -> Pairs:
+    """SQL's candidates ``(unit id, candidate id, seq, vector_send)`` ranked as ``_nearest_rows``
+    ranks: cosines of unit rows in float64 rounded to float32, best first, ties by ``seq``; each
+    unit's ``top_k`` with cosine ≥ ``min_similarity`` (``READ_AGAIN``)."""
+    if not rows:
+        return []
+    by_unit: dict[UUID, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_unit.setdefault(row[0], []).append(i)
+    found = _unit_rows(vectors_from_send(b"".join(row[3] for row in rows), len(rows)))
+    out: Pairs = []
+    for uid, vector in units:
+        at = by_unit.get(uid)
+        if not at:
+            continue
+        sims = product(_unit_rows([vector]), found[at])[0].astype(np.float32).astype(np.float64)
+        ranked = sorted(zip(sims.tolist(), at), key=lambda pair: (-pair[0], rows[pair[1]][2]))
+        out.extend((uid, rows[i][1], sim) for sim, i in ranked[:top_k] if sim >= min_similarity)
+    return out

@@ -20,6 +20,7 @@ from fleet_memory.store import links as link_sql
 from fleet_memory.store import planner
 from fleet_memory.store import semantic as sem_sql
 from fleet_memory.store.beside import Beside
+from fleet_memory.store.embedding_cache import EmbeddingCache
 
 from .graphs import stored_graph
 
@@ -52,12 +53,18 @@ def _spied_searches(monkeypatch) -> list[tuple[str, str, int]]:
     return searched
 
 
-@pytest.mark.parametrize("batch", [40, 10], ids=["in memory", "in SQL"])
-def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, clock, db_url, monkeypatch, batch):
+@pytest.mark.parametrize(("batch", "held"), [(40, True), (10, True), (10, False)],
+                         ids=["a batch in memory", "a few units in memory", "a few units in SQL"])
+def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, clock, db_url, monkeypatch, batch, held):
     """The same puts into two agents: the stored part read beside, and searched in the transaction
-    because the read beside did not run. Batches of 40 (matrix products) and 10 (SQL), with one
-    sentence repeated in the stored units and the batch (equal similarities)."""
+    because the read beside did not run. Batches of 40 (matrix products both ways) and 10: read
+    beside in memory, as once the agent's embeddings are held, or in SQL, as for an agent asked
+    for the first time, while the link stage's own search is in SQL; with one sentence repeated in
+    the stored units and the batch (equal similarities), among templated texts whose similarities
+    nearly tie (float32 and float64 cosines rank them differently)."""
     searched = _spied_searches(monkeypatch)
+    if not held:
+        monkeypatch.setattr(EmbeddingCache, "wanted", lambda self, agent_id: False)
     when = clock.now()
     repeated = {"content": "Person 1 talked about hiking in the mountains near the lake on day 0.", "event_date": when}
     for agent in ("beside", "in-transaction"):

@@ -1,12 +1,14 @@
 """The embeddings held between puts (``store.embedding_cache``) are always what reading every
 stored unit gives: after new units, deletions, a unit committed out of order, and beside another
-answer that still uses the same buffer."""
+answer that still uses the same buffer. Which agents a read for a few units takes through it, and
+the index its reads of seqs use."""
 
 from __future__ import annotations
 
 import numpy as np
 import psycopg
 
+from fleet_memory.store import embedding_cache
 from fleet_memory.store.embedding_cache import EmbeddingCache, _room, read_embeddings
 from fleet_memory.store.semantic import _unit_rows
 
@@ -86,3 +88,26 @@ def test_at_most_max_bytes_are_held(memory, db_url) -> None:
             cache.rows(conn, agent, _unit_rows)
         assert list(cache._held) == ["a2", "a3"]  # the least recently used went
         assert _assert_current(conn, cache, "a1").count == 3  # read again in full, still right
+
+
+def test_a_few_units_go_through_it_from_the_second_ask_or_once_held(memory, db_url, monkeypatch) -> None:
+    monkeypatch.setattr(embedding_cache, "ASKED", 2)
+    cache = EmbeddingCache()
+    assert not cache.wanted("a1"), "asked once: not read whole for it"
+    assert cache.wanted("a1"), "asked again: read through the cache"
+    assert not cache.wanted("b") and not cache.wanted("c") and not cache.wanted("d")
+    assert not cache.wanted("b"), "forgotten: more than ASKED other agents were asked since"
+    memory.put("held", "Alice adopted a grey cat named Pixel.")
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        cache.rows(conn, "held", _unit_rows)  # a batch's read: held from now on
+    assert cache.wanted("held") and cache.wanted("held")
+
+
+def test_the_seqs_come_from_the_index_alone(memory, db_url) -> None:
+    memory.put_many([{"content": f"Person {i} moved to city number {i}."} for i in range(20)], agent_id=AGENT)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("VACUUM memory_units")  # the visibility map: what an index-only scan needs
+        conn.execute("SET enable_seqscan = off")  # a table this small is otherwise read whole
+        plan = "\n".join(row[0] for row in conn.execute(
+            "EXPLAIN " + embedding_cache._ROWS, {"a": AGENT, "after": 0}).fetchall())
+    assert "Index Only Scan using memory_units_seq_idx" in plan, plan
