@@ -151,7 +151,7 @@ class Consolidator:
                 conn, agent_id, ids, min_units=max(2, (len(ids) + 1) // 2), limit=_MAX_ENTITIES
             )
         names = [name for _, name, _ in shared]
-        texts = [m.text for m in sorted(members, key=lambda m: (m.event_date, str(m.id)))]
+        texts = [m.text for m in sorted(members, key=lambda m: (m.event_date, m.seq))]  # in the order said
         if self.llm is not None:
             text = llm_summary(self.llm, texts, names, retries=self.config.llm_retries)
         else:

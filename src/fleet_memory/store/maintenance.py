@@ -60,6 +60,7 @@ class ClusterCandidate:
     event_date: datetime
     importance: float
     embedding: np.ndarray
+    seq: int  # write order: among units of one time, the one written first comes first
 
 
 def lock_batch(
@@ -126,11 +127,12 @@ def consolidation_candidates(
     conn: psycopg.Connection, agent_id: str, *, min_importance: float, limit: int
 ) -> list[ClusterCandidate]:
     """Live episodic units above ``min_importance`` that no semantic unit was made from yet,
-    the most recent ``limit`` of them."""
+    the most recent ``limit`` of them (of units at one time, the last written: not by random id,
+    so the same store gives the same candidates)."""
     return fetch(
         conn,
-        "SELECT u.id, u.text, u.tags, u.event_date, u.importance, u.embedding FROM memory_units u"
-        f" WHERE {_CANDIDATE_WHERE} ORDER BY u.event_date DESC, u.id LIMIT %(limit)s",
+        "SELECT u.id, u.text, u.tags, u.event_date, u.importance, u.embedding, u.seq FROM memory_units u"
+        f" WHERE {_CANDIDATE_WHERE} ORDER BY u.event_date DESC, u.seq DESC LIMIT %(limit)s",
         {"agent": agent_id, "min_importance": min_importance, "limit": limit},
         _cluster_candidate,
     )
@@ -138,7 +140,7 @@ def consolidation_candidates(
 
 def _cluster_candidate(c: Mapping[str, Any]) -> ClusterCandidate:
     return ClusterCandidate(c["id"], c["text"], tuple(c["tags"] or ()), c["event_date"], as_real(c["importance"]),
-                            as_vector(c["embedding"]))
+                            as_vector(c["embedding"]), c["seq"])
 
 
 def consolidation_agents(conn: psycopg.Connection, *, min_importance: float, min_count: int) -> list[str]:

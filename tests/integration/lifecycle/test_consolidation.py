@@ -145,6 +145,21 @@ def test_llm_summary_when_an_llm_is_configured(db_url, clock):
         assert all(DEPLOY_H[0] in m["messages"][-1 if i == 0 else 1]["content"] for i, m in enumerate(mine))
 
 
+def test_the_llm_reads_episodes_of_one_time_in_the_order_they_were_written(db_url, clock):
+    """Six near-duplicate episodes at one time (the clock stands still): the prompt lists them in
+    the order they were put, whatever order their random ids sort in."""
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+    texts = [f"The nightly deploy to production failed with a database timeout error on {d}." for d in days]
+    with OpenAITestServer() as server:
+        with _hashing_memory(db_url, clock, llm=LLMConfig(base_url=server.base_url, model="test-model")) as memory:
+            _put_all(memory, texts)
+            asked = len(server.requests)
+            server.script(json.dumps({"summary": "Production deploys keep failing on database timeouts."}))
+            assert len(memory.consolidate("a1").created) == 1
+        prompt = server.requests[asked]["messages"][-1]["content"]
+    assert [prompt.index(t) for t in texts] == sorted(prompt.index(t) for t in texts), prompt
+
+
 @pytest.mark.models
 def test_real_model_clusters_paraphrases_with_the_default_threshold(real_memory, clock):
     deploy = _put_all(real_memory, DEPLOY)
