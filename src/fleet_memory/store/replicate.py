@@ -79,7 +79,7 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
         " SELECT %(dst)s, " + _NEW.format(col="u.id") + ", CASE WHEN u.document_id IS NOT NULL THEN "
         + _NEW.format(col="u.document_id") + " END, u.text, u.memory_type, u.context, u.event_date + " + shift
         + ", u.created_at, u.last_accessed, u.access_count, u.importance, u.importance_set_at,"
-        " u.embedding + (%(nv)s::vector[])[1 + c.k %% %(nn)s],"
+        " u.embedding + (%(nv)b::vector[])[1 + c.k %% %(nn)s],"
         " u.tags, u.user_id, u.session_id, u.source, u.speaker, u.metadata"
         " FROM c JOIN memory_units u ON u.agent_id = %(src)s AND u.id = c.id ORDER BY c.k", p).rowcount
     conn.execute(

@@ -64,7 +64,7 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
         rows = fetch(
             conn,
             "SELECT n.id AS new_id, " + _COLS + ", o.seq, o.similarity"
-            " FROM unnest(%(ids)s::uuid[], %(embs)s::vector[]) AS n(id, emb)"
+            " FROM unnest(%(ids)s::uuid[], %(embs)b::vector[]) AS n(id, emb)"
             " CROSS JOIN LATERAL (SELECT o.*, (1 - (o.embedding <=> n.emb))::float8 AS similarity"
             "   FROM memory_units o WHERE o.agent_id = %(a)s AND o.id <> n.id"
             "   AND o.archived_at IS NULL"
