@@ -15,9 +15,11 @@ Two ways to find them:
   on one core while the other was idle.
 
 How the agent's units are searched, by size: below ``EXACT_BELOW`` exactly (SQL, or one read of
-the agent's embeddings and a matrix product for a batch of ``IN_MEMORY_FROM`` units or more), from
-it on through the agent's own HNSW index unless one read of its embeddings is cheaper
-(``INDEX_UNIT_S``).
+the agent's embeddings and a matrix product for a batch of ``IN_MEMORY_FROM`` units or more, or
+for fewer beside a put once the agent's embeddings are held, ``EmbeddingCache.wanted``), from it
+on through the agent's own HNSW index unless one read of its embeddings is cheaper
+(``INDEX_UNIT_S``). Whichever way, a pair's cosine is the one the product in memory gives
+(``_reranked``).
 """
 
 from __future__ import annotations
@@ -223,7 +225,8 @@ def semantic_candidates(
 
     Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
     (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
-    embeddings costs less than the index, ``INDEX_UNIT_S``). From ``exact_below`` on, the agent's
+    embeddings costs less than the index, ``INDEX_UNIT_S``; a smaller batch too when ``cache``
+    wants the agent: it holds its embeddings, or was asked for it before). From ``exact_below`` on, the agent's
     own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
     list); before that index exists the planner sorts, exactly. ``cache``: the agent's embeddings
     kept between calls for the in-memory comparison (``store.embedding_cache``), only for a
