@@ -267,19 +267,20 @@ def _reranked(units: Sequence[tuple[UUID, np.ndarray]], rows: list[tuple], top_k
               min_similarity: float) -> Pairs:
     """SQL's candidates ``(unit id, candidate id, seq, vector_send)`` ranked as ``_nearest_rows``
     ranks: cosines of unit rows in float64 rounded to float32, best first, ties by ``seq``; each
-    unit's ``top_k`` with cosine ≥ ``min_similarity`` (``READ_AGAIN``)."""
+    unit's ``top_k`` with cosine ≥ ``min_similarity`` (``READ_AGAIN``). One product of each
+    candidate with its unit for all of them (a product per unit cost 44 µs a unit)."""
     if not rows:
         return []
-    by_unit: dict[UUID, list[int]] = {}
-    for i, row in enumerate(rows):
-        by_unit.setdefault(row[0], []).append(i)
+    position = {uid: i for i, (uid, _) in enumerate(units)}
+    owner = np.fromiter((position[row[0]] for row in rows), dtype=np.int64, count=len(rows))
     found = _unit_rows(vectors_from_send(b"".join(row[3] for row in rows), len(rows)))
+    sims = np.einsum("ij,ij->i", _unit_rows([u[1] for u in units])[owner], found)
+    sims = sims.astype(np.float32).astype(np.float64).tolist()  # as stored (``real``)
+    by_unit: dict[int, list[int]] = {}
+    for i in np.argsort(owner, kind="stable").tolist():
+        by_unit.setdefault(int(owner[i]), []).append(i)
     out: Pairs = []
-    for uid, vector in units:
-        at = by_unit.get(uid)
-        if not at:
-            continue
-        sims = product(_unit_rows([vector]), found[at])[0].astype(np.float32).astype(np.float64)
-        ranked = sorted(zip(sims.tolist(), at), key=lambda pair: (-pair[0], rows[pair[1]][2]))
-        out.extend((uid, rows[i][1], sim) for sim, i in ranked[:top_k] if sim >= min_similarity)
+    for unit, at in sorted(by_unit.items()):
+        ranked = sorted(at, key=lambda i: (-sims[i], rows[i][2]))[:top_k]
+        out.extend((units[unit][0], rows[i][1], sims[i]) for i in ranked if sims[i] >= min_similarity)
     return out

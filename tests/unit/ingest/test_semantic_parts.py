@@ -82,3 +82,28 @@ def test_a_batch_is_searched_through_the_index_only_where_one_read_of_the_agent_
     assert searched_by_index(50_000, 100)
     assert not searched_by_index(6_000, 100)  # one read of 6,000 embeddings costs less than 100 searches
     assert searched_by_index(6_000, 10)
+
+
+def _sent(vector: np.ndarray) -> bytes:
+    """A vector as ``vector_send`` writes it."""
+    return len(vector).to_bytes(2, "big") + b"\0\0" + np.asarray(vector, dtype=">f4").tobytes()
+
+
+def test_candidates_from_sql_are_ranked_as_the_product_in_memory_ranks_them():
+    """SQL's candidates (read twice as many, in an order of its own, with near-ties from exact
+    duplicates) ranked again give each unit the pairs and cosines the product in memory gives."""
+    stored = _units(40, seed=5)
+    stored += [(uuid.UUID(int=100 + i), stored[i][1].copy()) for i in range(6)]  # exact duplicates tie
+    new = [(uuid.UUID(int=1000 + i), v) for i, (_, v) in enumerate(_units(8, seed=9))]
+    seq = {uid: i for i, (uid, _) in enumerate(stored)}
+    matrix = semantic._unit_rows([v for _, v in stored])
+    found = semantic._nearest_rows(semantic._unit_rows([v for _, v in new]), matrix, 5, 0.2,
+                                   np.full(len(new), -1))
+    in_memory = [(new[i][0], stored[j][0], sim) for i, near in enumerate(found) for j, sim in near]
+    rng = np.random.default_rng(1)
+    rows = []
+    for uid, v in new:  # SQL's pick: the top 10 by a float32 cosine, listed in a shuffled order
+        cos = (matrix @ (v / np.linalg.norm(v))).astype(np.float32)
+        picked = sorted(range(len(stored)), key=lambda j: (-cos[j], seq[stored[j][0]]))[:10]
+        rows += [(uid, stored[j][0], seq[stored[j][0]], _sent(stored[j][1])) for j in rng.permutation(picked)]
+    assert semantic._reranked(new, rows, 5, 0.2) == in_memory
