@@ -63,7 +63,8 @@ ASKED = 1_024
 
 _ROWS = ("SELECT NULL::bigint, NULL::uuid, string_agg(int8send(seq), ''::bytea) FROM memory_units"
          " WHERE agent_id = %(a)s"
-         " UNION ALL SELECT seq, id, vector_send(embedding) FROM memory_units WHERE agent_id = %(a)s AND seq > %(after)s")
+         " UNION ALL SELECT seq, id, vector_send(embedding) FROM memory_units"
+         " WHERE agent_id = %(a)s AND seq > %(after)s")
 """One statement (one snapshot): every seq packed in one value, from an index-only scan of
 ``(agent_id, seq)`` (migration 013), then the rows written after ``after``. Sorted here: sorting in
 SQL (``array_agg(… ORDER BY seq)``) carried the embeddings through the sort, which spilled to disk

@@ -59,12 +59,12 @@ SLACK = 1e-5
 """An exact search in SQL reads ``READ_AGAIN`` times ``top_k`` candidates a unit (a search through
 the agent's index, approximate anyway, its ``top_k``: 0.5 ms less for a put of two units into an
 agent of 50,000), down to ``SLACK`` below ``min_similarity``, with their embeddings, and ranks them
-again as the search in memory ranks (``_reranked``). pgvector computes a cosine in float32, the search in memory in float64 rounded to
-float32: the two differ in the last digits, and where two candidates nearly tie (templated texts)
-each way kept a different one, with a different weight. So a link's weight, and which of near-equal
-candidates is kept, no longer depends on which way a put searched (the read beside a put goes in
-memory for a unit or two once the agent's embeddings are held, ``EmbeddingCache.wanted``, while
-the link stage's own search goes in SQL)."""
+again as the search in memory ranks (``_reranked``). pgvector computes a cosine in float32, the
+search in memory in float64 rounded to float32: the two differ in the last digits, and where two
+candidates nearly tie (templated texts) each way kept a different one, with a different weight.
+So a link's weight, and which of near-equal candidates is kept, no longer depends on which way a
+put searched (the read beside a put goes in memory for a unit or two once the agent's embeddings
+are held, ``EmbeddingCache.wanted``, while the link stage's own search goes in SQL)."""
 
 EXACT_BELOW = OWN_INDEX_UNITS
 """Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
@@ -226,8 +226,8 @@ def semantic_candidates(
     Below ``exact_below`` units the agent is scanned exactly — cheaper and exact for a small agent
     (a batch of ``IN_MEMORY_FROM`` or more in memory, as into a larger agent when one read of its
     embeddings costs less than the index, ``INDEX_UNIT_S``; a smaller batch too when ``cache``
-    wants the agent: it holds its embeddings, or was asked for it before). From ``exact_below`` on, the agent's
-    own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
+    wants the agent: it holds its embeddings, or was asked for it before). From ``exact_below``
+    on, the agent's own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
     list); before that index exists the planner sorts, exactly. ``cache``: the agent's embeddings
     kept between calls for the in-memory comparison (``store.embedding_cache``), only for a
     connection that sees committed rows alone (a read beside a put). ``size``: the agent's unit
@@ -236,13 +236,6 @@ def semantic_candidates(
     read into a large agent, which a put made once per window)."""
     if not units:
         return []
-    params = {
-        "ids": [u[0] for u in units],
-        "es": [np.asarray(u[1], dtype=np.float32) for u in units],
-        "a": agent_id,
-        "k": top_k,
-        "min": min_similarity,
-    }
     bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1) + len(units)
     if size is None:
         size = agent_size(conn, agent_id, bound)
@@ -253,7 +246,13 @@ def semantic_candidates(
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity,
                                 stored_only=stored_only, cache=cache)
     stored = _STORED_ONLY if stored_only else ""
-    params.update(k=top_k * (READ_AGAIN if small else 1), min=min_similarity - SLACK)  # an index: approximate anyway
+    params = {
+        "ids": [u[0] for u in units],
+        "es": [np.asarray(u[1], dtype=np.float32) for u in units],
+        "a": agent_id,
+        "k": top_k * (READ_AGAIN if small else 1),  # through an index: its top k, approximate anyway
+        "min": min_similarity - SLACK,
+    }
     with conn.cursor(binary=True) as cur:
         if small:
             rows = cur.execute(_SEMANTIC.format(order="sim DESC, u.seq", stored=stored), params).fetchall()
