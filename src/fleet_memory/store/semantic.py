@@ -242,7 +242,7 @@ def semantic_candidates(
     size -= len(units) if stored_only else 0  # as a read beside counts
     small = size < exact_below
     if (len(units) >= IN_MEMORY_FROM and (small or _in_memory_is_cheaper(size, len(units)))
-            or (small and cache is not None and not stored_only and cache.wanted(agent_id))):
+            or (small and cache is not None and not stored_only and cache.wanted(agent_id, size, len(units[0][1])))):
         return _exact_in_memory(conn, agent_id, units, top_k=top_k, min_similarity=min_similarity,
                                 stored_only=stored_only, cache=cache)
     stored = _STORED_ONLY if stored_only else ""

@@ -64,7 +64,7 @@ def test_stored_neighbours_read_beside_give_the_graph_of_one_search(memory, cloc
     nearly tie (float32 and float64 cosines rank them differently)."""
     searched = _spied_searches(monkeypatch)
     if not held:
-        monkeypatch.setattr(EmbeddingCache, "wanted", lambda self, agent_id: False)
+        monkeypatch.setattr(EmbeddingCache, "wanted", lambda self, agent_id, units, dimension: False)
     when = clock.now()
     repeated = {"content": "Person 1 talked about hiking in the mountains near the lake on day 0.", "event_date": when}
     for agent in ("beside", "in-transaction"):

@@ -93,14 +93,25 @@ def test_at_most_max_bytes_are_held(memory, db_url) -> None:
 def test_a_few_units_go_through_it_from_the_second_ask_or_once_held(memory, db_url, monkeypatch) -> None:
     monkeypatch.setattr(embedding_cache, "ASKED", 2)
     cache = EmbeddingCache()
-    assert not cache.wanted("a1"), "asked once: not read whole for it"
-    assert cache.wanted("a1"), "asked again: read through the cache"
-    assert not cache.wanted("b") and not cache.wanted("c") and not cache.wanted("d")
-    assert not cache.wanted("b"), "forgotten: more than ASKED other agents were asked since"
+    assert not cache.wanted("a1", 100, 384), "asked once: not read whole for it"
+    assert cache.wanted("a1", 100, 384), "asked again: read through the cache"
+    assert not cache.wanted("b", 100, 384) and not cache.wanted("c", 100, 384) and not cache.wanted("d", 100, 384)
+    assert not cache.wanted("b", 100, 384), "forgotten: more than ASKED other agents were asked since"
     memory.put("held", "Alice adopted a grey cat named Pixel.")
     with psycopg.connect(db_url, autocommit=True) as conn:
         cache.rows(conn, "held", _unit_rows)  # a batch's read: held from now on
-    assert cache.wanted("held") and cache.wanted("held")
+    assert cache.wanted("held", 1, 384) and cache.wanted("held", 1, 384)
+
+
+def test_a_few_units_push_no_other_agent_out(memory, db_url) -> None:
+    memory.put("held", "Alice adopted a grey cat named Pixel.")
+    cache = EmbeddingCache(max_bytes=(_room(1) + _room(1_000)) * memory.embedder.dimension * 8)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        cache.rows(conn, "held", _unit_rows)
+    big, fits = 1_001, 1_000  # rows of an agent asked for: one more than the room left, and as many
+    assert not cache.wanted("other", big, 384) and not cache.wanted("other", big, 384), "it would push 'held' out"
+    assert cache.wanted("other", fits, 384), "asked before, and it fits beside 'held'"
+    assert list(cache._held) == ["held"]
 
 
 def test_the_seqs_come_from_the_index_alone(memory, db_url) -> None:
