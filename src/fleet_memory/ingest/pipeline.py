@@ -449,7 +449,8 @@ class Ingestor:
             "supersede": self._supersede})
         self._beside_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside")
         self._beside = Beside(db, self._beside_pool)
-        self._embeddings = EmbeddingCache()  # small agents' embeddings between puts (reads beside only)
+        # small agents' embeddings between puts: the reads beside; supersession reads them, changing nothing
+        self._embeddings = EmbeddingCache()
 
     def close(self) -> None:
         """Wait for the reads still running beside a put (``similar``) and stop their threads."""
@@ -703,7 +704,7 @@ class Ingestor:
             return replace(s, superseded=self._corrections(s, conn, self.clock.now()))
         now = self.clock.now()
         made = sum(supersede_units(conn, agent_id, stated, self.candidate_nlp, self.config.ingest, now,
-                                   size=s.unit_counts.get(agent_id))
+                                   size=s.unit_counts.get(agent_id), cache=self._embeddings)
                    for agent_id, stated in _stated_by_agent(s.units).items())
         return replace(s, superseded=made + self._corrections(s, conn, now))
 
@@ -720,7 +721,7 @@ class Ingestor:
             try:
                 with self.db.transaction() as conn:
                     judged = supersede.read_candidates(conn, agent_id, stated, self.candidate_nlp, self.config.ingest,
-                                                       wide=True)
+                                                       wide=True, cache=self._embeddings)
                 if judged is None:
                     continue
                 judged = supersede.with_llm(judged, self.llm, self.config.llm_retries)

@@ -71,6 +71,7 @@ from ..errors import ProviderError
 from ..providers.llm import LLM, structured_call
 from ..providers.nlp import NLP, Parsed, Token
 from ..store import supersession as sup_sql
+from ..store.embedding_cache import EmbeddingCache
 
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "Verdicts",
            "supersede_units", "NewUnit", "speaker_key", "Judged", "read_candidates", "with_llm",
@@ -290,16 +291,18 @@ class Judged:
 
 
 def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP,
-                    config: IngestConfig, now: datetime, *, size: int | None = None) -> int:
+                    config: IngestConfig, now: datetime, *, size: int | None = None,
+                    cache: EmbeddingCache | None = None) -> int:
     """The offline ingest stage for one agent's new units, inside the put's transaction:
-    ``read_candidates`` then ``record``. ``size``: the agent's unit count after the put's write.
+    ``read_candidates`` then ``record``. ``size``: the agent's unit count after the put's write;
+    ``cache``: the agents' embeddings held between puts (``store.supersession.candidates``).
     Returns how many units were superseded."""
-    judged = read_candidates(conn, agent_id, new, nlp, config, wide=False, size=size)
+    judged = read_candidates(conn, agent_id, new, nlp, config, wide=False, size=size, cache=cache)
     return record(conn, agent_id, judged, now) if judged else 0
 
 
 def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP, config: IngestConfig,
-          *, wide: bool, size: int | None = None) -> Judged | None:
+          *, wide: bool, size: int | None = None, cache: EmbeddingCache | None = None) -> Judged | None:
     """Candidates (cheap: only new units that state a slot, one SQL statement; unless ``wide`` — the
     LLM's net — only those that share a slot with the new unit and have another event time, the
     rule's first tests, which made the parse of every candidate most of the stage's time), one
@@ -309,7 +312,7 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUn
         return None
     found = sup_sql.candidates(conn, agent_id, [(u.id, u.embedding) for u in stating],
                                min_similarity=config.supersede_min_similarity, k=config.supersede_candidates,
-                               size=size)
+                               size=size, cache=cache)
     said = {u.id: u for u in stating}
     if not wide:  # the rule needs a shared slot and two times: the other pairs are not parsed
         found = [c for c in found if c.unit.event_date != said[c.new_id].event_date

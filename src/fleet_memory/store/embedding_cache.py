@@ -8,7 +8,7 @@ long-turn line), while the link stage waited.
 
 ``EmbeddingCache.rows(conn, agent_id, prepare)`` gives the agent's stored units — write order
 (``seq``), ids and ``prepare``d embedding rows (the unit-length float64 rows the product takes,
-``semantic._unit_rows``; prepared row by row, so the same whichever rows are prepared together) —
+``semantic.unit_rows``; prepared row by row, so the same whichever rows are prepared together) —
 in ``seq`` order, as of one statement: exactly what reading them all gives, reading only what it
 does not hold. The statement returns every unit's ``seq``, and the id and embedding of those
 written after the newest unit held. Units deleted since are dropped from what it holds; a
@@ -49,7 +49,7 @@ import psycopg
 
 from .rows import vectors_from_send
 
-__all__ = ["AgentEmbeddings", "EmbeddingCache", "read_embeddings"]
+__all__ = ["AgentEmbeddings", "EmbeddingCache", "Seen", "read_embeddings"]
 
 DEFAULT_MAX_BYTES = 64 << 20
 """Rows held at most, room to grow included: about 17,000 units of 384 float64 dimensions (three
@@ -113,6 +113,26 @@ class AgentEmbeddings:
         return self.buffer.array[:self.count]
 
 
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """An agent's units as one connection sees them (``EmbeddingCache.seen``), in ``seq`` order:
+    ``held[kept]``, the rows held that still exist, then ``new``, those written since."""
+
+    ids: list[UUID]
+    seqs: np.ndarray
+    kept: np.ndarray
+    held: np.ndarray
+    new: np.ndarray
+
+
+def _positions(held: AgentEmbeddings, seqs: np.ndarray) -> np.ndarray | None:
+    """Where each of ``seqs`` (ascending) is among the held units, or None when one is not held."""
+    at = np.searchsorted(held.seqs, seqs)
+    if (at >= len(held.seqs)).any() or (held.seqs[np.minimum(at, len(held.seqs) - 1)] != seqs).any():
+        return None
+    return at
+
+
 class EmbeddingCache:
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
@@ -163,8 +183,8 @@ class EmbeddingCache:
             return None
         fresh = prepare(new_vectors) if len(new_ids) else None
         if old:
-            at = np.searchsorted(held.seqs, seqs[:old])
-            if (at >= len(held.seqs)).any() or (held.seqs[np.minimum(at, len(held.seqs) - 1)] != seqs[:old]).any():
+            at = _positions(held, seqs[:old])
+            if at is None:
                 return None
             if old == held.count and (fresh is None or self._append(held, fresh)):
                 buffer = held.buffer  # nothing deleted: the new rows went in after the held ones
@@ -176,6 +196,22 @@ class EmbeddingCache:
             buffer = _Buffer(fresh if fresh is not None else np.zeros((0, 0)), _room(len(seqs)))
             ids = list(new_ids)
         return AgentEmbeddings(seqs, ids, buffer, len(seqs))
+
+    def seen(self, conn: psycopg.Connection, agent_id: str, prepare: Prepare) -> Seen | None:
+        """The agent's units as ``conn`` sees them — uncommitted ones of its own transaction too —
+        from what it holds and what was written since, changing nothing it holds; None when it
+        does not hold the agent or holds a unit ``conn`` does not see as it (read it in SQL then)."""
+        with self._lock:
+            held = self._held.get(agent_id)
+        if held is None or not len(held.seqs):
+            return None
+        seqs, new_ids, new_vectors = read_embeddings(conn, agent_id, int(held.seqs[-1]))
+        old = len(seqs) - len(new_ids)
+        kept = _positions(held, seqs[:old])
+        if kept is None:
+            return None
+        return Seen([held.ids[i] for i in kept.tolist()] + list(new_ids), seqs, kept, held.rows,
+                    prepare(new_vectors) if new_ids else np.zeros((0, held.rows.shape[1])))
 
     def _append(self, held: AgentEmbeddings, fresh: np.ndarray) -> bool:
         """Write ``fresh`` after ``held``'s rows in its buffer when no other answer took that room

@@ -19,7 +19,7 @@ the agent's embeddings and a matrix product for a batch of ``IN_MEMORY_FROM`` un
 for fewer beside a put once the agent's embeddings are held, ``EmbeddingCache.wanted``), from it
 on through the agent's own HNSW index unless one read of its embeddings is cheaper
 (``INDEX_UNIT_S``). Whichever way, a pair's cosine is the one the product in memory gives
-(``_reranked``).
+(``ranked_again``).
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from .embedding_cache import EmbeddingCache, read_embeddings
 from .rows import vectors_from_send
 
 __all__ = [
-    "EXACT_BELOW", "IN_MEMORY_FROM", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "agent_size", "nearest_of_both",
-    "nearest_to_new", "searched_by_index", "semantic_candidates", "within_batch",
+    "EXACT_BELOW", "IN_MEMORY_FROM", "READ_AGAIN", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "SLACK", "agent_size",
+    "nearest_of_both", "nearest_to_new", "ranked_again", "searched_by_index", "semantic_candidates", "unit_rows",
+    "within_batch",
 ]
 
 Pairs = list[tuple[UUID, UUID, float]]
@@ -59,7 +60,7 @@ SLACK = 1e-5
 """An exact search in SQL reads ``READ_AGAIN`` times ``top_k`` candidates a unit (a search through
 the agent's index, approximate anyway, its ``top_k``: 0.5 ms less for a put of two units into an
 agent of 50,000), down to ``SLACK`` below ``min_similarity``, with their embeddings, and ranks them
-again as the search in memory ranks (``_reranked``). pgvector computes a cosine in float32, the
+again as the search in memory ranks (``ranked_again``). pgvector computes a cosine in float32, the
 search in memory in float64 rounded to float32: the two differ in the last digits, and where two
 candidates nearly tie (templated texts) each way kept a different one, with a different weight.
 So a link's weight, and which of near-equal candidates is kept, no longer depends on which way a
@@ -83,7 +84,7 @@ INDEX_UNIT_S = 1.1e-3
 """A larger agent's neighbours come from its own HNSW index, unless one read of its embeddings is
 cheaper: ``size × (READ_ROW_S + batch × PRODUCT_S) < batch × INDEX_UNIT_S``. Measured here: reading
 one embedding 10–15 µs (2,900 units), one 384-dimensional cosine of the matrix product about 20 ns
-in float32 and 40 ns in float64 (``_unit_rows``; 970 × 5,000 units: 32 ms in float32, 61 ms in
+in float32 and 40 ns in float64 (``unit_rows``; 970 × 5,000 units: 32 ms in float32, 61 ms in
 float64),
 one new unit's HNSW top-k about 1.1 ms (2,900 and 50,000 units, ``ef_search`` 100; 0.8–1.1 ms with
 the 40 these statements use, ``database.index_order``). A conversation of 970 units into a
@@ -114,7 +115,7 @@ def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
     ).fetchone()[0]
 
 
-def _unit_rows(vectors: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
+def unit_rows(vectors: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     """The vectors (float32, as stored) as rows of unit length in float64: a similarity then comes
     out the same to float32 precision whichever product computed it (the batch against itself, the
     batch against the agent's rows, in blocks of any size), so the graph does not depend on which
@@ -156,7 +157,7 @@ def within_batch(units: Sequence[tuple[UUID, np.ndarray]], *, top_k: int, min_si
     in memory, as ``(unit_id, other_id, cosine)``."""
     if len(units) < 2:
         return []
-    matrix = _unit_rows([u[1] for u in units])
+    matrix = unit_rows([u[1] for u in units])
     found = _nearest_rows(matrix, matrix, top_k, min_similarity, np.arange(len(units)))
     return [(units[i][0], units[j][0], sim) for i, near in enumerate(found) for j, sim in near]
 
@@ -187,7 +188,7 @@ def _exact_in_memory(conn: psycopg.Connection, agent_id: str, units: Sequence[tu
                      top_k: int, min_similarity: float, stored_only: bool = False,
                      cache: EmbeddingCache | None = None) -> Pairs:
     if cache is not None and not stored_only:  # a read beside: what the cache does not hold yet
-        held = cache.rows(conn, agent_id, _unit_rows)
+        held = cache.rows(conn, agent_id, unit_rows)
         ids, matrix = held.ids, held.rows
     else:
         _, ids, vectors = read_embeddings(conn, agent_id)  # in write order
@@ -195,12 +196,12 @@ def _exact_in_memory(conn: psycopg.Connection, agent_id: str, units: Sequence[tu
             batch = {uid.int for uid, _ in units}
             kept = [i for i, uid in enumerate(ids) if uid.int not in batch]
             ids, vectors = [ids[i] for i in kept], vectors[kept]
-        matrix = _unit_rows(vectors) if ids else None
+        matrix = unit_rows(vectors) if ids else None
     if not ids:
         return []
     position = {uid: i for i, uid in enumerate(ids)}
     own = np.asarray([position.get(uid, -1) for uid, _ in units], dtype=np.int64)  # -1: not visible here
-    found = _nearest_rows(_unit_rows([u[1] for u in units]), matrix, top_k, min_similarity, own)
+    found = _nearest_rows(unit_rows([u[1] for u in units]), matrix, top_k, min_similarity, own)
     return [(units[i][0], ids[j], sim) for i, near in enumerate(found) for j, sim in near]
 
 
@@ -259,10 +260,10 @@ def semantic_candidates(
         else:
             with index_order(conn):
                 rows = cur.execute(_SEMANTIC.format(order="u.embedding <=> n.e", stored=stored), params).fetchall()
-    return _reranked(units, rows, top_k, min_similarity)
+    return ranked_again(units, rows, top_k, min_similarity)
 
 
-def _reranked(units: Sequence[tuple[UUID, np.ndarray]], rows: list[tuple], top_k: int,
+def ranked_again(units: Sequence[tuple[UUID, np.ndarray]], rows: list[tuple], top_k: int,
               min_similarity: float) -> Pairs:
     """SQL's candidates ``(unit id, candidate id, seq, vector_send)`` ranked as ``_nearest_rows``
     ranks: cosines of unit rows in float64 rounded to float32, best first, ties by ``seq``; each
@@ -272,8 +273,8 @@ def _reranked(units: Sequence[tuple[UUID, np.ndarray]], rows: list[tuple], top_k
         return []
     position = {uid: i for i, (uid, _) in enumerate(units)}
     owner = np.fromiter((position[row[0]] for row in rows), dtype=np.int64, count=len(rows))
-    found = _unit_rows(vectors_from_send(b"".join(row[3] for row in rows), len(rows)))
-    sims = np.einsum("ij,ij->i", _unit_rows([u[1] for u in units])[owner], found)
+    found = unit_rows(vectors_from_send(b"".join(row[3] for row in rows), len(rows)))
+    sims = np.einsum("ij,ij->i", unit_rows([u[1] for u in units])[owner], found)
     sims = sims.astype(np.float32).astype(np.float64).tolist()  # as stored (``real``)
     by_unit: dict[int, list[int]] = {}
     for i in np.argsort(owner, kind="stable").tolist():

@@ -5,12 +5,18 @@ the index its reads of seqs use."""
 
 from __future__ import annotations
 
+import uuid
+from datetime import datetime, timezone
+
 import numpy as np
 import psycopg
 
+from fleet_memory.store import documents as doc_sql
 from fleet_memory.store import embedding_cache
+from fleet_memory.store import supersession as sup_sql
+from fleet_memory.store import units as unit_sql
 from fleet_memory.store.embedding_cache import EmbeddingCache, _room, read_embeddings
-from fleet_memory.store.semantic import _unit_rows
+from fleet_memory.store.semantic import unit_rows
 
 AGENT = "held"
 
@@ -26,11 +32,11 @@ def _assert_current(conn, cache: EmbeddingCache, agent: str = AGENT):
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
-    held = cache.rows(conn, agent, _unit_rows)
+    held = cache.rows(conn, agent, unit_rows)
     seqs, ids, vectors = _everything(conn, agent)
     assert held.seqs.tolist() == seqs and held.ids == ids and held.count == len(ids)
     if ids:
-        assert np.array_equal(held.rows, _unit_rows(vectors))
+        assert np.array_equal(held.rows, unit_rows(vectors))
     return held
 
 
@@ -66,10 +72,10 @@ def test_two_answers_from_one_held_entry_never_write_over_each_other(memory, db_
         held = _assert_current(conn, cache)
         _put(memory, "Bob repairs old bicycles in Lisbon.")
         after = int(held.seqs[-1])
-        first = cache._merged(held, read_embeddings(conn, AGENT, after), after, _unit_rows)
+        first = cache._merged(held, read_embeddings(conn, AGENT, after), after, unit_rows)
         seen = first.rows.copy()
         _put(memory, "Carmen teaches piano on weekends.")
-        second = cache._merged(held, read_embeddings(conn, AGENT, after), after, _unit_rows)  # the same held entry
+        second = cache._merged(held, read_embeddings(conn, AGENT, after), after, unit_rows)  # the same held entry
         assert first.buffer is held.buffer and second.buffer is not held.buffer  # its room was taken: a copy
         assert first.count == 2 and second.count == 3
         assert np.array_equal(first.rows, seen), "the second answer wrote over the first one's rows"
@@ -85,7 +91,7 @@ def test_at_most_max_bytes_are_held(memory, db_url) -> None:
         held_bytes = _room(3) * memory.embedder.dimension * 8  # three units, with room to grow
         cache = EmbeddingCache(max_bytes=2 * held_bytes)
         for agent in ("a1", "a2", "a3"):
-            cache.rows(conn, agent, _unit_rows)
+            cache.rows(conn, agent, unit_rows)
         assert list(cache._held) == ["a2", "a3"]  # the least recently used went
         assert _assert_current(conn, cache, "a1").count == 3  # read again in full, still right
 
@@ -99,7 +105,7 @@ def test_a_few_units_go_through_it_from_the_second_ask_or_once_held(memory, db_u
     assert not cache.wanted("b", 100, 384), "forgotten: more than ASKED other agents were asked since"
     memory.put("held", "Alice adopted a grey cat named Pixel.")
     with psycopg.connect(db_url, autocommit=True) as conn:
-        cache.rows(conn, "held", _unit_rows)  # a batch's read: held from now on
+        cache.rows(conn, "held", unit_rows)  # a batch's read: held from now on
     assert cache.wanted("held", 1, 384) and cache.wanted("held", 1, 384)
 
 
@@ -107,7 +113,7 @@ def test_a_few_units_push_no_other_agent_out(memory, db_url) -> None:
     memory.put("held", "Alice adopted a grey cat named Pixel.")
     cache = EmbeddingCache(max_bytes=(_room(1) + _room(1_000)) * memory.embedder.dimension * 8)
     with psycopg.connect(db_url, autocommit=True) as conn:
-        cache.rows(conn, "held", _unit_rows)
+        cache.rows(conn, "held", unit_rows)
     big, fits = 1_001, 1_000  # rows of an agent asked for: one more than the room left, and as many
     assert not cache.wanted("other", big, 384) and not cache.wanted("other", big, 384), "it would push 'held' out"
     assert cache.wanted("other", fits, 384), "asked before, and it fits beside 'held'"
@@ -122,3 +128,46 @@ def test_the_seqs_come_from_the_index_alone(memory, db_url) -> None:
         plan = "\n".join(row[0] for row in conn.execute(
             "EXPLAIN " + embedding_cache._ROWS, {"a": AGENT, "after": 0}).fetchall())
     assert "Index Only Scan using memory_units_seq_idx" in plan, plan
+
+
+def test_supersession_candidates_from_the_held_embeddings_are_those_of_the_scan_in_sql(memory, db_url) -> None:
+    """Inside a put's transaction (its own units visible), after a deletion and an archival, with
+    templated texts whose cosines nearly tie and one repeated: the candidates found in memory from
+    the held embeddings are the scan's in SQL, unit for unit, cosine for cosine; and more archived
+    units than ``SPARE`` among a unit's best send the search to SQL."""
+    from pgvector.psycopg import register_vector
+
+    topics = ["works at a bakery in Lisbon", "moved to Porto last spring", "plays the cello on Sundays"]
+    texts = [f"Person {i} {topics[i % 3]}." for i in range(60)] + ["Person 1 moved to Porto last spring."]
+    ids = [r.unit_ids[0] for r in memory.put_many([{"content": t} for t in texts], agent_id=AGENT)]
+    memory.delete(AGENT, ids[4])
+    cache = EmbeddingCache()
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        register_vector(conn)
+        cache.rows(conn, AGENT, unit_rows)  # held as of now
+        conn.execute("UPDATE memory_units SET archived_at = now() WHERE agent_id = %s AND id = ANY(%s)",
+                     (AGENT, [ids[7], ids[10]]))
+        with conn.transaction():  # a put's own units, uncommitted, are candidates too
+            extra = [f"Person {i} moved to Porto last spring." for i in (70, 71)]
+            vectors = memory.embedder.embed(extra + ["Person 2 moved to Porto in May."])
+            now = datetime.now(timezone.utc)
+            doc = uuid.uuid4()
+            doc_sql.insert_documents(conn, [doc_sql.NewDocument(doc, AGENT, "x", now, now)])
+            new_ids = [uuid.uuid4() for _ in range(3)]
+            unit_sql.insert_units(conn, [unit_sql.NewUnit(i, AGENT, t, v, now, now, document_id=doc)
+                                         for i, t, v in zip(new_ids, extra + ["Person 2 moved to Porto in May."],
+                                                             vectors)])
+            new = list(zip(new_ids, vectors))
+            args = {"min_similarity": 0.3, "k": 8}
+            held = sup_sql.candidates(conn, AGENT, new, cache=cache, **args)
+            in_sql = sup_sql.candidates(conn, AGENT, new, **args)
+            wide = sup_sql.candidates(conn, AGENT, new, cache=cache, min_similarity=0.3, k=100)
+            assert cache.seen(conn, AGENT, unit_rows) is not None  # it did go through memory
+            conn.execute("UPDATE memory_units SET archived_at = now() WHERE agent_id = %s AND text LIKE %s",
+                         (AGENT, "%moved to Porto%"))
+            assert sup_sql._in_memory(conn, AGENT, new, cache.seen(conn, AGENT, unit_rows), **args) is None
+            raise psycopg.Rollback()
+    as_rows = [(c.new_id, c.unit.id, c.similarity, c.seq) for c in held]
+    assert as_rows == [(c.new_id, c.unit.id, c.similarity, c.seq) for c in in_sql]
+    assert len(held) == 3 * 8 and not {ids[4], ids[7], ids[10]} & {c.unit.id for c in held}
+    assert new_ids[1] in {c.unit.id for c in wide if c.new_id == new_ids[0]}  # the put's own, uncommitted

@@ -68,8 +68,8 @@ def test_a_similarity_is_the_same_from_either_side_to_float32_precision():
     pair the same float32 weight, so the graph does not depend on which way a put found it."""
     units = _units(40, seed=11)
     alone = {(a, b): np.float32(s) for a, b, s in semantic.within_batch(units, top_k=39, min_similarity=-1.0)}
-    matrix = semantic._unit_rows([v for _, v in units])
-    extra = semantic._unit_rows(np.random.default_rng(5).normal(size=(25, 16)).astype(np.float32))
+    matrix = semantic.unit_rows([v for _, v in units])
+    extra = semantic.unit_rows(np.random.default_rng(5).normal(size=(25, 16)).astype(np.float32))
     rows = semantic._nearest_rows(matrix, np.vstack([extra, matrix]), 64, -1.0, np.arange(40) + 25)
     among = {(units[i][0], units[j - 25][0]): np.float32(s) for i, near in enumerate(rows) for j, s in near if j >= 25}
     assert alone.keys() == among.keys() and all(alone[k] == among[k] for k in alone)
@@ -96,8 +96,8 @@ def test_candidates_from_sql_are_ranked_as_the_product_in_memory_ranks_them():
     stored += [(uuid.UUID(int=100 + i), stored[i][1].copy()) for i in range(6)]  # exact duplicates tie
     new = [(uuid.UUID(int=1000 + i), v) for i, (_, v) in enumerate(_units(8, seed=9))]
     seq = {uid: i for i, (uid, _) in enumerate(stored)}
-    matrix = semantic._unit_rows([v for _, v in stored])
-    found = semantic._nearest_rows(semantic._unit_rows([v for _, v in new]), matrix, 5, 0.2,
+    matrix = semantic.unit_rows([v for _, v in stored])
+    found = semantic._nearest_rows(semantic.unit_rows([v for _, v in new]), matrix, 5, 0.2,
                                    np.full(len(new), -1))
     in_memory = [(new[i][0], stored[j][0], sim) for i, near in enumerate(found) for j, sim in near]
     rng = np.random.default_rng(1)
@@ -106,4 +106,4 @@ def test_candidates_from_sql_are_ranked_as_the_product_in_memory_ranks_them():
         cos = (matrix @ (v / np.linalg.norm(v))).astype(np.float32)
         picked = sorted(range(len(stored)), key=lambda j: (-cos[j], seq[stored[j][0]]))[:10]
         rows += [(uid, stored[j][0], seq[stored[j][0]], _sent(stored[j][1])) for j in rng.permutation(picked)]
-    assert semantic._reranked(new, rows, 5, 0.2) == in_memory
+    assert semantic.ranked_again(new, rows, 5, 0.2) == in_memory
