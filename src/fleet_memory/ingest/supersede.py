@@ -4,8 +4,8 @@ The offline rule (no model call beyond the spaCy parse the pipeline already uses
 of one agent, ``older`` (earlier event time) and ``newer``, is a supersession when all of these hold:
 
 1. **Close enough** — cosine similarity ≥ ``IngestConfig.supersede_min_similarity`` (0.3; the cheap
-   SQL filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit,
-   unarchived units). A candidate that was superseded already stands for its line of versions: when
+   filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit, unarchived
+   units: in SQL, or in memory from the agent's held embeddings, the same candidates either way). A candidate that was superseded already stands for its line of versions: when
    the pair holds, the new unit supersedes the line's current version (if that is older than the new
    unit). A new value often resembles an older version more than the current one: "Started at the
    new clinic today as a senior analyst." is 0.37 close to "I'm a data analyst at Harlow Logistics."
