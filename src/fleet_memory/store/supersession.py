@@ -52,8 +52,8 @@ def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
     """For each new unit, the ``k`` most similar other units of the agent that are not archived and
     at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
     version of the fact more than its current one; the caller supersedes the line's current
-    version, ``chains``), best first, ties by ``seq``. ONE statement for the batch (a LATERAL top-k
-    per new unit). An agent of fewer than ``exact_below`` units is scanned exactly (deterministic,
+    version, ``chains``), best first, ties by ``seq``. In SQL ONE statement for the batch (a LATERAL
+    top-k per new unit). An agent of fewer than ``exact_below`` units is scanned exactly (deterministic,
     and cheap at that size) — in memory when ``cache`` holds its embeddings (``_in_memory``), else
     in SQL; a larger one through its own HNSW index (``store.agent_indexes``), as semantic links
     are (``store.links``): an exact scan read every row of a 50,000-unit agent for each new unit
