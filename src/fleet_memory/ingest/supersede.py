@@ -5,9 +5,9 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
 
 1. **Close enough** — cosine similarity ≥ ``IngestConfig.supersede_min_similarity`` (0.3; the cheap
    filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit, unarchived
-   units: in SQL, or in memory from the agent's held embeddings, the same candidates either way). A candidate that was superseded already stands for its line of versions: when
-   the pair holds, the new unit supersedes the line's current version (if that is older than the new
-   unit). A new value often resembles an older version more than the current one: "Started at the
+   units: in SQL, or in memory from the agent's held embeddings, the same candidates either way).
+   A candidate that was superseded already stands for its line of versions: when the pair holds,
+   the new unit supersedes the line's current version (if that is older than the new unit). A new value often resembles an older version more than the current one: "Started at the
    new clinic today as a senior analyst." is 0.37 close to "I'm a data analyst at Harlow Logistics."
    but 0.23 to its successor "Handed in my notice at Harlow Logistics today.".
 2. **A shared predicate slot** — both texts match the pattern of one slot in ``SLOTS``: where
@@ -303,7 +303,7 @@ def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUn
 
 def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP, config: IngestConfig,
           *, wide: bool, size: int | None = None, cache: EmbeddingCache | None = None) -> Judged | None:
-    """Candidates (cheap: only new units that state a slot, one SQL statement; unless ``wide`` — the
+    """Candidates (cheap: only new units that state a slot, one search for them; unless ``wide`` — the
     LLM's net — only those that share a slot with the new unit and have another event time, the
     rule's first tests, which made the parse of every candidate most of the stage's time), one
     parse of the texts involved, and the rule. None when there is no candidate."""

@@ -38,7 +38,7 @@ from .rows import vectors_from_send
 
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "READ_AGAIN", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "SLACK", "agent_size",
-    "nearest_of_both", "nearest_to_new", "ranked_again", "searched_by_index", "semantic_candidates", "unit_rows",
+    "best_columns", "nearest_of_both", "nearest_to_new", "ranked_again", "searched_by_index", "semantic_candidates", "unit_rows",
     "within_batch",
 ]
 
@@ -143,12 +143,23 @@ def _nearest_rows(queries: np.ndarray, matrix: np.ndarray, k: int, min_similarit
         block = np.arange(sims.shape[0])
         mine = own[lo:lo + step]
         sims[block[mine >= 0], mine[mine >= 0]] = -np.inf
-        sims = sims.astype(np.float32).astype(np.float64)  # as stored (``real``)
-        kth = np.partition(sims, n - k, axis=1)[:, n - k]  # each row's k-th best similarity
-        for row, bar in zip(sims, kth.tolist()):
-            cols = np.flatnonzero(row >= max(bar, min_similarity))  # every tie at the bar: chosen by row below
-            cols = cols[np.lexsort((cols, -row[cols]))][:k]
-            out.append(list(zip(cols.tolist(), row[cols].tolist())))
+        out.extend(best_columns(sims.astype(np.float32).astype(np.float64), k, min_similarity))  # as stored
+    return out
+
+
+def best_columns(sims: np.ndarray, k: int, min_similarity: float) -> list[list[tuple[int, float]]]:
+    """Per row of ``sims`` (cosines, -inf where never to keep): its ``k`` best columns as
+    ``(column, cosine)``, best first, ties by the lower column, cosine ≥ ``min_similarity``."""
+    n = sims.shape[1]
+    k = min(k, n)
+    if k <= 0:
+        return [[] for _ in range(len(sims))]
+    kth = np.partition(sims, n - k, axis=1)[:, n - k]  # each row's k-th best similarity
+    out: list[list[tuple[int, float]]] = []
+    for row, bar in zip(sims, kth.tolist()):
+        cols = np.flatnonzero(row >= max(bar, min_similarity))  # every tie at the bar: chosen by column below
+        cols = cols[np.lexsort((cols, -row[cols]))][:k]
+        out.append(list(zip(cols.tolist(), row[cols].tolist())))
     return out
 
 

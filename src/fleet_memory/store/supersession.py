@@ -27,7 +27,7 @@ from ..providers.compute import product
 from .database import index_order
 from .embedding_cache import EmbeddingCache, Seen
 from .rows import fetch
-from .semantic import EXACT_BELOW, READ_AGAIN, SLACK, agent_size, ranked_again, unit_rows
+from .semantic import EXACT_BELOW, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again, unit_rows
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen"]
@@ -101,26 +101,23 @@ def _in_memory(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
     None when more than ``SPARE`` of a unit's best are archived."""
     queries = unit_rows([e for _, e in new])
     sims = np.concatenate([product(queries, seen.held)[:, seen.kept], product(queries, seen.new)], axis=1)
-    sims = sims.astype(np.float32).astype(np.float64)  # as stored, as ``semantic._nearest_rows`` ranks
     position = {uid: i for i, uid in enumerate(seen.ids)}
-    best: list[list[int]] = []
     for row, (uid, _) in enumerate(new):
         if uid in position:
             sims[row, position[uid]] = -np.inf  # never itself
-        cols = np.flatnonzero(sims[row] >= min_similarity)
-        best.append(cols[np.lexsort((seen.seqs[cols], -sims[row, cols]))][:k + SPARE].tolist())
-    wanted = sorted({seen.ids[c] for cols in best for c in cols})
+    # as stored, ranked as ``semantic`` ranks; columns are in seq order, so ties go by seq
+    best = best_columns(sims.astype(np.float32).astype(np.float64), k + SPARE, min_similarity)
+    wanted = sorted({seen.ids[c] for cols in best for c, _ in cols})
     rows = {r["id"]: r for r in fetch(
         conn, "SELECT " + _COLS + ", o.seq FROM memory_units o"
         " WHERE o.agent_id = %(a)s AND o.id = ANY(%(ids)s::uuid[]) AND o.archived_at IS NULL",
         {"a": agent_id, "ids": wanted}, dict)} if wanted else {}
     out: list[SimilarUnit] = []
     for row, (uid, _) in enumerate(new):
-        live = [c for c in best[row] if seen.ids[c] in rows][:k]
+        live = [(c, sim) for c, sim in best[row] if seen.ids[c] in rows][:k]
         if len(live) < k and len(best[row]) == k + SPARE:
             return None  # an archived unit took a place that the next one, unread, may fill
-        out.extend(SimilarUnit(uid, unit_from_row(rows[seen.ids[c]]), float(sims[row, c]), int(seen.seqs[c]))
-                   for c in live)
+        out.extend(SimilarUnit(uid, unit_from_row(rows[seen.ids[c]]), sim, int(seen.seqs[c])) for c, sim in live)
     return out
 
 
