@@ -7,9 +7,10 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit, unarchived
    units: in SQL, or in memory from the agent's held embeddings, the same candidates either way).
    A candidate that was superseded already stands for its line of versions: when the pair holds,
-   the new unit supersedes the line's current version (if that is older than the new unit). A new value often resembles an older version more than the current one: "Started at the
-   new clinic today as a senior analyst." is 0.37 close to "I'm a data analyst at Harlow Logistics."
-   but 0.23 to its successor "Handed in my notice at Harlow Logistics today.".
+   the new unit supersedes the line's current version (if that is older than the new unit). A new
+   value often resembles an older version more than the current one: "Started at the new clinic
+   today as a senior analyst." is 0.37 close to "I'm a data analyst at Harlow Logistics." but
+   0.23 to its successor "Handed in my notice at Harlow Logistics today.".
 2. **A shared predicate slot** — both texts match the pattern of one slot in ``SLOTS``: where
    someone lives (lives in, moved to, moved into a flat), works (works at, a job, joined, left,
    handed in notice, "an analyst at X", "started at the clinic as a nurse"), their manager (manager,

@@ -38,7 +38,8 @@ from .rows import vectors_from_send
 
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "READ_AGAIN", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "SLACK", "agent_size",
-    "best_columns", "nearest_of_both", "nearest_to_new", "ranked_again", "searched_by_index", "semantic_candidates", "unit_rows",
+    "best_columns", "nearest_of_both", "nearest_to_new", "ranked_again", "searched_by_index", "semantic_candidates",
+    "unit_rows",
     "within_batch",
 ]
 
