@@ -51,13 +51,14 @@ def test_another_network_is_left_to_thinc() -> None:
 
 
 def test_the_fast_parse_is_the_shipped_models_parse() -> None:
-    """``SpacyNLP`` (its own copy, both networks by torch, the attribute ruler as a lookup) against
+    """``SpacyNLP`` (its own copy, both networks by torch, the attribute ruler as a lookup, the
+    recogniser decoded by ``providers.greedy_ner``) against
     spaCy's own ``pipe`` over the shipped model: the same tags, dependencies, heads, and the same
     entities wherever the recogniser runs."""
     from fleet_memory.providers.nlp import may_name
 
-    nlp, _, tok2vec = _load_fast(None)
-    assert tok2vec is not None
+    nlp, _, tok2vec, ner = _load_fast(None)
+    assert tok2vec is not None and ner is not None
     assert any(n.name == "torch-tok2vec" for n in nlp.get_pipe("ner").model.walk())
     shipped = _load_spacy(None)
     assert shipped is not nlp and not any(n.name == "torch-tok2vec" for n in shipped.get_pipe("ner").model.walk())
