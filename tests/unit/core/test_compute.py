@@ -16,7 +16,8 @@ def test_product_is_numpys(dtype) -> None:
     b = rng.standard_normal((2_000, 384)).astype(dtype)
     got = product(a, b)
     assert got.dtype == dtype and got.shape == (45, 2_000)
-    assert np.allclose(got, a @ b.T, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4 if dtype == np.float32 else 1e-10)
+    single = dtype == np.float32
+    assert np.allclose(got, a @ b.T, rtol=1e-5 if single else 1e-12, atol=1e-4 if single else 1e-10)
     got[0, 0] = -np.inf  # the caller writes into it (``store.semantic`` masks each unit's own column)
 
 
