@@ -76,7 +76,8 @@ class GreedyNER:
                 or model.attrs.get("unseen_classes") or len(model.layers) != 3):
             return None
         tokvecs, lower, upper = model.layers
-        if lower.name != "precomputable_affine" or lower.get_dim("nF") != 3 or upper.name != "linear":
+        if (lower.name not in ("precomputable_affine", "torch-precomputable-affine") or lower.get_dim("nF") != 3
+                or upper.name != "linear"):
             return None
         names = [pipe.moves.get_class_name(i) for i in range(pipe.moves.n_moves)]
         labels: list[str] = []
