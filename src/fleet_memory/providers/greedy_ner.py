@@ -31,6 +31,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .compute import product
+
 __all__ = ["GreedyNER"]
 
 _PROBES = (
@@ -144,7 +146,7 @@ class GreedyNER:
             hidden = table[at, 0] + np.where(o, table[open_start[:live], 1], pad[1])
             hidden = hidden + np.where(o, table[np.maximum(at - 1, 0), 2], pad[2])
             hidden = (hidden + bias).max(-1)
-            scores = hidden @ self.upper_w.T + self.upper_b
+            scores = product(hidden, self.upper_w) + self.upper_b  # not NumPy's @: OpenBLAS's threads spin after it
             more = length[:live] > t + 1  # a token follows
             joins = more & ~sent_start[np.minimum(at + 1, len(space) - 1)]  # …in the same sentence
             own = self.action_labels[None, :] == open_label[:live, None]
