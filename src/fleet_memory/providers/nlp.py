@@ -12,7 +12,7 @@ component and the recogniser's own, run by torch (``providers.tok2vec``: the sam
 instead of 3.2 s for the LoCoMo sentences), and so does the parser's and the recogniser's first
 hidden layer, precomputed for every token (``providers.precompute``: the same array, the parse of
 the LoCoMo dev turns 4.8 → 3.9 s). The named-entity recogniser's greedy decoding runs as
-array operations over the whole batch (``providers.greedy_ner``: the same entities, 0.96 instead of
+array operations over the whole batch (``providers.greedy_ner``: the same entities, 0.84 instead of
 2.5 s on the LoCoMo dev turns that may name something). The recogniser (its own network, about
 40 % of the model's time before that) runs only on the texts that can name something (``may_name``): a proper
 noun, or a capital letter inside a sentence other than "I". An entity span without a capital letter
@@ -195,7 +195,8 @@ _VERBS = {
     "love", "loves", "loved", "go", "goes", "went", "work", "works", "worked", "join", "joins", "joined",
     "like", "likes", "liked", "live", "lives", "lived", "move", "moves", "moved", "visit", "visits", "visited",
     "play", "plays", "played", "start", "starts", "started", "met", "meet", "meets", "paint", "paints",
-    "painted", "run", "runs", "ran", "sold", "sell", "sells", "released", "release", "releases", "read", "reads", "adopted", "adopt", "bought", "buy", "buys", "left",
+    "painted", "run", "runs", "ran", "sold", "sell", "sells", "released", "release", "releases", "read", "reads",
+    "adopted", "adopt", "bought", "buy", "buys", "left",
     "teach", "teaches", "taught", "study", "studies", "studied", "said", "says", "say", "enjoy", "enjoys",
     "enjoyed", "hike", "hikes", "hiked", "build", "builds", "built", "make", "makes", "made", "see", "saw",
 }

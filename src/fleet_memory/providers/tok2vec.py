@@ -125,7 +125,8 @@ class TorchTok2Vec:
         width = self.norms[0][0].shape[0]
         if not lengths.sum():
             return [np.zeros((0, width), dtype=np.float32) for _ in docs]
-        ids = np.concatenate([d.to_array(self.columns).reshape(len(d), len(self.columns)) for d in docs]).astype(np.uint64)
+        ids = np.concatenate([d.to_array(self.columns).reshape(len(d), len(self.columns)) for d in docs])
+        ids = ids.astype(np.uint64)
         with torch.inference_mode(), torch_threads(1):
             tables = []
             for column, seed, table in self.hashes:
