@@ -14,12 +14,12 @@ hidden layer, precomputed for every token (``providers.precompute``: the same ar
 the LoCoMo dev turns 4.8 → 3.9 s). The named-entity recogniser's greedy decoding runs as
 array operations over the whole batch (``providers.greedy_ner``: the same entities, 0.84 instead of
 2.5 s on the LoCoMo dev turns that may name something). The recogniser (its own network, about
-40 % of the model's time before that) runs only on the texts that can name something (``may_name``): a proper
-noun, or a capital letter inside a sentence other than "I". An entity span without a capital letter
-is dropped by NER's cleaning anyway (``ingest.ner``), so what this skips is the model labelling a
-sentence's first word, an ordinary one ("Congrats!" as NORP, "Pottery's so relaxing" as ORG); on the
-8,906 sentences of the LoCoMo dev conversations it ran on 1,651, and the parse took 14.7 instead of
-23.4 s, every kept entity otherwise the same.
+40 % of the model's time before that) runs only on the texts that can name something
+(``may_name``): a proper noun, or a capital letter inside a sentence other than "I". An entity
+span without a capital letter is dropped by NER's cleaning anyway (``ingest.ner``), so what this
+skips is the model labelling a sentence's first word, an ordinary one ("Congrats!" as NORP,
+"Pottery's so relaxing" as ORG); on the 8,906 sentences of the LoCoMo dev conversations it ran on
+1,651, and the parse took 14.7 instead of 23.4 s, every kept entity otherwise the same.
 
 ``RuleNLP`` is a real, deterministic parser for unit tests: a tokenizer, a word list of pronouns,
 auxiliaries and common verbs, and a lexicon of named entities given by the test. It produces the
