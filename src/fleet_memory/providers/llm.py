@@ -91,4 +91,5 @@ def structured_call(llm: LLM, messages: list[dict[str, str]], model: type[T], *,
             problem = f"JSON did not match the schema ({exc.error_count()} errors: {exc.errors()[0]['msg']})"
         _log.warning("LLM answer %d/%d rejected: %s", attempt + 1, retries + 1, problem)
     shown = last if len(last) <= 300 else last[:300] + "…"
-    raise ExtractionError(f"the LLM gave no valid answer after {retries + 1} attempts: {problem}; last answer: {shown!r}")
+    raise ExtractionError(f"the LLM gave no valid answer after {retries + 1} attempts: {problem}; "
+                          f"last answer: {shown!r}")
