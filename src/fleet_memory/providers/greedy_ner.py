@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .compute import product
+from .precompute import NAME as TORCH_PRECOMPUTE
 
 __all__ = ["GreedyNER"]
 
@@ -78,8 +79,8 @@ class GreedyNER:
                 or model.attrs.get("unseen_classes") or len(model.layers) != 3):
             return None
         tokvecs, lower, upper = model.layers
-        if (lower.name not in ("precomputable_affine", "torch-precomputable-affine") or lower.get_dim("nF") != 3
-                or upper.name != "linear"):
+        shipped = lower.name in ("precomputable_affine", TORCH_PRECOMPUTE)
+        if not shipped or lower.get_dim("nF") != 3 or upper.name != "linear":
             return None
         names = [pipe.moves.get_class_name(i) for i in range(pipe.moves.n_moves)]
         labels: list[str] = []

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .tok2vec import predict_only
+
 __all__ = ["AGREEMENT", "use_torch_precompute"]
 
 AGREEMENT = 1e-4
@@ -30,8 +32,6 @@ NAME = "torch-precomputable-affine"
 def use_torch_precompute(nlp) -> list[str]:
     """In a loaded spaCy pipeline: the parser's and the recogniser's precomputing layer swapped for
     its torch run where it agrees; returns the names of the components swapped."""
-    from thinc.api import Model
-
     swapped = []
     for name in ("parser", "ner"):
         if name not in nlp.pipe_names:
@@ -42,8 +42,8 @@ def use_torch_precompute(nlp) -> list[str]:
             continue
         dims = {d: lower.get_dim(d) for d in ("nF", "nO", "nP", "nI")}
         weights = _torch_weights(lower.get_param("W"), dims)
-        layer = Model(NAME, _forward, dims=dims, attrs={"weights": weights},
-                      params={p: lower.get_param(p) for p in ("W", "b", "pad")})
+        layer = predict_only(NAME, _precomputed, dims=dims, attrs={"weights": weights},
+                             params={p: lower.get_param(p) for p in ("W", "b", "pad")})
         if _agrees(lower, layer):
             model.replace_node(lower, layer)
             swapped.append(name)
@@ -57,15 +57,13 @@ def _torch_weights(weights: np.ndarray, dims: dict[str, int]):
     return torch.from_numpy(np.ascontiguousarray(weights.reshape(width, dims["nI"]).T, dtype=np.float32))
 
 
-def _forward(model, tokens: np.ndarray, is_train: bool):
+def _precomputed(model, tokens: np.ndarray) -> np.ndarray:
     """``PrecomputableAffine``'s output: row 0 the padding, then each token's product, shaped
     (tokens + 1, features, hidden, pieces)."""
     import torch
 
     from .compute import torch_threads
 
-    if is_train:
-        raise NotImplementedError("the torch run of the precomputing layer predicts only")
     n_f, n_o, n_p = (model.get_dim(d) for d in ("nF", "nO", "nP"))
     out = np.empty((tokens.shape[0] + 1, n_f, n_o, n_p), dtype=np.float32)
     if tokens.shape[0]:
@@ -74,14 +72,10 @@ def _forward(model, tokens: np.ndarray, is_train: bool):
             torch.matmul(torch.from_numpy(np.ascontiguousarray(tokens, dtype=np.float32)), model.attrs["weights"],
                          out=rows)
     out[0] = model.get_param("pad")[0]
-    return out, _no_backprop
+    return out
 
 
 def _agrees(thinc_layer, torch_layer) -> bool:
     probe = np.random.default_rng(7).standard_normal((64, thinc_layer.get_dim("nI"))).astype(np.float32)
     want, got = thinc_layer.predict(probe), torch_layer.predict(probe)
     return want.shape == got.shape and float(np.abs(want - got).max()) <= AGREEMENT
-
-
-def _no_backprop(d_outputs):
-    raise NotImplementedError("the torch run of the precomputing layer predicts only")

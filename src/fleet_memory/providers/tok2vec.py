@@ -26,11 +26,11 @@ component does (``set_annotations``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["AGREEMENT", "Tok2VecPipe", "TorchTok2Vec", "use_torch_tok2vec"]
+__all__ = ["AGREEMENT", "Tok2VecPipe", "TorchTok2Vec", "predict_only", "use_torch_tok2vec"]
 
 AGREEMENT = 1e-4
 """Largest absolute difference from thinc's vectors on the probes for the torch run to be used."""
@@ -201,8 +201,6 @@ def use_torch_tok2vec(nlp) -> Tok2VecPipe | None:
     """In a loaded spaCy pipeline: the named-entity recogniser's own token-to-vector network
     swapped for its torch run (when it has one of that shape and it agrees), and a stand-in for
     the ``tok2vec`` component (None when it has none or it does not agree)."""
-    from thinc.api import Model
-
     if "ner" in nlp.pipe_names:
         ner_model = nlp.get_pipe("ner").model
         inner = [n for n in ner_model.walk() if n.name.startswith("extract_features>>")
@@ -210,8 +208,9 @@ def use_torch_tok2vec(nlp) -> Tok2VecPipe | None:
         if len(inner) == 1:
             run = TorchTok2Vec.of(inner[0], nlp.make_doc)
             if run is not None:
-                ner_model.replace_node(inner[0], Model("torch-tok2vec", _forward, attrs={"run": run},
-                                                       dims={"nO": inner[0].get_dim("nO")}))
+                layer = predict_only("torch-tok2vec", lambda model, docs: model.attrs["run"](docs),
+                                     attrs={"run": run}, dims={"nO": inner[0].get_dim("nO")})
+                ner_model.replace_node(inner[0], layer)
     if "tok2vec" not in nlp.pipe_names:
         return None
     component = nlp.get_pipe("tok2vec")
@@ -219,11 +218,22 @@ def use_torch_tok2vec(nlp) -> Tok2VecPipe | None:
     return Tok2VecPipe(component, run) if run is not None else None
 
 
-def _forward(model, docs, is_train: bool):
-    if is_train:
-        raise NotImplementedError("the torch run of tok2vec predicts only")
-    return model.attrs["run"](docs), _no_backprop
+def predict_only(name: str, predict: Callable, **layer) -> object:
+    """A thinc layer named ``name`` whose forward pass is ``predict(model, inputs)``, for inference
+    only: training through it raises (its weights are not thinc's parameters to update). ``layer``:
+    the ``dims``, ``attrs`` and ``params`` of ``thinc.api.Model``."""
+    from thinc.api import Model
+
+    def forward(model, inputs, is_train: bool):
+        if is_train:
+            raise NotImplementedError(f"{name} predicts only")
+        return predict(model, inputs), _no_backprop(name)
+
+    return Model(name, forward, **layer)
 
 
-def _no_backprop(d_outputs):
-    raise NotImplementedError("the torch run of tok2vec predicts only")
+def _no_backprop(name: str) -> Callable:
+    def backprop(d_outputs):
+        raise NotImplementedError(f"{name} predicts only")
+
+    return backprop

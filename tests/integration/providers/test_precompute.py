@@ -35,6 +35,8 @@ def test_the_torch_layer_gives_thincs_array_on_real_token_vectors() -> None:
         assert np.array_equal(got[0], want[0])  # the padding row
         assert float(np.abs(got - want).max()) < 1e-4
         assert swapped.predict(tokens[:0]).shape == (1, *want.shape[1:])  # no tokens: the padding alone
+        with pytest.raises(NotImplementedError, match="predicts only"):
+            swapped(tokens, is_train=True)  # inference only: its weights are not thinc's to train
 
 
 def test_only_spacys_precomputing_layer_is_swapped() -> None:
