@@ -39,8 +39,7 @@ from .rows import vectors_from_send
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "READ_AGAIN", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "SLACK", "agent_size",
     "best_columns", "nearest_of_both", "nearest_to_new", "ranked_again", "searched_by_index", "semantic_candidates",
-    "unit_rows",
-    "within_batch",
+    "unit_rows", "within_batch",
 ]
 
 Pairs = list[tuple[UUID, UUID, float]]
