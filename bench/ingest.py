@@ -21,7 +21,10 @@ texts (the models' work alone). ``--skip-main --worst-chars N`` runs only this l
 Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
 over conversations; parse and embed overlap, so they add up to more than the wall time), the
 floor's turns/s, their ratio, and the link rows per unit after ingestion (stored temporal and
-semantic links, mean and max per unit; entity links are derived when read).
+semantic links, mean and max per unit; entity links are derived when read). Also the CPU seconds
+the pipeline's puts used, in this process and in the embedded PostgreSQL's processes, and the
+ratio that a schedule keeping every core busy with that work from start to end would reach: the
+most any scheduling of today's work can give.
 
 ``--agent-sizes 1000,50000``: also the first conversation's ``put_many`` into agents prefilled to
 each size, interleaved over ``--rounds`` rounds (default 5), median units/s and stage seconds for
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -73,6 +77,34 @@ def floor_ingest(mem, agent: str, items: list[dict], threads: int | None = None)
         doc_sql.insert_documents(conn, docs)
         unit_sql.insert_units(conn, units)
     return time.perf_counter() - started
+
+
+def server_processes(mem) -> list:
+    """The embedded PostgreSQL's processes (its postmaster and every child): their CPU is the put's
+    too. Empty when psutil is missing or the server is not local."""
+    try:
+        import psutil
+    except ImportError:
+        return []
+    with mem.db.transaction() as conn:
+        pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    try:
+        postmaster = psutil.Process(pid).parent()
+        return [postmaster, *postmaster.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def cpu_seconds(processes: list) -> float:
+    """User + system CPU of this process and of ``processes`` (a process gone since counts 0)."""
+    total = time.process_time()
+    for proc in processes:
+        try:
+            times = proc.cpu_times()
+            total += times.user + times.system
+        except Exception:  # exited: its CPU is no longer readable
+            pass
+    return total
 
 
 def worst_content(chars: int) -> str:
@@ -146,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
                          agent_id=f"warmup-{run}")
             mem.embedder.embed(["warm up the embedder with a second batch"] * 64)
             turns = units = 0
-            floor_s = floor1_s = pipe_s = 0.0
+            floor_s = floor1_s = pipe_s = pipe_cpu = 0.0
+            server = server_processes(mem)
             stages: dict[str, float] = {}
             agents = []
             for conv in ([] if args.skip_main else convs):
@@ -157,9 +190,10 @@ def main(argv: list[str] | None = None) -> int:
                     floor1_s += floor_ingest(mem, f"floor1-{run}-{conv['conversation_id']}", items, threads=1)
                 agent = f"pipe-{run}-{conv['conversation_id']}"
                 agents.append(agent)
-                started = time.perf_counter()
+                cpu, started = cpu_seconds(server), time.perf_counter()
                 results = mem.put_many(items, agent_id=agent)
                 pipe_s += time.perf_counter() - started
+                pipe_cpu += cpu_seconds(server) - cpu
                 units += sum(len(r.units) for r in results)
                 for name, secs in results[0].stage_seconds.items():
                     stages[name] = stages.get(name, 0.0) + secs
@@ -197,8 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         agg["rows_per_unit"] = agg["rows"] / max(1, totals["units"])
         agg.pop("_sum")
         agg.pop("units_linked")
+    cores = os.cpu_count() or 1
     pipeline = {"turns_per_s": turns / pipe_s, "units_per_s": units / pipe_s, "seconds": pipe_s,
-                "turns": turns, "units": units, "stage_seconds": stages}
+                "turns": turns, "units": units, "stage_seconds": stages, "cpu_seconds": pipe_cpu,
+                "all_cores_busy_ratio": floor_s / (pipe_cpu / cores) if pipe_cpu else None}
     floor = {"turns_per_s": turns / floor_s, "seconds": floor_s}
     if floor1_s:
         floor["one_thread"] = {"turns_per_s": turns / floor1_s, "seconds": floor1_s,
@@ -216,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ratio pipeline / floor on one torch thread: {floor['one_thread']['ratio']:.2f}")
     print(f"ratio pipeline / floor: {out['ratio']:.2f}   ({turns} turns → {units} units, {totals['entities']} entities)")
     print("stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
+    if pipe_cpu:
+        print(f"pipeline CPU (this process + PostgreSQL): {pipe_cpu:.1f} s = {pipe_cpu / cores:.1f} s on {cores} "
+              f"cores kept busy; ratio at that wall time: {pipeline['all_cores_busy_ratio']:.2f}")
     for kind, agg in sorted(links.items()):
         print(f"{kind} links: {agg['rows']} rows, {agg['rows_per_unit']:.2f} per unit, max {agg['max_degree']} on one unit")
     _print_worst(worst)
