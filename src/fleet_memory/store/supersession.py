@@ -24,13 +24,13 @@ import psycopg
 
 from ..model import MemoryUnit
 from ..providers.compute import product
-from .database import index_order
+from .database import cached_plans, index_order
 from .embedding_cache import EmbeddingCache, Seen
 from .rows import fetch
 from .semantic import EXACT_BELOW, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again, unit_rows
 from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen"]
+__all__ = ["SimilarUnit", "Chain", "END_AT", "candidates", "supersede", "successors", "chains", "history", "reopen"]
 
 _COLS = ", ".join(f"o.{c.strip()}" for c in UNIT_COLUMNS.split(","))
 
@@ -121,28 +121,36 @@ def _in_memory(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
     return out
 
 
+END_AT = ("UPDATE memory_units u SET valid_until = p.t FROM unnest(%(o)s::uuid[], %(t)s::timestamptz[]) AS p(o, t)"
+          " WHERE u.agent_id = %(a)s AND u.id = p.o")
+"""Ends units ``o`` at times ``t`` (parameters ``a``, ``o``, ``t``). The successors' event times are
+read first, by primary key, not joined here: a join of the agent's units with themselves is
+planned as a cross product of both when the planner's statistics predate the agent (it then
+estimates the agent at one row, ``store.planner``), as they do in a new agent's first put. Measured
+on a store of 31,000 units, a conversation's 749 units into a new agent superseding 13 of them:
+the join took 1.2 s (7.3 million rows compared); this statement 1.2 ms."""
+
+
 def supersede(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUID, UUID, str]],
               now: datetime) -> int:
     """Record ``(old_id, new_id, reason)`` pairs: a row each (a unit already superseded keeps its
     first successor) and the old unit's ``valid_until`` = the new unit's event time. Returns the
-    pairs recorded. Two statements."""
+    pairs recorded. Three statements (``END_AT``)."""
     if not pairs:
         return 0
-    recorded = conn.execute(
-        "INSERT INTO supersessions (agent_id, old_id, new_id, reason, created_at)"
-        " SELECT %(a)s, p.o, p.n, p.r, %(now)s FROM unnest(%(o)s::uuid[], %(n)s::uuid[], %(r)s::text[]) AS p(o, n, r)"
-        " ON CONFLICT (agent_id, old_id) DO NOTHING RETURNING old_id, new_id",
-        {"a": agent_id, "now": now, "o": [p[0] for p in pairs], "n": [p[1] for p in pairs],
-         "r": [p[2] for p in pairs]},
-    ).fetchall()
+    with cached_plans(conn):  # two foreign-key checks per pair
+        recorded = conn.execute(
+            "INSERT INTO supersessions (agent_id, old_id, new_id, reason, created_at)"
+            " SELECT %(a)s, p.o, p.n, p.r, %(now)s FROM unnest(%(o)s::uuid[], %(n)s::uuid[], %(r)s::text[]) AS p(o, n, r)"
+            " ON CONFLICT (agent_id, old_id) DO NOTHING RETURNING old_id, new_id",
+            {"a": agent_id, "now": now, "o": [p[0] for p in pairs], "n": [p[1] for p in pairs],
+             "r": [p[2] for p in pairs]},
+        ).fetchall()
     if recorded:
-        conn.execute(
-            "UPDATE memory_units o SET valid_until = n.event_date"
-            " FROM unnest(%(o)s::uuid[], %(n)s::uuid[]) AS p(o, n)"
-            " JOIN memory_units n ON n.agent_id = %(a)s AND n.id = p.n"
-            " WHERE o.agent_id = %(a)s AND o.id = p.o",
-            {"a": agent_id, "o": [r[0] for r in recorded], "n": [r[1] for r in recorded]},
-        )
+        when = dict(conn.execute("SELECT id, event_date FROM memory_units WHERE agent_id = %s AND id = ANY(%s)",
+                                 (agent_id, list({r[1] for r in recorded}))).fetchall())
+        ended = [(old, when[new]) for old, new in recorded if new in when]
+        conn.execute(END_AT, {"a": agent_id, "o": [e[0] for e in ended], "t": [e[1] for e in ended]})
     return len(recorded)
 
 
@@ -271,9 +279,5 @@ def reopen(conn: psycopg.Connection, agent_id: str, deleted: Sequence[UUID]) -> 
             " WHERE s.agent_id = %(a)s AND s.old_id = p.o",
             {"a": agent_id, "o": [o for o, _ in heirs], "h": [h for _, h in heirs]},
         )
-    return conn.execute(
-        "UPDATE memory_units u SET valid_until = p.t FROM unnest(%(o)s::uuid[], %(t)s::timestamptz[]) AS p(o, t)"
-        " WHERE u.agent_id = %(a)s AND u.id = p.o",
-        {"a": agent_id, "o": [r[0] for r in rows], "t": [r[2] for r in rows]},
-    ).rowcount
+    return conn.execute(END_AT, {"a": agent_id, "o": [r[0] for r in rows], "t": [r[2] for r in rows]}).rowcount
 
