@@ -98,11 +98,15 @@ def server_processes(mem) -> list:
 def cpu_seconds(processes: list) -> float:
     """User + system CPU of this process and of ``processes`` (a process gone since counts 0)."""
     total = time.process_time()
+    if not processes:
+        return total
+    import psutil
+
     for proc in processes:
         try:
             times = proc.cpu_times()
             total += times.user + times.system
-        except Exception:  # exited: its CPU is no longer readable
+        except psutil.Error:  # exited: its CPU is no longer readable
             pass
     return total
 

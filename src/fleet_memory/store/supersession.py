@@ -30,7 +30,7 @@ from .rows import fetch
 from .semantic import EXACT_BELOW, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again, unit_rows
 from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["SimilarUnit", "Chain", "END_AT", "candidates", "supersede", "successors", "chains", "history", "reopen"]
+__all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen"]
 
 _COLS = ", ".join(f"o.{c.strip()}" for c in UNIT_COLUMNS.split(","))
 
@@ -121,7 +121,7 @@ def _in_memory(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID
     return out
 
 
-END_AT = ("UPDATE memory_units u SET valid_until = p.t FROM unnest(%(o)s::uuid[], %(t)s::timestamptz[]) AS p(o, t)"
+_END_AT = ("UPDATE memory_units u SET valid_until = p.t FROM unnest(%(o)s::uuid[], %(t)s::timestamptz[]) AS p(o, t)"
           " WHERE u.agent_id = %(a)s AND u.id = p.o")
 """Ends units ``o`` at times ``t`` (parameters ``a``, ``o``, ``t``). The successors' event times are
 read first, by primary key, not joined here: a join of the agent's units with themselves is
@@ -135,7 +135,7 @@ def supersede(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUI
               now: datetime) -> int:
     """Record ``(old_id, new_id, reason)`` pairs: a row each (a unit already superseded keeps its
     first successor) and the old unit's ``valid_until`` = the new unit's event time. Returns the
-    pairs recorded. Three statements (``END_AT``)."""
+    pairs recorded. Three statements (``_END_AT``)."""
     if not pairs:
         return 0
     with cached_plans(conn):  # two foreign-key checks per pair
@@ -150,7 +150,7 @@ def supersede(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUI
         when = dict(conn.execute("SELECT id, event_date FROM memory_units WHERE agent_id = %s AND id = ANY(%s)",
                                  (agent_id, list({r[1] for r in recorded}))).fetchall())
         ended = [(old, when[new]) for old, new in recorded if new in when]
-        conn.execute(END_AT, {"a": agent_id, "o": [e[0] for e in ended], "t": [e[1] for e in ended]})
+        conn.execute(_END_AT, {"a": agent_id, "o": [e[0] for e in ended], "t": [e[1] for e in ended]})
     return len(recorded)
 
 
@@ -279,5 +279,5 @@ def reopen(conn: psycopg.Connection, agent_id: str, deleted: Sequence[UUID]) -> 
             " WHERE s.agent_id = %(a)s AND s.old_id = p.o",
             {"a": agent_id, "o": [o for o, _ in heirs], "h": [h for _, h in heirs]},
         )
-    return conn.execute(END_AT, {"a": agent_id, "o": [r[0] for r in rows], "t": [r[2] for r in rows]}).rowcount
+    return conn.execute(_END_AT, {"a": agent_id, "o": [r[0] for r in rows], "t": [r[2] for r in rows]}).rowcount
 

@@ -3,7 +3,15 @@ one row and walks its graph with nested scans (seconds instead of milliseconds).
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+from uuid import uuid4
+
+import numpy as np
+
+from fleet_memory.store import documents as doc_sql
 from fleet_memory.store import planner
+from fleet_memory.store import supersession as sup_sql
+from fleet_memory.store import units as unit_sql
 
 ITEMS = [{"content": f"The team shipped release {i} of the billing service."} for i in range(150)]
 
@@ -69,14 +77,6 @@ def test_checkpoints_are_powers_of_two_from_128() -> None:
 
 def _units(conn, agent: str, count: int) -> list:
     """``count`` units of ``agent`` with random vectors, a minute apart, written straight to the store."""
-    from datetime import datetime, timedelta, timezone
-    from uuid import uuid4
-
-    import numpy as np
-
-    from fleet_memory.store import documents as doc_sql
-    from fleet_memory.store import units as unit_sql
-
     rng = np.random.default_rng(len(agent))
     start = datetime(2024, 3, 1, tzinfo=timezone.utc)
     doc = uuid4()
@@ -99,8 +99,6 @@ def test_supersession_in_a_new_agents_first_put_reads_its_units_once(memory) -> 
     store of 31,000 units; here 0.8 s). Recording supersessions reads the new units a few times
     over (once per statement, and about half of them for each key check planned for the agent
     before the plan is cached), never squared: 7,219 rows here, against 376,135 before."""
-    from fleet_memory.store import supersession as sup_sql
-
     with memory.db.transaction() as conn:
         for i in range(30):  # many agents: the new one's estimate is one row
             _units(conn, f"old-{i}", 200)
