@@ -12,21 +12,20 @@ decoding included, is unchanged. The LoCoMo dev turns' parse: 4.8 → 3.9 s, eve
 label and entity the same.
 
 A layer is swapped only when it is spaCy's ``precomputable_affine`` and its output agrees with
-thinc's on probe inputs to ``AGREEMENT`` (the two sum in another order: differences of about 1e-6).
+thinc's on probe inputs to ``tok2vec.AGREEMENT``, the bound the torch token vectors meet too (the
+two sum in another order: differences of about 1e-6).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .tok2vec import predict_only
+from .tok2vec import AGREEMENT, predict_only
 
-__all__ = ["AGREEMENT", "use_torch_precompute"]
-
-AGREEMENT = 1e-4
-"""Largest absolute difference from thinc's output on the probes for the torch layer to be used."""
+__all__ = ["NAME", "use_torch_precompute"]
 
 NAME = "torch-precomputable-affine"
+"""The swapped layer's name (``providers.greedy_ner`` reads the recogniser's layer by it)."""
 
 
 def use_torch_precompute(nlp) -> list[str]:
