@@ -20,7 +20,8 @@ from psycopg.types.json import Json
 from ..errors import InvalidInputError
 from .database import cached_plans
 
-__all__ = ["agent_tables", "iter_rows", "insert_rows", "renumber_unit_seq", "agent_is_empty", "embedding_dim"]
+__all__ = ["agent_tables", "column_types", "iter_rows", "insert_rows", "renumber_unit_seq", "agent_is_empty",
+           "embedding_dim"]
 
 
 def agent_tables(conn: psycopg.Connection) -> list[str]:
@@ -56,6 +57,15 @@ def _copy_columns(conn: psycopg.Connection, table: str) -> list[str]:
     ).fetchall()]
 
 
+def column_types(conn: psycopg.Connection, table: str) -> dict[str, str]:
+    """Each stored column's type as ``information_schema`` names it (``integer``, ``timestamp with
+    time zone``, ``USER-DEFINED`` for vectors ...); generated columns included."""
+    return dict(conn.execute(
+        "SELECT column_name, data_type FROM information_schema.columns"
+        " WHERE table_schema = current_schema() AND table_name = %s", (table,)
+    ).fetchall())
+
+
 def iter_rows(conn: psycopg.Connection, table: str, agent_id: str, batch: int = 1_000) -> Iterator[dict[str, Any]]:
     """Every row of ``table`` for the agent, as JSON-ready dicts, streamed with a server cursor."""
     cols = _copy_columns(conn, table)
@@ -70,23 +80,41 @@ def iter_rows(conn: psycopg.Connection, table: str, agent_id: str, batch: int = 
             yield row
 
 
-def insert_rows(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, Any]]) -> int:
-    """Insert rows (as produced by ``iter_rows``) with PostgreSQL doing every cast."""
+def _insert(conn: psycopg.Connection, table: str, cols: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
+    ident = sql.SQL(", ").join(sql.Identifier(c) for c in cols)
+    with conn.transaction(), cached_plans(conn):  # a savepoint; foreign-key checks, one or two per row
+        conn.execute(
+            sql.SQL("INSERT INTO {t} ({cols}) SELECT {cols} FROM json_populate_recordset(NULL::{t}, %s)").format(
+                t=sql.Identifier(table), cols=ident),
+            (Json(list(rows)),),
+        )
+
+
+def insert_rows(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, Any]],
+                lines: Sequence[int] | None = None) -> int:
+    """Insert rows (as produced by ``iter_rows``) with PostgreSQL doing every cast. When the batch
+    is refused, its rows are inserted one by one to find the first refused one, named by its line
+    in ``lines`` (the batch's line numbers), so the error says which row to fix."""
     if not rows:
         return 0
     cols = [c for c in _copy_columns(conn, table) if c in rows[0]]
-    ident = sql.SQL(", ").join(sql.Identifier(c) for c in cols)
     try:
-        with cached_plans(conn):  # foreign-key checks, one or two per row
-            conn.execute(
-                sql.SQL("INSERT INTO {t} ({cols}) SELECT {cols} FROM json_populate_recordset(NULL::{t}, %s)").format(
-                    t=sql.Identifier(table), cols=ident),
-                (Json(list(rows)),),
-            )
+        _insert(conn, table, cols, rows)
+        return len(rows)
     except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
-        reason = str(exc).strip().splitlines()[0]
-        raise InvalidInputError("file", f"rows of {table} do not fit this database: {reason}") from None
+        if lines is None:
+            raise InvalidInputError("file", f"rows of {table} do not fit this database: {_reason(exc)}") from None
+    for row, line in zip(rows, lines):
+        try:
+            _insert(conn, table, cols, [row])
+        except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
+            raise InvalidInputError(f"line {line}", f"this {table} row does not fit this database: "
+                                    f"{_reason(exc)}") from None
     return len(rows)
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0]
 
 
 def renumber_unit_seq(conn: psycopg.Connection, agent_id: str) -> None:

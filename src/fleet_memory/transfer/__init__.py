@@ -26,6 +26,7 @@ from ..errors import InvalidInputError
 from ..store import Database, planner
 from ..store import transfer as sql
 from ..store.migrations import current_version
+from .checks import check_row
 
 __all__ = ["FORMAT", "TransferReport", "export_agent", "import_agent"]
 
@@ -69,22 +70,6 @@ def _records(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, record
 
 
-_BIGINT = 2**63
-
-
-def _check_row(number: int, table: str, row: dict[str, Any]) -> None:
-    """Checks the database would report without a line number, or not at all: ``seq`` is only an
-    order here (imports renumber it), but it must be a 64-bit integer; ``metadata`` is an object
-    wherever a table has one (jsonb would take any JSON value, and readers expect a mapping)."""
-    if "metadata" in row and row["metadata"] is not None and not isinstance(row["metadata"], dict):
-        raise InvalidInputError(f"line {number}", f"{table}.metadata must be a JSON object, "
-                                f"got {type(row['metadata']).__name__}")
-    seq = row.get("seq") if table == "memory_units" else None
-    if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not -_BIGINT <= seq < _BIGINT):
-        raise InvalidInputError(f"line {number}", f"memory_units.seq {seq!r} is not a 64-bit integer",
-                                f"-2**63 to 2**63-1")
-
-
 def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: int = 1_000) -> TransferReport:
     records = _records(lines)
     first = next(records, None)
@@ -100,19 +85,22 @@ def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: in
         if not sql.agent_is_empty(conn, agent_id, tables):
             raise InvalidInputError("agent_id", f"agent {agent_id!r} already has memories; import into a new agent")
         pending: list[dict[str, Any]] = []
+        numbers: list[int] = []
         current: str | None = None
+        types: dict[str, str] = {}
         for number, record in records:
             table, row = record.get("table"), record.get("row")
             if table not in tables or not isinstance(row, dict):
                 raise InvalidInputError(f"line {number}", f"unknown table {table!r} or missing row")
-            _check_row(number, table, row)
             if (table != current or len(pending) >= batch) and pending:
-                counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending)
-                pending = []
-            current = table
-            pending.append({**row, "agent_id": agent_id})
+                counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending, numbers)
+                pending, numbers = [], []
+            if table != current:
+                current, types = table, sql.column_types(conn, table)
+            pending.append({**check_row(number, table, row, types), "agent_id": agent_id})
+            numbers.append(number)
         if pending:
-            counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending)
+            counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending, numbers)
         sql.renumber_unit_seq(conn, agent_id)
         units = planner.unit_counts(conn, [agent_id])
     if grown := planner.crossed(units, units):
