@@ -1,6 +1,8 @@
 # The two commands of the README:
 #   make demo   set everything up, then run the demo on the embedded database
-#   make test   set everything up, then run the whole test suite
+#   make test   set everything up, then run the whole test suite (CI runs it) and print its duration
+# and the quick lane for a change:
+#   make check  everything but the wheel install, the browser and the fuzzing (markers slow, browser, fuzz)
 # Both are idempotent: the virtual environment is rebuilt only when pyproject.toml or constraints.txt change.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -8,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test system-deps bench clean
+.PHONY: setup demo test check system-deps bench clean
 
 setup: $(STAMP)
 
@@ -34,8 +36,14 @@ system-deps:
 demo: setup
 	$(BIN)/fleet-memory demo
 
+# Each lane prints how long it took, passed or failed, and keeps pytest's exit status.
 test: setup system-deps
-	$(BIN)/python -m pytest -q
+	@start=$$(date +%s); $(BIN)/python -m pytest -q; status=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s"; exit $$status
+
+check: setup
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -m "not slow and not browser and not fuzz"; status=$$?; \
+	echo "make check: $$(( $$(date +%s) - start )) s"; exit $$status
 
 bench: setup
 	$(BIN)/python bench/locomo.py --data ../shared/bench/locomo_dev.jsonl

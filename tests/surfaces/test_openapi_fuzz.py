@@ -13,6 +13,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 
 from fleet_memory.rest import create_app
 
+pytestmark = pytest.mark.fuzz
 EXAMPLES = 12  # per route: the whole file stays well under the 5 minutes make test allows it
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 schemathesis.serializer.alias("application/x-ndjson", "text/plain")  # the import body: JSON Lines text
