@@ -44,8 +44,8 @@ from .store.agent_indexes import IndexRefresh
 from .store import documents as doc_sql
 from .store import provenance as prov_sql
 from .store import units as unit_sql
-from .validation import check_agent_id, check_positive_int, check_uuid
-from .validation import check_date, check_offset, check_optional_text, check_text
+from .validation import check_agent_id, check_path_segment, check_positive_int, check_uuid
+from .validation import check_date, check_offset, check_optional_text, check_text, check_user_id
 
 if TYPE_CHECKING:  # imported lazily at run time: pictures, files, transfer and keys load on first use
     from .ingest.files import IngestProgress
@@ -242,7 +242,7 @@ class FleetMemory:
         semantic units consolidated from them and the raw documents left empty. Returns the number
         of units removed (0 when the user has none)."""
         agent = self._agent(agent_id)
-        user = check_text(user_id, "user_id", self.config.limits.max_agent_id_chars)
+        user = check_path_segment(check_text(user_id, "user_id", self.config.limits.max_agent_id_chars), "user_id")
         with self.db.transaction() as conn:
             return agent_sql.forget_user(conn, agent, user)
 
@@ -404,7 +404,7 @@ class FleetMemory:
         ``auto_extracted``. See ``lifecycle.conversation``."""
         agent = self._agent(agent_id)
         built = build_turns(turns, self.config.limits)
-        user = check_optional_text(user_id, "user_id", self.config.limits.max_agent_id_chars)
+        user = check_user_id(user_id, self.config.limits)
         session = check_optional_text(session_id, "session_id", self.config.limits.max_agent_id_chars)
         if self.llm is not None:
             method, memories = "llm", extract_conversation_with_llm(self.llm, built,

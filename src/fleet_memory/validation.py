@@ -22,6 +22,8 @@ from .model import MemoryType
 
 __all__ = [
     "check_agent_id",
+    "check_user_id",
+    "check_path_segment",
     "check_text",
     "check_optional_text",
     "check_date",
@@ -53,6 +55,21 @@ def _check_encodable(field: str, value: str) -> None:
         ) from None
 
 
+def check_path_segment(value: str, field: str) -> str:
+    """Refuse ``.`` and ``..``: ids travel as URL path segments, and HTTP libraries and proxies
+    resolve those segments (``/agents/A/users/..`` becomes ``/agents/A``), so such an id would
+    address its parent: a user's forget would delete the whole agent."""
+    if value in (".", ".."):
+        raise InvalidInputError(field, f"{value!r} is a relative path segment", "an id other than '.' or '..'")
+    return value
+
+
+def check_user_id(value: object, limits: Limits, field: str = "user_id") -> str | None:
+    """An optional user (or session) id: text up to ``max_agent_id_chars``, never ``.`` or ``..``."""
+    text = check_optional_text(value, field, limits.max_agent_id_chars)
+    return None if text is None else check_path_segment(text, field)
+
+
 def check_agent_id(value: object, limits: Limits, field: str = "agent_id") -> str:
     if not isinstance(value, str):
         raise InvalidInputError(field, f"must be a string, got {type(value).__name__}")
@@ -63,7 +80,7 @@ def check_agent_id(value: object, limits: Limits, field: str = "agent_id") -> st
     _check_encodable(field, value)
     if _has_control(value):
         raise InvalidInputError(field, "contains control characters", "printable characters only")
-    return value
+    return check_path_segment(value, field)
 
 
 def check_text(value: object, field: str, max_chars: int) -> str:

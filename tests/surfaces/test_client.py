@@ -8,23 +8,19 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-import threading
-import time
 import uuid
 from contextlib import contextmanager
 
 import anyio
 import psycopg
 import pytest
-import uvicorn
 
 from fleet_memory import Config, FixedClock, FleetMemory
 from fleet_memory.client import AsyncClient, Client
 from fleet_memory.errors import AuthError, InvalidInputError, NotFoundError
 from fleet_memory.providers.embedder import HashingEmbedder
-from fleet_memory.rest import create_app
 from fleet_memory.model import plain
-from tests.support.processes import free_port
+from tests.support.servers import real_server
 
 from ..conftest import TEMPLATE
 
@@ -45,23 +41,6 @@ def fresh_memory(pg_server):
     finally:
         with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-@contextmanager
-def real_server(memory):
-    """uvicorn serving the app over ``memory`` on a free port, in a thread."""
-    server = uvicorn.Server(uvicorn.Config(create_app(memory), host="127.0.0.1", port=free_port(),
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        assert thread.is_alive(), "uvicorn stopped during start-up"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
 
 
 async def _(value):

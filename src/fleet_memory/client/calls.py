@@ -33,6 +33,7 @@ from ..model import (
     UnitPage,
 )
 from ..model import plain
+from ..validation import check_path_segment, check_uuid
 from .records import from_plain
 
 __all__ = ["Call", "OPERATIONS", "read"]
@@ -48,7 +49,27 @@ class Call:
 
 
 def _agent(agent_id: str, *rest: object) -> str:
-    return "/v1/agents/" + "/".join(quote(str(p), safe="") for p in (agent_id, *rest))
+    """The path of ``agent_id``'s resource ``rest``: each part percent-encoded as ONE segment.
+    Empty parts and the dot segments ``.`` / ``..`` are refused here, before anything is sent:
+    HTTP libraries resolve them (``/agents/A/users/..`` is sent as ``/agents/A``), which would
+    turn a user's forget into the agent's delete."""
+    return "/v1/agents/" + "/".join([_segment(agent_id, "agent_id"), *(_segment(p, "id") for p in rest)])
+
+
+def _segment(part: object, field: str) -> str:
+    text = str(part)
+    if not text:
+        raise InvalidInputError(field, "is empty", "a non-empty id")
+    return quote(check_path_segment(text, field), safe="")
+
+
+def _unit(unit_id: UUID | str) -> str:
+    return str(check_uuid(unit_id, "unit_id"))
+
+
+def _named(value: UUID | str, field: str) -> str:
+    _segment(value, field)
+    return str(value)
 
 
 def _body(**values: Any) -> dict[str, Any]:
@@ -84,11 +105,11 @@ def search(agent_id: str, query: str, *, top_k: int = 10, thinking_budget: int =
 
 
 def get(agent_id: str, unit_id: UUID | str) -> Call:
-    return Call("GET", _agent(agent_id, "memories", unit_id), _as(MemoryUnit))
+    return Call("GET", _agent(agent_id, "memories", _unit(unit_id)), _as(MemoryUnit))
 
 
 def delete(agent_id: str, unit_id: UUID | str) -> Call:
-    return Call("DELETE", _agent(agent_id, "memories", unit_id), lambda data: None)
+    return Call("DELETE", _agent(agent_id, "memories", _unit(unit_id)), lambda data: None)
 
 
 def list_units(agent_id: str, *, limit: int = 100, offset: int = 0, include_archived: bool = False) -> Call:
@@ -101,11 +122,11 @@ def stats(agent_id: str) -> Call:
 
 
 def restore(agent_id: str, unit_id: UUID | str) -> Call:
-    return Call("POST", _agent(agent_id, "memories", unit_id, "restore"), _as(MemoryUnit))
+    return Call("POST", _agent(agent_id, "memories", _unit(unit_id), "restore"), _as(MemoryUnit))
 
 
 def sources(agent_id: str, unit_id: UUID | str) -> Call:
-    return Call("GET", _agent(agent_id, "memories", unit_id, "sources"),
+    return Call("GET", _agent(agent_id, "memories", _unit(unit_id), "sources"),
                 lambda data: [from_plain(MemoryUnit, u) for u in data])
 
 
@@ -135,11 +156,11 @@ def list_entities(agent_id: str, *, limit: int = 100, offset: int = 0, label: st
 
 
 def get_entity(agent_id: str, name_or_id: UUID | str, *, unit_limit: int = 100) -> Call:
-    return Call("GET", _agent(agent_id, "entities", name_or_id), _as(EntityDetail), params={"unit_limit": unit_limit})
+    return Call("GET", _agent(agent_id, "entities", _named(name_or_id, "name_or_id")), _as(EntityDetail), params={"unit_limit": unit_limit})
 
 
 def rename_entity(agent_id: str, name_or_id: UUID | str, new_name: str) -> Call:
-    return Call("POST", _agent(agent_id, "entities", name_or_id, "rename"), _as(Entity), {"name": new_name})
+    return Call("POST", _agent(agent_id, "entities", _named(name_or_id, "name_or_id"), "rename"), _as(Entity), {"name": new_name})
 
 
 def merge_entities(agent_id: str, keep: UUID | str, drop: UUID | str) -> Call:
@@ -147,7 +168,7 @@ def merge_entities(agent_id: str, keep: UUID | str, drop: UUID | str) -> Call:
 
 
 def delete_entity(agent_id: str, name_or_id: UUID | str) -> Call:
-    return Call("DELETE", _agent(agent_id, "entities", name_or_id), lambda data: None)
+    return Call("DELETE", _agent(agent_id, "entities", _named(name_or_id, "name_or_id")), lambda data: None)
 
 
 def delete_agent(agent_id: str) -> Call:
@@ -155,7 +176,7 @@ def delete_agent(agent_id: str) -> Call:
 
 
 def forget_user(agent_id: str, user_id: str) -> Call:
-    return Call("DELETE", _agent(agent_id, "users", user_id), lambda data: data["removed"])
+    return Call("DELETE", _agent(agent_id, "users", _named(user_id, "user_id")), lambda data: data["removed"])
 
 
 def list_agents(*, limit: int = 100, offset: int = 0) -> Call:

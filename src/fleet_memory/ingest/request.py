@@ -26,6 +26,7 @@ from ..validation import (
     check_memory_type,
     check_metadata,
     check_optional_text,
+    check_user_id,
     check_tags,
     check_text,
 )
@@ -87,7 +88,7 @@ def build_episode(
         importance=check_importance(importance, f"{p}importance"),
         context=check_optional_text(context, f"{p}context", limits.max_context_chars),
         tags=check_tags(tags, limits, f"{p}tags"),
-        user_id=check_optional_text(user_id, f"{p}user_id", limits.max_agent_id_chars),
+        user_id=check_user_id(user_id, limits, f"{p}user_id"),
         session_id=check_optional_text(session_id, f"{p}session_id", limits.max_agent_id_chars),
         source=check_optional_text(source, f"{p}source", limits.max_tag_chars),
         speaker=check_optional_text(speaker, f"{p}speaker", limits.max_tag_chars),

@@ -39,7 +39,7 @@ def agents_router() -> APIRouter:
         """Remove everything the agent has stored."""
         return {"removed": memory.delete_agent(agent)}
 
-    @r.delete("/v1/agents/{agent_id}/users/{user_id}", response_model=s.RemovedOut)
+    @r.delete("/v1/agents/{agent_id}/users/{user_id:path}", response_model=s.RemovedOut)
     def forget_user(agent: Agent, memory: Memory, user_id: str) -> Any:
         """Forget one user of the agent: their units, what was consolidated from them, their documents."""
         return {"removed": memory.forget_user(agent, user_id)}

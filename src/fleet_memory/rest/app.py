@@ -253,7 +253,9 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
             if owned:
                 app.state.memory.close()
 
+    # redirect_slashes=False: a client following a 307 replays a DELETE or POST at another path
     app = FastAPI(title="fleet-memory", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  redirect_slashes=False,
                   description="Long-term memory for AI agents. Authenticate with `Authorization: Bearer <key>`.")
     startup = Startup()
     startup.mark("imported")

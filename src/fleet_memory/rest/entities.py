@@ -23,13 +23,13 @@ def entities_router() -> APIRouter:
                       offset: int = Query(0, ge=0), label: Optional[str] = None) -> Any:
         return memory.list_entities(agent, limit=limit, offset=offset, label=label)
 
-    @r.get("/entities/{entity}", response_model=s.EntityDetailOut)
+    @r.get("/entities/{entity:path}", response_model=s.EntityDetailOut)
     def get_entity(agent: Agent, memory: Memory, entity: str,
                    unit_limit: int = Query(100, ge=1, le=_MAX)) -> Any:
         detail = memory.get_entity(agent, entity, unit_limit=unit_limit)
         return {"entity": detail.entity, "units": [u.to_dict() for u in detail.units]}
 
-    @r.post("/entities/{entity}/rename", response_model=s.EntityOut)
+    @r.post("/entities/{entity:path}/rename", response_model=s.EntityOut)
     def rename(agent: Agent, memory: Memory, entity: str, body: s.RenameIn) -> Any:
         return memory.rename_entity(agent, entity, body.name)
 
@@ -37,7 +37,7 @@ def entities_router() -> APIRouter:
     def merge(agent: Agent, memory: Memory, body: s.MergeIn) -> Any:
         return memory.merge_entities(agent, body.keep, body.drop)
 
-    @r.delete("/entities/{entity}", status_code=204)
+    @r.delete("/entities/{entity:path}", status_code=204)
     def delete(agent: Agent, memory: Memory, entity: str) -> Response:
         memory.delete_entity(agent, entity)
         return Response(status_code=204)
