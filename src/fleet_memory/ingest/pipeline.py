@@ -581,7 +581,7 @@ class Ingestor:
         docs = [
             doc_sql.NewDocument(
                 id=doc_id, agent_id=e.agent_id, content=e.content, event_date=e.event_date, created_at=now,
-                context=e.context, source=e.source, speaker=e.speaker, metadata=dict(e.metadata),
+                context=e.context, source=e.source, speaker=e.speaker, metadata=dict(e.metadata), user_id=e.user_id,
             )
             for doc_id, e in zip(doc_ids, s.episodes)
         ]

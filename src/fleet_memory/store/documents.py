@@ -29,6 +29,7 @@ class NewDocument:
     source: str | None = None
     speaker: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    user_id: str | None = None  # the put's user: ``agents.forget_user`` removes the document by it
 
 
 def content_hash(content: str, context: str | None = None, speaker: str | None = None) -> str:
@@ -41,14 +42,14 @@ def content_hash(content: str, context: str | None = None, speaker: str | None =
 
 _COLUMNS = (("id", "uuid"), ("agent_id", "text"), ("content", "text"), ("content_hash", "text"),
             ("context", "text"), ("source", "text"), ("speaker", "text"), ("event_date", "timestamptz"),
-            ("created_at", "timestamptz"), ("metadata", "jsonb"))
+            ("created_at", "timestamptz"), ("metadata", "jsonb"), ("user_id", "text"))
 
 
 def insert_documents(conn: psycopg.Connection, docs: Sequence[NewDocument]) -> None:
     """Write the documents (``rows.insert_rows``: one ``COPY`` for a batch)."""
     insert_rows(conn, "documents", _COLUMNS, [
         (d.id, d.agent_id, d.content, content_hash(d.content, d.context, d.speaker), d.context, d.source,
-         d.speaker, d.event_date, d.created_at, Jsonb(d.metadata))
+         d.speaker, d.event_date, d.created_at, Jsonb(d.metadata), d.user_id)
         for d in docs])
 
 

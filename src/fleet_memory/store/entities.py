@@ -38,6 +38,8 @@ __all__ = [
     "rename_entity",
     "merge_entities",
     "delete_entity",
+    "mentioned_in",
+    "recount",
 ]
 
 _ENTITY_COLUMNS = "id, agent_id, name, label, aliases, first_seen, last_seen, mention_count"
@@ -262,3 +264,35 @@ def merge_entities(conn: psycopg.Connection, agent_id: str, keep_id: UUID, drop_
 def delete_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID) -> bool:
     """Remove the entity and its mentions (the units stay)."""
     return conn.execute("DELETE FROM entities WHERE agent_id = %s AND id = %s", (agent_id, entity_id)).rowcount > 0
+
+
+def mentioned_in(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID]) -> list[UUID]:
+    """The entities the units mention (read before the units are deleted, for ``recount``)."""
+    if not unit_ids:
+        return []
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT entity_id FROM unit_entities WHERE agent_id = %s AND unit_id = ANY(%s)",
+        (agent_id, list(unit_ids))).fetchall()]
+
+
+def recount(conn: psycopg.Connection, agent_id: str, entity_ids: Sequence[UUID]) -> int:
+    """After units were deleted: each of the entities they mentioned gets its mention count and
+    first/last seen from the mentions that remain (their units' event times), and is deleted when
+    none remains, as an entity nobody else named. Aliases stay: a mention does not record the
+    surface it was found under. Rows locked in id order, as merges lock them. Returns the
+    entities deleted. Two statements."""
+    if not entity_ids:
+        return 0
+    ids = sorted(set(entity_ids))
+    conn.execute(
+        "WITH held AS (SELECT id FROM entities WHERE agent_id = %(a)s AND id = ANY(%(i)s) ORDER BY id FOR UPDATE),"
+        " left_over AS (SELECT ue.entity_id, count(*) AS n, min(u.event_date) AS f, max(u.event_date) AS l"
+        "   FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+        "   WHERE ue.agent_id = %(a)s AND ue.entity_id = ANY(%(i)s) GROUP BY ue.entity_id)"
+        " UPDATE entities e SET mention_count = o.n, first_seen = o.f, last_seen = o.l"
+        " FROM left_over o, held h WHERE e.agent_id = %(a)s AND e.id = o.entity_id AND h.id = e.id",
+        {"a": agent_id, "i": ids})
+    return conn.execute(
+        "DELETE FROM entities e WHERE e.agent_id = %(a)s AND e.id = ANY(%(i)s) AND NOT EXISTS"
+        " (SELECT 1 FROM unit_entities ue WHERE ue.agent_id = %(a)s AND ue.entity_id = e.id)",
+        {"a": agent_id, "i": ids}).rowcount

@@ -1,16 +1,18 @@
 """SQL for ``idempotency_keys``: claim a key (a NULL response = running), read it, complete it,
-release it after a failure, expire old keys. One statement each; see ``fleet_memory.idempotency``
+release it after a failure, expire old keys, forget the keys whose response names deleted rows. One statement each; see ``fleet_memory.idempotency``
 for the protocol."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-__all__ = ["claim", "read", "complete", "release", "expire"]
+__all__ = ["claim", "read", "complete", "release", "expire", "forget"]
 
 
 def claim(conn: psycopg.Connection, agent_id: str, key: str, request_hash: str, now: datetime) -> bool:
@@ -45,3 +47,18 @@ def expire(conn: psycopg.Connection, agent_id: str | None, before: datetime, lim
         f" WHERE {agent}created_at < %(b)s LIMIT %(n)s))",
         {"a": agent_id, "b": before, "n": limit},
     ).rowcount
+
+
+def forget(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> int:
+    """Delete the agent's completed keys whose stored response names one of ``ids`` (units and
+    documents being deleted) anywhere as a string: a retry with such a key would return what was
+    deleted (``agents.forget_user``: a forgotten user's texts). A response is the write's own
+    result, which names every unit and document it stored. Reads the agent's keys (about one TTL
+    of them, ``fleet_memory.idempotency``). Returns how many went."""
+    if not ids:
+        return 0
+    return conn.execute(
+        "DELETE FROM idempotency_keys k WHERE k.agent_id = %s AND k.response IS NOT NULL AND EXISTS ("
+        " SELECT 1 FROM jsonb_path_query(k.response, 'strict $.**') v"
+        " WHERE jsonb_typeof(v) = 'string' AND v #>> '{}' = ANY(%s::text[]))",
+        (agent_id, [str(i) for i in ids])).rowcount

@@ -130,17 +130,21 @@ def uncount_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) 
     """Take units about to be deleted out of ``term_df`` (their lexemes and the unit count),
     locking its rows in lexeme order as ``count_terms`` does, so a delete and a put never wait for
     each other crosswise. Before, deletions never lowered it: the BM25 statistics and the unit
-    count that size rules read (own indexes, reads beside) kept every unit ever stored. One
-    statement."""
+    count that size rules read (own indexes, reads beside) kept every unit ever stored. A lexeme
+    (or the unit count) that reaches 0 loses its row, so the statistics are those of a store that
+    never had the deleted units (a forgotten user's words do not stay behind). Two statements."""
     if not ids:
         return
-    conn.execute(
+    emptied = [r[0] for r in conn.execute(
         "WITH gone AS (" + _LEXEMES + "),"
         " held AS (SELECT d.lexeme, g.n FROM term_df d JOIN gone g ON g.lex = d.lexeme"
         "   WHERE d.agent_id = %(a)s ORDER BY d.lexeme FOR UPDATE OF d)"
-        " UPDATE term_df d SET df = d.df - h.n FROM held h WHERE d.agent_id = %(a)s AND d.lexeme = h.lexeme",
+        " UPDATE term_df d SET df = d.df - h.n FROM held h WHERE d.agent_id = %(a)s AND d.lexeme = h.lexeme"
+        " RETURNING d.lexeme, d.df",
         {"a": agent_id, "ids": list(ids)},
-    )
+    ).fetchall() if r[1] <= 0]
+    if emptied:
+        conn.execute("DELETE FROM term_df WHERE agent_id = %s AND lexeme = ANY(%s) AND df <= 0", (agent_id, emptied))
 
 
 def before_delete(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:
