@@ -37,13 +37,23 @@ class UnitFilter:
     current_at: datetime | None = None
 
 
+_FIRST, _LAST = "0001-01-01 00:00:00+00", "9999-12-31 23:59:59+00"
+_MAX_EXPONENT = 300
+"""The curve's exponent stops at 300 (a factor of 5e-131): ``exp`` of a larger one, or its product
+with a small importance, underflows, which PostgreSQL reports as an error, not as 0. Below the
+floor every effective importance is under 5e-131, so no threshold a caller can mean changes."""
+
+
 def effective_importance_sql(alias: str = "u") -> sql.Composable:
-    """Effective importance at ``%(now)s``: importance × exp(−rate × days since last access)."""
+    """Effective importance at ``%(now)s``: importance × exp(−rate × days since last access).
+    Safe for any stored value: the access time is read within the years 1 to 9999 (``infinity``
+    included), days never count negative, and the exponent stops at ``_MAX_EXPONENT``."""
     a = sql.Identifier(alias)
     return sql.SQL(
-        "({a}.importance * exp(-(CASE WHEN {a}.memory_type = 'procedural' THEN %(proc_rate)s ELSE %(rate)s END)"
-        " * greatest(0, extract(epoch FROM (%(now)s - coalesce({a}.last_accessed, {a}.created_at))) / 86400.0)))"
-    ).format(a=a)
+        "({a}.importance * exp(-least({top}, (CASE WHEN {a}.memory_type = 'procedural' THEN %(proc_rate)s"
+        " ELSE %(rate)s END) * greatest(0, extract(epoch FROM (%(now)s - least({last}::timestamptz,"
+        " greatest({first}::timestamptz, coalesce({a}.last_accessed, {a}.created_at))))) / 86400.0))))"
+    ).format(a=a, top=sql.Literal(_MAX_EXPONENT), first=sql.Literal(_FIRST), last=sql.Literal(_LAST))
 
 
 def is_plain(flt: UnitFilter | None) -> bool:

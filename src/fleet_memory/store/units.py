@@ -186,12 +186,17 @@ def list_units(
 
 
 def reinforce(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], now: datetime) -> None:
-    """One statement: access_count + 1 and last_accessed = now for every returned unit."""
+    """One statement: access_count + 1 (stopping at the column's limit) and last_accessed = now
+    for every returned unit, unless ``now`` is before the start of its forgetting curve (the last
+    access, or creation): a search dated in the past never moves the curve back, which would decay
+    the unit for the years in between."""
     if ids:
         conn.execute(
-            "UPDATE memory_units SET access_count = access_count + 1, last_accessed = %s"
-            " WHERE agent_id = %s AND id = ANY(%s)",
-            (now, agent_id, list(ids)),
+            "UPDATE memory_units SET access_count = least(access_count, 2147483646) + 1,"
+            " last_accessed = CASE WHEN %(now)s > coalesce(last_accessed, created_at) THEN %(now)s"
+            " ELSE last_accessed END"
+            " WHERE agent_id = %(a)s AND id = ANY(%(ids)s)",
+            {"now": now, "a": agent_id, "ids": list(ids)},
         )
 
 
