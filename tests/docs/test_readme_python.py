@@ -1,4 +1,5 @@
-"""Every ```python block of the README runs as written, in a fresh process on a fresh embedded store."""
+"""Every ```python block of the README and of docs/*.md runs as written, in a fresh process on a
+fresh embedded store."""
 
 from __future__ import annotations
 
@@ -14,12 +15,18 @@ import pytest
 
 from tests.support.openai_server import OpenAITestServer
 
+from .blocks import python_blocks
+
 README = Path(__file__).resolve().parents[2] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text("utf-8"), flags=re.S)
+BLOCKS = python_blocks()
+
+
+def test_every_document_with_python_is_run():
+    assert {"README.md", "docs/concepts.md"} <= {block.path for block in BLOCKS}
 
 
 @pytest.mark.models
-@pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
+@pytest.mark.parametrize("code", [b.code for b in BLOCKS], ids=[f"{b.path}:{b.section}" for b in BLOCKS])
 def test_readme_python_block_runs(code, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLEET_MEMORY_")}
     env["FLEET_MEMORY_HOME"] = str(tmp_path)
