@@ -107,10 +107,21 @@ def test_serve_shuts_down_on_sigterm_mid_request_and_stops_postgres(home) -> Non
     assert postmaster is not None
     content = " ".join(f"Alice visited city number {i} with Bob." for i in range(400))
     answers: list = []
-    worker = threading.Thread(target=lambda: answers.append(
-        httpx.post(f"{base}/v1/agents/a1/memories", json={"content": content}, timeout=120)), daemon=True)
+    sent = threading.Event()  # the whole request is at the server: its put is running when SIGTERM comes
+
+    def trace(event: str, info: dict) -> None:
+        if event == "http11.send_request_body.complete":
+            sent.set()
+
+    def put() -> None:
+        with httpx.Client(timeout=120) as client:
+            answers.append(client.post(f"{base}/v1/agents/a1/memories", json={"content": content},
+                                       extensions={"trace": trace}))
+
+    worker = threading.Thread(target=put, daemon=True)
     worker.start()
-    time.sleep(1.0)  # the put is loading models / parsing now
+    assert sent.wait(60), "the put never reached the server"
+    assert not answers, "the put was answered before SIGTERM: nothing was mid-request"
     serve.send_signal(signal.SIGTERM)
     try:
         code = serve.wait(60)
