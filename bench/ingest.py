@@ -1,6 +1,6 @@
 """Ingestion speed: the full offline pipeline against its floor, side by side, in one run.
 
-    python bench/ingest.py --data ../shared/bench/locomo_dev.jsonl [--json OUT] [--conversations N]
+    python bench/ingest.py --data locomo_dev.jsonl [--json OUT] [--conversations N]
 
 Pipeline: every conversation is stored into a fresh agent with ONE ``FleetMemory.put_many`` of its
 turns (speaker, text — an image turn's caption appended as "[photo: …]" —, the session's date_time

@@ -1,18 +1,17 @@
 """Retrieval on LoCoMo: fleet-memory recall against BM25 and plain vector top-k, side by side.
 
-    python bench/locomo.py --data ../shared/bench/locomo_dev.jsonl [--k 5,10,20] [--json OUT]
+    python bench/locomo.py --data locomo_dev.jsonl [--k 5,10,20] [--json OUT]
 
 For each conversation every turn is stored into a fresh agent through ``FleetMemory.put_many``
 (speaker, text, the session's date_time as timestamp, the dia_id as turn_id; an image turn's
 caption is appended as "[photo: …]"), then every question is asked with ``reinforce=False`` and
 ``now`` = one day after the last session. Results (sentence-level units) are mapped to their
-source turns (``metadata['turn_id']``), distinct, in rank order, and scored as
-../shared/bench/README.md defines: recall_any@k, recall_all@k, MRR of the first evidence turn,
-overall for categories 1–4 and per category (5 reported on its own).
+source turns (``metadata['turn_id']``), distinct, in rank order, and scored: recall_any@k (at
+least one evidence turn in the top k), recall_all@k (every evidence turn), MRR of the first
+evidence turn, overall for categories 1–4 and per category (5 reported on its own).
 
 Baselines on the same data in the same run: BM25 over the turns (``bm25s`` with English stop words
-and PyStemmer's English stemmer, "speaker: text" without image captions: the strongest honest form
-named in ../shared/bench/README.md) and
+and PyStemmer's English stemmer, "speaker: text" without image captions: its strongest honest form) and
 plain vector top-k from our own store (the ``vector`` preset: one channel, no walk). Search
 latency is wall time of ``search`` including the query embedding (for BM25: its in-memory
 retrieve, for reference).

@@ -1,4 +1,4 @@
-"""Reading the LoCoMo conversation files (../shared/bench/locomo_dev.jsonl format) for the benchmarks."""
+"""Reading the LoCoMo conversation files (``locomo_dev.jsonl``: one conversation per line) for the benchmarks."""
 
 from __future__ import annotations
 

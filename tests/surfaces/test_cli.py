@@ -139,7 +139,7 @@ def _rows(db_url: str, agent: str) -> dict[str, list[tuple]]:
         return {name: conn.execute(q, (agent,)).fetchall() for name, q in queries.items()}
 
 
-@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo dev data not found at {LOCOMO} (see ../shared/bench)")
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo dev data not found at {LOCOMO}")
 def test_ingest_locomo_with_progress_rerun_and_export_import_roundtrip(cli, db_url, tmp_path):
     first_conversation = LOCOMO.open(encoding="utf-8").readline()
     turns = sum(len(s["turns"]) for s in json.loads(first_conversation)["sessions"])

@@ -1,6 +1,6 @@
-"""``fleet-memory demo``: the original design's "Run Demo" — clear earlier demo data, store the sample
-memories about Alice, Bob, Google and Yosemite, search "What does Alice do?", show the entity
-resolution, and write ``memory_graph_interactive.html`` and ``memory_graph.png`` here."""
+"""``fleet-memory demo``: clear earlier demo data, store the sample memories about Alice, Bob,
+Google and Yosemite, search "What does Alice do?", show the entity resolution, and write
+``memory_graph_interactive.html`` and ``memory_graph.png`` here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The memory lifecycle (seed 001): importance at storage, the forgetting curve with archive and
+"""The memory lifecycle (docs/concepts.md, Lifecycle): importance at storage, the forgetting curve with archive and
 restore, consolidation of episodes into knowledge, context building, conversation extraction,
 and a scheduler to run the jobs on an interval.
 

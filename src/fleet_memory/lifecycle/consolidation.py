@@ -1,4 +1,5 @@
-"""Consolidation: clusters of similar episodes become one semantic unit (seed 001).
+"""Consolidation: clusters of similar episodes become one semantic unit (docs/concepts.md,
+Lifecycle).
 
 Per agent:
 

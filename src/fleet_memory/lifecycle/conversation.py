@@ -1,7 +1,8 @@
-"""Conversation extraction (seed 001, ``processConversationEnd``): a finished conversation →
-typed memories with importance, ready to be stored through the facade's ``put_many``.
+"""Conversation extraction (``processConversationEnd`` of the lifecycle design, docs/concepts.md):
+a finished conversation → typed memories with importance, ready to be stored through the facade's
+``put_many``.
 
-With an LLM: one structured call with the seed's prompt and JSON shape
+With an LLM: one structured call with the lifecycle design's prompt and JSON shape
 ``{"memories": [{"content", "type", "importance"}]}``, validated with Pydantic; invalid JSON or
 a wrong shape is sent back for correction a bounded number of times and then raises
 ``ExtractionError`` quoting the last answer (never an empty result in place of a failure). The

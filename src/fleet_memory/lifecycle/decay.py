@@ -1,4 +1,5 @@
-"""The forgetting curve (seed 001, ``maintainMemoryHealth``), as a pure function.
+"""The forgetting curve (``maintainMemoryHealth`` of the lifecycle design, docs/concepts.md), as a
+pure function.
 
     effective = importance × exp(−rate × days)
 
@@ -8,7 +9,7 @@ creation when the unit was never accessed) to ``now``, never negative. ``rate`` 
 ``LifecycleConfig.decay_rate`` (0.02) for the others. A unit whose effective importance is below
 ``LifecycleConfig.archive_below`` (0.1) is archived.
 
-Unlike the seed, which writes the decayed value back and so decays again on every run, nothing
+Unlike the design's loop, which writes the decayed value back and so decays again on every run, nothing
 here is written: the curve is recomputed from the base and the access time each time, so
 maintenance can run any number of times at the same ``now`` with the same outcome. An access
 (recall reinforcement) or a restore moves ``last_accessed`` and starts a fresh curve. The same

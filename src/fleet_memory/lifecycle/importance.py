@@ -1,4 +1,4 @@
-"""Importance at storage time (seed 001, ``calculateImportance``).
+"""Importance at storage time (``calculateImportance`` of the lifecycle design, docs/concepts.md).
 
     score = 0.5                                             base
           + min(0.1 × emotional keywords present, 0.3)      each keyword counts once
@@ -8,7 +8,7 @@
 
 The keyword list is ``LifecycleConfig.emotional_keywords`` (critical, urgent, error, success,
 failure, warning by default). A keyword matches at the start of a word, case-insensitively, so
-"errors" and "successful" count but "terror" does not (the seed's plain substring test counts
+"errors" and "successful" count but "terror" does not (the design's plain substring test counts
 "terror" as an error). An importance given by the caller or by an LLM is used as is; this
 function only fills in a missing one. Pure, O(len(text)).
 
@@ -46,7 +46,7 @@ def _keyword_patterns(keywords: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 
 def score_importance(text: str, tags: Iterable[str] = (), keywords: Iterable[str] | None = None, *,
                      length: bool = True) -> float:
-    """Importance in [0.5, 1.0] for ``text`` by the seed's rules (see the module docstring);
+    """Importance in [0.5, 1.0] for ``text`` by the lifecycle design's rules (see the module docstring);
     ``length=False`` leaves the length part out."""
     words = tuple(keywords) if keywords is not None else LifecycleConfig().emotional_keywords
     found = sum(1 for pattern in _keyword_patterns(words) if pattern.search(text))

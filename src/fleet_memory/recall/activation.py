@@ -1,4 +1,5 @@
-"""Spreading activation over the memory graph (seed 000), as a pure function.
+"""Spreading activation over the memory graph (docs/concepts.md, the memory model), as a pure
+function.
 
     activation(entry)    = given (1.0 for the best entry point, less for weaker ones)
     activation(v)        = max over edges u → v of activation(u) × link weight × kind weight × decay

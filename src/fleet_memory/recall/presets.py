@@ -8,17 +8,12 @@ immutable objects.
 The numbers of ``BALANCED`` were tuned on three shapes of data at once — ``bench/locomo.py`` (LoCoMo
 dev split, recall_any@10 on categories 1–4), ``bench/realuse.py`` (documentation, single-message
 assistant memories, both mixed, LongMemEval-style sessions) — one change at a time, a change that
-helped one and hurt another not taken. History (LoCoMo R@10 any / all, MRR): activation weight 0.8
-→ 2.5 (.743 → .766), deviation floors, temporal links to the neighbouring turns, frontier cap 8:
-.804 / .688, MRR .480. Then the additive scoring (relevance orders, bounded priors; scoring.py):
-.800 / .679, MRR .567, realuse hit@1 .330 → .593; window weight 1 → 3 (realuse .593 → .607, its
-time-window questions first) and activation weight 2.5 → 3.5: LoCoMo .818 / .700, MRR .576.
-Hops 2 → 1: the second hop found nothing the first had not on any shape of data, and cost about a
-third of a search (LoCoMo .821 / .701, MRR .576 → .828 / .708, MRR .578, multi-hop questions
-included, .775 → .782; realuse hit@1 / hit@5 / MRR .770 / .948 / .850 → .770 / .959 / .852, its
-18 LongMemEval-style questions MRR .582 → .576; search p50 on LoCoMo 44.7 → 39.1 ms). ``DEEP``
-walks three. The other presets trade quality for speed (``FAST``: vector and full text, no entity
-or time channel) or show the plain vector baseline (``VECTOR``: one channel, no walk, score =
+helped one and hurt another not taken. The walk's weight, the deviation floors, the frontier cap,
+the time-window weight and the additive priors each went in that way; the walk takes one hop
+because a second found nothing the first had not on any shape of data and cost about a third of a
+search. The current figures are in docs/benchmarks.md; how each setting moved them, in the git
+history of this file. ``DEEP`` walks three. The other presets trade quality for speed (``FAST``:
+vector and full text, no entity or time channel) or show the plain vector baseline (``VECTOR``: one channel, no walk, score =
 cosine similarity).
 """
 
@@ -65,8 +60,9 @@ class RecallSettings:
     w_activation: float = 3.5
     similarity_std_floor: float = 0.05
     text_std_floor: float = 1.0
-    # priors, added to relevance and bounded (scoring.py): recency and frequency (seed 000),
-    # importance (seed 001); together they move a score by at most prior_span
+    # priors, added to relevance and bounded (scoring.py): recency and frequency (the memory
+    # model), importance (the lifecycle; both in docs/concepts.md); together they move a score by
+    # at most prior_span
     recency_rate: float = 0.1
     recency_weight: float = 0.2
     frequency_weight: float = 0.1

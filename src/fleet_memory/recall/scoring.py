@@ -9,7 +9,7 @@ query terms), ``named`` (mentions an entity or was said by a person the query na
     entry act  = exp(direct − max direct over the entry points)     (1.0 for the best entry point)
     relevance  = direct + w_act·act
 
-and the seeds' priors, each a bounded term added to it:
+and the design's priors (docs/concepts.md), each a bounded term added to it:
 
     recency    = exp(−0.1 × days since last access, or since the event when never accessed)
     frequency  = 1 + log10(access_count + 1)
@@ -18,7 +18,7 @@ and the seeds' priors, each a bounded term added to it:
 
 ``z`` is the z-score against the mean and standard deviation of the entry-point pool (deviations
 floored at 0.05 for cosine and 1.0 for IDF sums), which puts cosine similarities and IDF sums on
-one scale — z-score fusion beat reciprocal-rank fusion in the prototype (DESIGN §5).
+one scale — z-score fusion beat reciprocal-rank fusion in a prototype on LoCoMo (docs/concepts.md).
 
 Why additive and bounded: the prior can move a score by at most ``prior_span`` = w_rec +
 w_freq + 2·w_imp (0.4 with the balanced weights) — a fraction of one standard deviation of

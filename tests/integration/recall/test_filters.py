@@ -1,4 +1,4 @@
-"""Filters of seed 001, one by one, applied before ranking; reinforcement; bad values."""
+"""Recall's filters (docs/concepts.md, Recall), one by one, applied before ranking; reinforcement; bad values."""
 
 from __future__ import annotations
 

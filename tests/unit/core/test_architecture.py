@@ -1,4 +1,4 @@
-"""The layout the code promises (STYLE.md), checked on the source itself:
+"""The layout the code promises, checked on the source itself:
 
 - ingest, recall and lifecycle never import each other; they meet in the store and the facade;
 - nothing below the facade imports the facade or a front door (cli, rest, mcp_server);

@@ -1,4 +1,4 @@
--- Facts that change (DESIGN §5). A unit that a newer unit supersedes keeps its row (history is
+-- Facts that change (docs/concepts.md). A unit that a newer unit supersedes keeps its row (history is
 -- never deleted) and gets valid_until = the newer unit's event time; the pair is one row of
 -- supersessions (old_id → new_id, one successor per unit; a successor may end several units).
 -- Deleting either unit removes the pair (store.supersession reopens the old unit first).
