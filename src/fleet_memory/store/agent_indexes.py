@@ -49,12 +49,13 @@ import psycopg
 from psycopg import sql
 
 from ..errors import FleetMemoryError
+from . import planner
 
 if TYPE_CHECKING:
     from .database import Database
 
-__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "build_after_write", "crossed", "drop", "ensure",
-           "has_vector_index", "index_names", "own_indexes", "refresh"]
+__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "after_growth", "build_after_write", "crossed",
+           "drop", "ensure", "has_vector_index", "index_names", "own_indexes", "refresh"]
 
 _log = logging.getLogger(__name__)
 
@@ -173,6 +174,18 @@ def build_after_write(db: Database, agent_id: str) -> bool:
     except (FleetMemoryError, psycopg.Error) as exc:
         _log.warning("agent %r's own indexes were not built (maintenance builds them): %s", agent_id, exc)
         return False
+
+
+def after_growth(db: Database, counts: Mapping[str, int], added: Mapping[str, int]) -> None:
+    """After a put committed (``counts``: units per agent after it, ``added``: units it wrote):
+    fresh planner statistics for agents whose size doubled (``planner``), and the own indexes of
+    agents it took across ``OWN_INDEX_UNITS`` (once in an agent's life, seconds: ``build_after_write``)."""
+    if grown := planner.crossed(counts, added):
+        with db.transaction() as conn:
+            if stale := planner.refresh_if_stale(conn, grown, counts):
+                _log.info("planner statistics refreshed after agents %s grew", stale)
+    for agent in crossed(counts, added):
+        build_after_write(db, agent)
 
 
 def drop(conn: psycopg.Connection, agent_id: str, names: list[str] | None = None) -> None:

@@ -31,7 +31,7 @@ from ..errors import DatabaseUnavailableError
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
 
-__all__ = ["CANDIDATE_EF_SEARCH", "RECALL_EF_SEARCH", "Database", "cached_plans", "index_order"]
+__all__ = ["CANDIDATE_EF_SEARCH", "RECALL_EF_SEARCH", "Database", "cached_plans", "index_order", "lock_timeout"]
 
 _log = logging.getLogger(__name__)
 
@@ -83,6 +83,12 @@ def index_order(conn: psycopg.Connection, ef_search: int = CANDIDATE_EF_SEARCH) 
     yield
     conn.execute("SELECT set_config('enable_sort', 'on', true), set_config('hnsw.ef_search', %s, true)",
                  (str(RECALL_EF_SEARCH),))
+
+
+def lock_timeout(conn: psycopg.Connection, timeout: str) -> None:
+    """Until the transaction ends, a statement that waits longer than ``timeout`` ("100ms") for a
+    lock fails instead of waiting on."""
+    conn.execute("SELECT set_config('lock_timeout', %s, true)", (timeout,))
 
 
 SPARE_WAIT_S = 0.002
