@@ -254,7 +254,7 @@ def long_turns(mem, convs: list[dict], group: int, run: str, floor=None) -> dict
 def long_turns_windows(mem, convs: list[dict], group: int, run: str, floor) -> dict:
     """The long turns put twice, session by session, into two agents: once with the put's facts in
     ONE window (parse, then embed: how puts of under ~190 facts ran before) and once with the
-    default windows (``ingest.pipeline.window_size``), alternating which goes first, each session's
+    default windows (``ingest.windows.window_size``), alternating which goes first, each session's
     floor just before — one run, so the two see the same load. turns/s of each and of the floor."""
     ingestor = mem._ingest
     default = ingestor.min_window_facts

@@ -1,5 +1,5 @@
-"""Records at the ingestion boundaries, in pipeline order (one per stage boundary, so the types
-tell the data flow; ``pipeline.PutState`` holds them):
+"""Records at the ingestion boundaries, in pipeline order (one per step, so the types tell the data
+flow; ``pipeline.Ingestor`` passes each step's record to the next):
 
     Episode ─extract─► ExtractedFact ─parse─► ParsedFact ─entities─► NamedFact ─coref─► CorefFact
             ─validate─► UnitPlan ─assemble─► UnitDraft ─embed─► EmbeddedUnit ─write─► WrittenUnit
@@ -11,7 +11,8 @@ the model stated); ``ParsedFact`` the fact with its one spaCy parse; ``NamedFact
 spans found in that parse; ``CorefFact`` with its text after pronouns were replaced (``CorefText``).
 Per unit: ``UnitPlan`` the facts that form one unit (fragments merged into a neighbour);
 ``UnitDraft`` the unit's final text and the entities it mentions; ``EmbeddedUnit`` with its id and
-vector; ``WrittenUnit`` the row written and the mentions still to resolve. Each record knows the
+vector; ``WrittenUnit`` the row written and the mentions still to resolve. Per put: ``WrittenPut``
+the documents and units written and the agents' sizes after the write. Each record knows the
 index of its episode, so nothing is joined by list position.
 """
 
@@ -43,6 +44,7 @@ __all__ = [
     "UnitDraft",
     "EmbeddedUnit",
     "WrittenUnit",
+    "WrittenPut",
 ]
 
 
@@ -200,3 +202,13 @@ class WrittenUnit:
     episode_index: int
     row: NewUnit
     mentions: tuple[EntityMention, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenPut:
+    """What a put wrote: a document per episode (in order), its units, and each agent's unit count
+    after the write."""
+
+    documents: tuple[UUID, ...]
+    units: tuple[WrittenUnit, ...]
+    unit_counts: Mapping[str, int]

@@ -48,9 +48,12 @@ supersede; the LLM's answer replaces the rule's for the pairs it names (a pair i
 the rule's decision). When the judge fails — the endpoint is down, or no valid answer comes after
 the retries — the put does not fail: the offline rule decides every pair, and a warning is logged
 (the units were stored already; supersession only refines them). The judge runs after the put's
-transaction has committed (``ingest.pipeline``): candidates and the rule in one short transaction
+transaction has committed (``judge_after_commit``): candidates and the rule in one short transaction
 (``read_candidates``), the call outside any (``with_llm``), the result in another (``record``), so
 no transaction stays open while the model answers.
+
+A put calls this module in one step: ``supersede_put`` inside its transaction (the rule, and the
+corrections an ``update`` states), then, with an LLM judge, ``judge_after_commit``.
 """
 
 from __future__ import annotations
@@ -67,16 +70,19 @@ import numpy as np
 import psycopg
 from pydantic import BaseModel, Field
 
+from ..clock import Clock
 from ..config import IngestConfig
-from ..errors import ProviderError
+from ..errors import FleetMemoryError, ProviderError
 from ..providers.llm import LLM, structured_call
 from ..providers.nlp import NLP, Parsed, Token
+from ..store import Database
 from ..store import supersession as sup_sql
 from ..store.embedding_cache import EmbeddingCache
+from .records import Episode, WrittenPut, WrittenUnit
 
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "Verdicts",
-           "supersede_units", "NewUnit", "speaker_key", "Judged", "read_candidates", "with_llm",
-           "record"]
+           "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
+           "read_candidates", "with_llm", "record"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -269,8 +275,8 @@ def llm_verdicts(llm: LLM, pairs: Sequence[tuple[Fact, Fact]], *, retries: int =
 
 
 @dataclass(frozen=True, slots=True)
-class NewUnit:
-    """A unit just written, as the stage reads it."""
+class StatedUnit:
+    """A unit just written, as supersession reads it."""
 
     id: UUID
     text: str
@@ -291,18 +297,59 @@ class Judged:
     written: dict[UUID, tuple[int, int]]  # write order: (0, seq) of a stored unit, (1, position) of a new one
 
 
-def supersede_units(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP,
-                    config: IngestConfig, now: datetime, *, size: int | None = None,
-                    cache: EmbeddingCache | None = None) -> int:
-    """The offline ingest stage for one agent's new units, inside the put's transaction:
-    ``read_candidates`` then ``record``. ``size``: the agent's unit count after the put's write;
-    ``cache``: the agents' embeddings held between puts (``store.supersession.candidates``).
-    Returns how many units were superseded."""
-    judged = read_candidates(conn, agent_id, new, nlp, config, wide=False, size=size, cache=cache)
-    return record(conn, agent_id, judged, now) if judged else 0
+def stated_by_agent(units: Sequence[WrittenUnit]) -> dict[str, list[StatedUnit]]:
+    """The written units as supersession reads them, per agent (sorted by agent)."""
+    by_agent: dict[str, list[StatedUnit]] = {}
+    for unit in units:
+        row = unit.row
+        by_agent.setdefault(row.agent_id, []).append(
+            StatedUnit(row.id, row.text, row.event_date, row.embedding, speaker_key(row.user_id, row.speaker)))
+    return dict(sorted(by_agent.items()))
 
 
-def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[NewUnit], nlp: NLP, config: IngestConfig,
+def supersede_put(conn: psycopg.Connection, episodes: Sequence[Episode], written: WrittenPut, nlp: NLP,
+                  config: IngestConfig, now: datetime, *, rule: bool, cache: EmbeddingCache | None = None) -> int:
+    """A put's supersession, inside its transaction: with ``rule`` (supersession on and no LLM
+    judge, whose turn comes after the commit: ``judge_after_commit``), the offline rule on every
+    agent's new units — ``read_candidates`` then ``record``, with the agent's unit count after the
+    write and the agents' embeddings held between puts (``store.supersession.candidates``) —; then
+    the corrections of ``update``: the first unit of an episode that ``corrects`` a unit
+    supersedes it. Returns how many units were superseded."""
+    made = 0
+    for agent_id, stated in (stated_by_agent(written.units) if rule else {}).items():
+        judged = read_candidates(conn, agent_id, stated, nlp, config, wide=False,
+                                 size=written.unit_counts.get(agent_id), cache=cache)
+        made += record(conn, agent_id, judged, now) if judged else 0
+    first: dict[int, WrittenUnit] = {}
+    for unit in written.units:
+        first.setdefault(unit.episode_index, unit)
+    for index, unit in sorted(first.items()):
+        old = episodes[index].corrects
+        if old is not None:
+            made += sup_sql.supersede(conn, unit.row.agent_id, [(old, unit.row.id, "update")], now)
+    return made
+
+
+def judge_after_commit(db: Database, units: Sequence[WrittenUnit], nlp: NLP, llm: LLM, config: IngestConfig,
+                       retries: int, clock: Clock, cache: EmbeddingCache | None = None) -> None:
+    """Supersession judged by the LLM, after the put committed, so no transaction stays open while
+    the model answers: per agent, the candidates and the rule in one short transaction, the call
+    outside any, the result recorded in another. Supersession only refines stored units: when a
+    step fails the units stay current and the failure is logged, never raised."""
+    for agent_id, stated in stated_by_agent(units).items():
+        try:
+            with db.transaction() as conn:
+                judged = read_candidates(conn, agent_id, stated, nlp, config, wide=True, cache=cache)
+            if judged is None:
+                continue
+            judged = with_llm(judged, llm, retries)
+            with db.transaction() as conn:
+                record(conn, agent_id, judged, clock.now())
+        except FleetMemoryError as exc:
+            _log.warning("supersession of agent %r's new units was not recorded: %s", agent_id, exc)
+
+
+def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[StatedUnit], nlp: NLP, config: IngestConfig,
           *, wide: bool, size: int | None = None, cache: EmbeddingCache | None = None) -> Judged | None:
     """Candidates (cheap: only new units that state a slot, one search for them; unless ``wide`` — the
     LLM's net — only those that share a slot with the new unit and have another event time, the

@@ -2,7 +2,7 @@
 caller's own connection goes on (``Beside``). A search ranks its large entity channel this way
 (``recall.beside``) and reads the features of the units its walk reached before its last hop
 (``recall.search``); a put searches its new units' nearest stored units while it parses, embeds
-and writes them (``ingest.pipeline``)."""
+and writes them (``ingest.nearby``)."""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ def _in_memory_is_cheaper(size: int, batch: int) -> bool:
 def searched_by_index(size: int, batch: int) -> bool:
     """Whether ``semantic_candidates`` searches ``batch`` new units' neighbours among an agent's
     ``size`` stored units through the agent's own index: then the cost is the same per unit
-    however a batch is cut (a put reads its windows one by one, ``ingest.pipeline``)."""
+    however a batch is cut (a put reads its windows one by one, ``ingest.nearby``)."""
     return size >= EXACT_BELOW and not _in_memory_is_cheaper(size, batch)
 
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fleet_memory import InvalidInputError, NotFoundError
-from fleet_memory.ingest.pipeline import DUPLICATE
+from fleet_memory.ingest.duplicates import DUPLICATE
 
 AGENT = "facts"
 WHEN = datetime(2024, 6, 10, tzinfo=timezone.utc)

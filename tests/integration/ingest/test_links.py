@@ -101,12 +101,12 @@ def test_neighbours_reads_both_directions_filters_kinds_and_derives_entity_links
 
 
 def test_everything_of_a_put_many_is_one_transaction(memory, clock, db_url, monkeypatch):
-    from fleet_memory.ingest import pipeline
+    from fleet_memory.ingest import write
 
     def broken(*args, **kwargs):
-        raise RuntimeError("link stage failed")
+        raise RuntimeError("link step failed")
 
-    monkeypatch.setattr(pipeline, "link_units", broken)
+    monkeypatch.setattr(write, "link_units", broken)
     with pytest.raises(RuntimeError):
         memory.put_many([{"content": "Alice moved to Lisbon in May."}, {"content": "Bob sold his car."}],
                         agent_id="a1")

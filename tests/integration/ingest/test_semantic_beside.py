@@ -1,6 +1,6 @@
 """A put's semantic link candidates: the nearest STORED units read beside the put's transaction on
-a spare connection while it writes (``Ingestor._similar``) or, for an agent searched through its
-own index, window by window while the put still parses and embeds (``Ingestor._nearby``), the
+a spare connection while it writes (``Neighbours.of_rest``) or, for an agent searched through its
+own index, window by window while the put still parses and embeds (``Neighbours.of_window``), the
 batch's own in memory (``store.semantic.nearest_of_both``), give the graph one search in the
 transaction gives. Real embedded PostgreSQL, hashing embedder."""
 
@@ -14,7 +14,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 
-from fleet_memory.ingest import pipeline
+from fleet_memory.ingest import nearby, pipeline
 from fleet_memory.store import database
 from fleet_memory.store import links as link_sql
 from fleet_memory.store import planner
@@ -48,7 +48,7 @@ def _spied_searches(monkeypatch) -> list[tuple[str, str, int]]:
         searched.append((agent_id, threading.current_thread().name, len(units)))
         return real_search(conn, agent_id, units, **kw)
 
-    monkeypatch.setattr(pipeline, "semantic_candidates", semantic_candidates)  # the reads beside
+    monkeypatch.setattr(nearby, "semantic_candidates", semantic_candidates)  # the reads beside
     monkeypatch.setattr(sem_sql, "semantic_candidates", semantic_candidates)  # the search in the transaction
     return searched
 
@@ -122,13 +122,13 @@ def test_a_large_agent_is_read_window_by_window_and_gets_the_graph_of_one_search
     when the reads do not run (both ways exactly, in SQL: batches under ``IN_MEMORY_FROM``). Window
     reads that have not started when the transaction begins are cancelled, their units read with
     the rest of the batch."""
-    monkeypatch.setattr(pipeline, "searched_by_index", lambda size, batch: size >= 30)
+    monkeypatch.setattr(nearby, "searched_by_index", lambda size, batch: size >= 30)
     monkeypatch.setattr(sem_sql, "IN_MEMORY_FROM", 1000)
     searched = _spied_searches(monkeypatch)
     real_submit = Beside.submit
 
     def never_started(self, read, connection_wait_s=None):  # window reads stay queued
-        return Future() if connection_wait_s == pipeline.NEARBY_CONNECTION_WAIT_S else real_submit(self, read)
+        return Future() if connection_wait_s == nearby.NEARBY_CONNECTION_WAIT_S else real_submit(self, read)
 
     when = clock.now()
     for agent in ("windows", "in-transaction", "not started"):
@@ -154,8 +154,8 @@ def test_windows_read_and_not_read_beside_still_give_every_new_unit_its_stored_n
                                                                                           monkeypatch):
     """The rule weighs each window's size: for an agent of a few thousand units some windows of a
     put may be read beside and others not. Those others are read for the whole rest of the batch
-    (``Ingestor._similar``), and the graph is the one the search in the transaction gives."""
-    monkeypatch.setattr(pipeline, "searched_by_index", lambda size, batch: size >= 30 and batch < 14)
+    (``Neighbours.of_rest``), and the graph is the one the search in the transaction gives."""
+    monkeypatch.setattr(nearby, "searched_by_index", lambda size, batch: size >= 30 and batch < 14)
     monkeypatch.setattr(sem_sql, "IN_MEMORY_FROM", 1000)
     searched = _spied_searches(monkeypatch)
     when = clock.now()
@@ -172,3 +172,29 @@ def test_windows_read_and_not_read_beside_still_give_every_new_unit_its_stored_n
         assert sum(beside) == 40 and len(beside) >= 2 and (14 in beside or 27 in beside)
         assert on_main == ([40] if agent == "in-transaction" else [])
     assert _graph(db_url, "mixed") == _graph(db_url, "in-transaction")
+
+
+def test_reads_not_started_are_cancelled_when_the_put_fails(memory, clock, monkeypatch):
+    """The reads a put handed to spare connections that have not started when a later step fails
+    are cancelled (the put will not use them); one that has answered is left as it is."""
+    monkeypatch.setattr(nearby, "searched_by_index", lambda size, batch: True)  # a read per window too
+    handed: list[Future] = []
+
+    def queued(self, read, connection_wait_s=None):  # the first answered, the others never started
+        future: Future = Future()
+        if not handed:
+            future.set_result(None)
+        handed.append(future)
+        return future
+
+    def write_put(*args, **kwargs):
+        raise RuntimeError("write step failed")
+
+    monkeypatch.setattr(Beside, "submit", queued)
+    monkeypatch.setattr(pipeline, "write_put", write_put)
+    with pytest.raises(RuntimeError, match="write step failed"):
+        memory.put_many(_items(0, 45, clock.now()), agent_id="a1")  # three windows of 15
+    # a read per window; the two not started are cancelled as the transaction begins and their units
+    # read with the rest of the batch, which the failed write leaves unstarted: cancelled with the put
+    assert len(handed) == 4
+    assert not handed[0].cancelled() and all(f.cancelled() for f in handed[1:])

@@ -129,15 +129,12 @@ def test_plain_text_is_left_to_the_caller():
 def test_the_last_headings_are_embedded_with_the_unit_text():
     from dataclasses import replace as dc_replace
 
-    from fleet_memory.config import Config, IngestConfig
-    from fleet_memory.ingest.pipeline import Ingestor
+    from fleet_memory.config import IngestConfig
+    from fleet_memory.ingest.pipeline import embedded_text
     from fleet_memory.ingest.records import UnitDraft
 
     draft = UnitDraft(0, "Rich needs Python 3.8.", "semantic", None, None, None, (),
                       context="Rich > Guide > Installation")
-    ingestor = Ingestor.__new__(Ingestor)
-    ingestor.config = Config()
-    assert ingestor._embedded_text(draft) == "Guide > Installation: Rich needs Python 3.8."
-    ingestor.config = dc_replace(Config(), ingest=IngestConfig(embed_headings=0))
-    assert ingestor._embedded_text(draft) == "Rich needs Python 3.8."
-    assert ingestor._embedded_text(dc_replace(draft, context=None)) == "Rich needs Python 3.8."
+    assert embedded_text(draft, IngestConfig()) == "Guide > Installation: Rich needs Python 3.8."
+    assert embedded_text(draft, IngestConfig(embed_headings=0)) == "Rich needs Python 3.8."
+    assert embedded_text(dc_replace(draft, context=None), IngestConfig()) == "Rich needs Python 3.8."

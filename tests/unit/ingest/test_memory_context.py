@@ -10,7 +10,7 @@ from fleet_memory.ingest.dating import named_event_date
 from fleet_memory.ingest.extract import extract_sentences
 from fleet_memory.ingest.implied import with_subject
 from fleet_memory.ingest.junk import is_common_alias, is_junk_name
-from fleet_memory.ingest.memory import build_context, candidate_names, groups_of
+from fleet_memory.ingest.memory import candidate_names, groups_of, put_context
 from fleet_memory.ingest.ner import find_entities
 from fleet_memory.ingest.records import AgentContext, Episode, ExtractedFact, ParsedFact
 from fleet_memory.language import find_dates
@@ -52,7 +52,7 @@ def test_context_orders_people_least_relevant_first_and_keeps_first_names_of_oth
                  RecentPerson("Acme", 0, 3, "ORG"), RecentPerson("Carol", 1, 5, "ORG"), RecentPerson("Sam", 0, -1)],
                 [KnownName("Carol", "carol", "ORG", ("Caz",)), KnownName("Porto", "porto", "GPE", ())])]
 
-    context = build_context([Episode("a", "She left.", NOW)], timedelta(hours=24), query)
+    context = put_context([Episode("a", "She left.", NOW)], timedelta(hours=24), query)
     assert len(calls) == 1
     assert context.people[0] == ("Bob", "Carol", "Sam", "Alice", "Zed")
     assert context.speakers[0] == frozenset({"Sam"})

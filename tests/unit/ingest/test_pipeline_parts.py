@@ -1,7 +1,7 @@
-"""Pipeline order check, chunking for the LLM, and entity scoring — pure, no database."""
+"""Step timings of a put, chunking for the LLM, and entity scoring — pure, no database."""
 
-from contextlib import nullcontext
-from dataclasses import replace
+import threading
+import time
 from datetime import timedelta
 
 import numpy as np
@@ -9,10 +9,9 @@ import pytest
 
 from fleet_memory.clock import FixedClock
 from fleet_memory.config import IngestConfig
-from fleet_memory.errors import ConfigurationError
 from fleet_memory.store.links import temporal_weight, temporal_weights
 from fleet_memory.ingest.llm_extract import chunk_text, estimate_tokens, plan_chunks
-from fleet_memory.ingest.pipeline import STAGES, Pipeline, PutState, Stage
+from fleet_memory.ingest.pipeline import StepTimer
 from fleet_memory.ingest.records import Episode
 from fleet_memory.ingest.resolve import entity_score, label_family, name_similarity
 from fleet_memory.naming import normalize_name
@@ -20,37 +19,24 @@ from fleet_memory.naming import normalize_name
 NOW = FixedClock().now()
 
 
-def _runners(stages):
-    outside = {s.name: (lambda state, s=s: replace(state, **{k: () for k in s.provides}))
-               for s in stages if not s.in_transaction}
-    inside = {s.name: (lambda state, conn, s=s: replace(state, **{k: () for k in s.provides}))
-              for s in stages if s.in_transaction}
-    return outside, inside
+def test_step_seconds_are_summed_over_windows_and_threads():
+    timer = StepTimer()
 
+    def embed_window():
+        with timer("embed"):
+            time.sleep(0.01)
 
-def test_the_declared_order_is_valid_and_a_wrong_order_is_refused_at_construction():
-    Pipeline(STAGES, *_runners(STAGES))
-    swapped = list(STAGES)
-    swapped[2], swapped[3] = swapped[3], swapped[2]  # entities before parse
-    with pytest.raises(ConfigurationError, match="entities.*parsed"):
-        Pipeline(swapped, *_runners(swapped))
-    outside_after = list(STAGES) + [Stage("late", ("units",), ("drafts",))]
-    with pytest.raises(ConfigurationError, match="outside the transaction"):
-        Pipeline(outside_after, *_runners(outside_after))
-    unknown = [Stage("a", ("episodes",), ("sentences",))]
-    with pytest.raises(ConfigurationError, match="sentences.*PutState"):
-        Pipeline(unknown, *_runners(unknown))
-    with pytest.raises(ConfigurationError, match="no implementation"):
-        Pipeline(STAGES, _runners(STAGES)[0])
-
-
-def test_run_times_every_stage_and_checks_what_it_changed():
-    stages = [Stage("a", ("episodes",), ("facts",)), Stage("b", ("facts",), ("parsed",))]
-    state, timings = Pipeline(stages, *_runners(stages)).run([], nullcontext)
-    assert set(timings) == {"a", "b"} and isinstance(state, PutState) and state.parsed == ()
-    bad = Pipeline(stages, {"a": lambda s: replace(s, mentions=3), "b": lambda s: replace(s, parsed=())})
-    with pytest.raises(ConfigurationError, match="'a' changed mentions"):
-        bad.run([], nullcontext)
+    workers = [threading.Thread(target=embed_window) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    with timer("parse"):
+        pass
+    for worker in workers:
+        worker.join()
+    assert set(timer.seconds) == {"parse", "embed"} and timer.seconds["embed"] >= 0.04
+    with pytest.raises(ValueError), timer("write"):
+        raise ValueError("a failed step")
+    assert "write" not in timer.seconds  # a step that failed has no time: the put failed with it
 
 
 def test_chunks_cut_at_sentence_boundaries_under_the_limits():

@@ -1,22 +1,15 @@
-"""Windows of facts (ingest.pipeline): cut at episode ends, stages run window by window with the
-concurrent ones in a worker thread, and the windows merged back in order."""
+"""Windows of facts (ingest.windows): cut at episode ends, each window's back half run in a worker
+thread (``Overlap``), and the windows' results back in order."""
 
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future
-from contextlib import nullcontext
-from dataclasses import replace
+import time
 
 import pytest
 
-from fleet_memory.clock import FixedClock
-from fleet_memory.errors import ConfigurationError
-from fleet_memory.ingest.pipeline import BACK_WORKERS, Carry, Pipeline, Stage, fact_windows
-from fleet_memory.ingest.records import Episode, ExtractedFact
-
-NOW = FixedClock().now()
-
+from fleet_memory.ingest.records import ExtractedFact
+from fleet_memory.ingest.windows import BACK_WORKERS, Overlap, fact_windows, window_size
 
 def _facts(*per_episode: int) -> list[ExtractedFact]:
     return [ExtractedFact(e, f"fact {e}.{i}", "episodic") for e, n in enumerate(per_episode) for i in range(n)]
@@ -43,99 +36,61 @@ def test_a_short_tail_joins_the_window_before_it():
     assert _sizes(fact_windows(_facts(4, 4, 1), 4)) == [4, 5]
 
 
-def _stages():
-    return [
-        Stage("extract", ("episodes",), ("facts",)),
-        Stage("parse", ("facts",), ("parsed",), windowed=True),
-        Stage("embed", ("parsed",), ("embedded",), windowed=True, concurrent=True),
-        Stage("write", ("embedded",), ("units",), in_transaction=True),
-    ]
+def test_windows_handed_over_run_in_the_worker_threads_and_come_back_in_order():
+    caller = threading.current_thread().name
+    ran: list[str] = []
+
+    def embed(window: tuple[ExtractedFact, ...]) -> tuple[str, ...]:
+        ran.append(threading.current_thread().name)
+        return tuple(f.text.upper() for f in window)
+
+    windows = fact_windows(_facts(*[2] * 6), 4)
+    with Overlap(BACK_WORKERS) as overlap:
+        for window in windows:
+            overlap.submit(embed, window)
+        many = overlap.results()
+    assert [t for w in many for t in w] == [f.text.upper() for f in _facts(*[2] * 6)]
+    assert len(windows) == 3 and 1 <= len(set(ran)) <= BACK_WORKERS and caller not in ran
+    ran.clear()
+    with Overlap(BACK_WORKERS, inline=True) as overlap:  # one window: in the caller's thread
+        overlap.submit(embed, tuple(_facts(*[2] * 6)))
+        one = overlap.results()
+    assert ran == [caller] and [t for w in one for t in w] == [t for w in many for t in w]
 
 
-def test_concurrent_stages_run_in_a_worker_and_windows_merge_in_order():
-    threads: dict[str, set[str]] = {"parse": set(), "embed": set()}
-    episodes = [Episode("a", f"text {i}", NOW) for i in range(6)]
-
-    def extract(s):
-        return replace(s, facts=tuple(ExtractedFact(i, f"f{i}.{j}", "episodic") for i in range(6) for j in range(2)))
-
-    def parse(s):
-        threads["parse"].add(threading.current_thread().name)
-        return replace(s, parsed=tuple(f.text for f in s.facts))
-
-    def embed(s):
-        threads["embed"].add(threading.current_thread().name)
-        return replace(s, embedded=tuple(t.upper() for t in s.parsed))
-
-    pipeline = Pipeline(_stages(), {"extract": extract, "parse": parse, "embed": embed},
-                        {"write": lambda s, conn: replace(s, units=s.embedded)})
-    state, timings = pipeline.run(episodes, nullcontext, window_facts=4)
-    assert state.units == tuple(f"F{i}.{j}" for i in range(6) for j in range(2))
-    assert threads["parse"] == {threading.current_thread().name}
-    assert 1 <= len(threads["embed"]) <= BACK_WORKERS and threads["parse"].isdisjoint(threads["embed"])
-    assert set(timings) == {"extract", "parse", "embed", "write"}
-    one, _ = pipeline.run(episodes, nullcontext, window_facts=100)
-    assert one.units == state.units
+def _eventually(condition) -> None:
+    deadline = time.monotonic() + 5
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not hold within 5 s"
+        time.sleep(0.005)
 
 
-def test_a_window_is_the_last_once_parsing_is_done_and_no_other_is_left():
-    carry = Carry()
-    carry.back_started()
-    carry.back_started()
-    assert not carry.last_window()  # still parsing
-    carry.front_done.set()
-    assert not carry.last_window()  # another window waits or is being embedded
-    carry.back_finished()
-    assert carry.last_window()
-
-
-def test_a_concurrent_stage_before_a_windowed_one_is_refused():
-    stages = _stages()
-    stages[1], stages[2] = replace(stages[2], requires=("facts",)), replace(stages[1], requires=("embedded",))
-    runners = {s.name: (lambda st: st) for s in stages if not s.in_transaction}
-    with pytest.raises(ConfigurationError, match="plain, then windowed, then concurrent"):
-        Pipeline(stages, runners, {"write": lambda s, c: s})
+def test_a_window_is_alone_once_the_windows_are_handed_over_and_no_other_is_left():
+    first, second = threading.Event(), threading.Event()
+    with Overlap(BACK_WORKERS) as overlap:
+        overlap.submit(first.wait, 5)
+        overlap.submit(lambda: second.wait(5) and overlap.alone())
+        assert not overlap.alone()  # the caller still hands windows over (still parsing)
+        overlap.handed_over()
+        assert not overlap.alone()  # another window waits or is being embedded
+        first.set()
+        _eventually(overlap.alone)  # the second window is left alone: every core is its
+        second.set()
+        assert overlap.results() == [True, True]
+    assert Overlap(BACK_WORKERS, inline=True).alone()  # a put of one window
 
 
 def test_an_error_in_the_worker_reaches_the_caller():
-    def embed(s):
+    def embed(window):
         raise ValueError("embedding failed")
 
-    pipeline = Pipeline(_stages(), {"extract": lambda s: replace(s, facts=tuple(_facts(3, 3, 3, 3))),
-                                    "parse": lambda s: replace(s, parsed=s.facts), "embed": embed},
-                        {"write": lambda s, c: s})
-    with pytest.raises(ValueError, match="embedding failed"):
-        pipeline.run([Episode("a", "x", NOW)] * 4, nullcontext, window_facts=3)
-
-
-def test_reads_handed_to_other_threads_are_cancelled_when_the_put_fails():
-    """A window's read beside that has not started when a later stage fails is cancelled (the put
-    will not use it); one that has finished is left as it is."""
-    reads: list[Future] = []
-
-    def embed(s):
-        waiting, done = Future(), Future()  # one still queued, one already answered
-        done.set_result("read")
-        s.carry.reads.extend([waiting, done])
-        reads.extend([waiting, done])
-        return replace(s, embedded=s.parsed)
-
-    def write(s, conn):
-        raise ValueError("write failed")
-
-    stages = [replace(_stages()[2], requires=("parsed", "carry")) if i == 2 else st for i, st in enumerate(_stages())]
-    pipeline = Pipeline(stages, {"extract": lambda s: replace(s, facts=tuple(_facts(3, 3, 3, 3))),
-                                 "parse": lambda s: replace(s, parsed=s.facts), "embed": embed},
-                        {"write": write})
-    with pytest.raises(ValueError, match="write failed"):
-        pipeline.run([Episode("a", "x", NOW)] * 4, nullcontext, window_facts=3)
-    assert len(reads) == 8  # four windows
-    assert all(f.cancelled() for f in reads[0::2]) and not any(f.cancelled() for f in reads[1::2])
+    with pytest.raises(ValueError, match="embedding failed"), Overlap(BACK_WORKERS) as overlap:
+        for window in fact_windows(_facts(3, 3, 3, 3), 3):
+            overlap.submit(embed, window)
+        overlap.results()
 
 
 def test_a_short_put_is_cut_in_about_three_windows_a_long_one_in_windows_of_the_largest_size():
-    from fleet_memory.ingest.pipeline import window_size
-
     assert window_size(45) == 15  # one session of long assistant turns: three windows
     assert window_size(20) == 12  # under twice the smallest: fact_windows keeps one window
     assert fact_windows(_facts(*[5] * 4), window_size(20)) == [tuple(_facts(*[5] * 4))]
