@@ -193,7 +193,7 @@ def reinforce(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], now:
     if ids:
         conn.execute(
             "UPDATE memory_units SET access_count = least(access_count, 2147483646) + 1,"
-            " last_accessed = CASE WHEN %(now)s > coalesce(last_accessed, created_at) THEN %(now)s"
+            " last_accessed = CASE WHEN %(now)s >= coalesce(last_accessed, created_at) THEN %(now)s"
             " ELSE last_accessed END"
             " WHERE agent_id = %(a)s AND id = ANY(%(ids)s)",
             {"now": now, "a": agent_id, "ids": list(ids)},
