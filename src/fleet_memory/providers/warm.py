@@ -4,8 +4,7 @@ The embedder (torch and the MiniLM weights, ``providers.bert``) and spaCy (``en_
 on two threads at once: much of both loads is C code reading files and building tensors, which
 runs beside the other thread's Python, so the two loads overlap instead of adding up. Searches
 need only the embedder, puts need both. ``on_loaded(name)`` is called as each is ready
-("embedder", "nlp"), then the traced single-text path of the embedder is built
-("single_text"; for a sentence-transformers model only, see ``providers.embedder``).
+("embedder", "nlp").
 
 Bounds: one extra thread for the duration of the spaCy load; nothing is retried. An error in
 either load is raised after both have finished.
@@ -26,12 +25,8 @@ def load_models(embedder: Embedder, nlp: NLP, on_loaded: Callable[[str], None] =
     with ThreadPoolExecutor(1, thread_name_prefix="fleet-memory-load") as pool:
         parsed = pool.submit(nlp.parse, ["The models are loaded."])
         try:
-            embedder.embed(["warm up", "the embedder"])  # two texts: the batch path, nothing traced yet
+            embedder.embed(["warm up", "the embedder"])
             on_loaded("embedder")
         finally:
             parsed.result()
         on_loaded("nlp")
-    prepare = getattr(embedder, "prepare_single_text", None)
-    if prepare is not None:
-        prepare()
-        on_loaded("single_text")

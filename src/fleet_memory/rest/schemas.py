@@ -249,7 +249,7 @@ class HealthOut(BaseModel):
     version: str
     phases: Optional[dict[str, Optional[float]]] = Field(
         None, description="Readiness: seconds since the process started at each start-up milestone done so far "
-                          "(imported, database, embedder, nlp, settled, single_text).")
+                          "(imported, database, embedder, nlp, settled).")
     error: Optional[str] = Field(None, description="Readiness: why loading the models failed.")
 
 

@@ -65,8 +65,7 @@ class Startup:
         self.ready.set()
 
     def warm_in_background(self, memory: FleetMemory) -> threading.Thread:
-        """Load the models, settle the heap, then be ready; the traced single-text path is built
-        after that (the server is serving meanwhile)."""
+        """Load the models, settle the heap, then be ready."""
 
         def loaded(name: str) -> None:
             self.mark(name)

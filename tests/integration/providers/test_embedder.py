@@ -1,6 +1,5 @@
-"""The real embedder: the lean encoder (``providers.bert``) gives sentence-transformers' vectors;
-with a sentence-transformers model, one text (a search query) takes the traced fast path, and it
-gives the vector that the batch path gives the same text."""
+"""The real embedder: the lean encoder (``providers.bert``) gives sentence-transformers' vectors,
+and a model it does not take is run by sentence-transformers itself, one text or many."""
 
 from __future__ import annotations
 
@@ -24,14 +23,6 @@ def st_model():
     from fleet_memory.providers.embedder import bundled_model_path
 
     return SentenceTransformer(bundled_model_path(), device="cpu", local_files_only=True)
-
-
-def _st_embedder(st_model):
-    from fleet_memory.providers.embedder import SentenceTransformerEmbedder
-
-    embedder = SentenceTransformerEmbedder()
-    embedder._model = st_model  # as loaded for a model the lean encoder does not take
-    return embedder
 
 
 MORE_TEXTS = TEXTS + ["", "Ünïcödé ☃ 日本語", "line\u2028separated", "x" * 5000]
@@ -99,12 +90,16 @@ def test_an_encoder_that_cannot_be_traced_runs_eager(monkeypatch) -> None:
 
 
 def test_another_pooling_is_left_to_sentence_transformers(tmp_path) -> None:
+    """The lean encoder declines a model with CLS pooling; the embedder then loads it with
+    sentence-transformers and gives that library's vectors, for a batch and for one text."""
     import json
     import shutil
     from pathlib import Path
 
+    from sentence_transformers import SentenceTransformer
+
     from fleet_memory.providers import bert
-    from fleet_memory.providers.embedder import bundled_model_path
+    from fleet_memory.providers.embedder import SentenceTransformerEmbedder, bundled_model_path
 
     folder = Path(shutil.copytree(bundled_model_path(), tmp_path / "model"))
     assert bert.load(str(folder)) is not None
@@ -112,46 +107,13 @@ def test_another_pooling_is_left_to_sentence_transformers(tmp_path) -> None:
     config = json.loads(pooling.read_text())
     pooling.write_text(json.dumps({**config, "pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
     assert bert.load(str(folder)) is None
-
-
-def test_single_text_matches_the_batch_path(st_model) -> None:
-    embedder = _st_embedder(st_model)
-    batch = embedder.embed(TEXTS + ["a filler text so the batch is padded"])
-    for i, text in enumerate(TEXTS):
-        single = embedder.embed([text])
-        assert single.shape == (1, embedder.dimension) and single.dtype == np.float32
-        assert np.allclose(single[0], batch[i], atol=1e-4), text
-        assert abs(float(np.linalg.norm(single[0])) - 1.0) < 1e-5
-    assert embedder._single, "the traced path should be available for all-MiniLM-L6-v2"
-
-
-def test_an_untraceable_model_keeps_the_plain_path(real_embedder) -> None:
-    from fleet_memory.providers.embedder import _SingleText
-
-    class Broken:
-        tokenizer = None
-
-        def __getitem__(self, index):
-            raise TypeError("not a sentence-transformers pipeline")
-
-    assert _SingleText.build(Broken(), threading.Lock()) is None
-
-
-def test_one_text_does_not_wait_while_the_traced_path_is_built(st_model) -> None:
-    """A server builds the traced path in the background after it is ready: searches meanwhile
-    take the plain path (the same vector) instead of queueing behind the build."""
-    fresh = _st_embedder(st_model)  # loaded already; nothing traced yet
-    answers: list[np.ndarray] = []
-    with fresh._single_lock:  # another thread is building the traced path
-        worker = threading.Thread(target=lambda: answers.append(fresh.embed(["What does Alice do?"])))
-        worker.start()
-        worker.join(120)  # a bound on waiting only: the build never finishes while the lock is held
-        assert not worker.is_alive(), "a one-text embed waited for the traced path to be built"
-    assert fresh._single is None
-    want = st_model.encode(["What does Alice do?"], normalize_embeddings=True, convert_to_numpy=True)
-    assert np.allclose(answers[0], want, atol=1e-4)
-    fresh.prepare_single_text()
-    assert fresh._single, "prepare_single_text builds the traced path"
+    embedder = SentenceTransformerEmbedder(str(folder))
+    got = embedder.embed(TEXTS)
+    assert isinstance(embedder._model, SentenceTransformer)
+    want = SentenceTransformer(str(folder), device="cpu", local_files_only=True).encode(
+        TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    assert got.dtype == np.float32 and np.abs(got - want).max() < 1e-5
+    assert np.abs(embedder.embed([TEXTS[0]])[0] - want[0]).max() < 1e-4
 
 
 def test_concurrent_calls_of_every_shape_agree_with_sequential_ones(real_embedder) -> None:
