@@ -4,8 +4,8 @@ the same files, loaded with torch, ``tokenizers`` and ``safetensors`` only.
 
 Why: a server restart waits for the embedder. Importing sentence-transformers pulls in
 scikit-learn and SciPy, and ``transformers``' model classes pull in most of transformers
-(quantisation, distributed tensors, …): about 8 s of CPU measured here before the first vector,
-against about 3 s for torch alone. The encoder itself is a few matrix products.
+(quantisation, distributed tensors, …): several times torch's own import before the first vector.
+The encoder itself is a few matrix products. Figures: ``docs/benchmarks.md``.
 
 ``load(path)`` returns a ``BertMeanPooled`` when the folder holds exactly that recipe (modules.json:
 Transformer, Pooling with mean tokens only, Normalize; config.json: ``model_type`` bert with
@@ -20,16 +20,9 @@ normalises, through a TorchScript trace of the encoder when that gives the same 
 batch, as for any BERT; no state changes after loading, so concurrent calls are safe.
 
 ``precision``: ``float32`` gives sentence-transformers' vectors to float rounding; ``bfloat16``
-runs the encoder layers' matrix products in bfloat16 (``BertMeanPooled._use_bfloat16``: about 2.7
-times as fast on a CPU that has it in hardware, vectors within a cosine of 0.9999); ``auto``, the
-facade's default, takes bfloat16 where the CPU has it (``native_bfloat16``).
-
-Why batches by length: a put's sentences run from 5 to 60 tokens, and a batch of 64 of them
-padded to its longest spends about half its work on padding. Measured on the long-turn sessions of
-``bench/ingest.py`` (2,451 sentences in 38 puts, two threads): 11.7 s in batches of 64 in length
-order, 8.1 s in batches of 8, 7.5–7.7 s with each batch's texts at least 0.8 of its longest — the
-speed of embedding the whole corpus sorted at once (7.1 s). The vectors are the same (within
-float rounding: padding is masked).
+runs the encoder layers' matrix products in bfloat16 (``BertMeanPooled._use_bfloat16``: faster on
+a CPU that has it in hardware, vectors within ``BFLOAT16_AGREEMENT``); ``auto``, the facade's
+default, takes bfloat16 where the CPU has it (``native_bfloat16``).
 """
 
 from __future__ import annotations
@@ -45,7 +38,7 @@ __all__ = ["BertMeanPooled", "PRECISIONS", "batches", "load", "native_bfloat16"]
 
 BFLOAT16_AGREEMENT = 0.999
 """The bfloat16 encoder is used only when its vectors have at least this cosine with float32's on
-the probes (measured: 0.99992 at the least, 0.99998 on average, over 2,000 LoCoMo sentences)."""
+the probes."""
 
 SIMILAR_LENGTH = 0.8
 """A batch takes a text only while it has at least this share of the batch's longest text's tokens
@@ -53,11 +46,8 @@ SIMILAR_LENGTH = 0.8
 
 MIN_BATCH_TOKENS = 256
 """A batch whose padded size (texts × longest) is under this takes the next text whatever its
-length: the matrix products of a few short rows run at a third of the rate of large ones (bfloat16,
-384 × 1,536: 144 GFLOP/s for 12 rows, 410 for 2,000), so a batch of one or two texts costs more
-than the padding it saves. Measured, one thread, 3,000 sentences of long assistant turns embedded
-5, 15, 45 or all 3,000 at a time: 8.48 → 5.99, 6.54 → 5.45, 4.41 → 4.30 and 3.52 → 3.12 s
-(128: 5.83, 5.60, 4.40, 3.14; 512: 6.18, 6.03, 4.57, 2.99)."""
+length: the matrix products of a few short rows run far below the rate of large ones, so a batch
+of one or two texts costs more than the padding it saves."""
 
 _TRANSFORMER = "sentence_transformers.models.Transformer"
 _POOLING = "sentence_transformers.models.Pooling"
@@ -115,7 +105,8 @@ def batches(lengths: list[int], most: int) -> list[list[int]]:
     """Indices of ``lengths`` in batches of at most ``most``, longest first; a batch takes the next
     text while it has at least ``SIMILAR_LENGTH`` of the batch's longest (so padding stays under a
     fifth of each batch), or while the batch is under ``MIN_BATCH_TOKENS`` padded. Every index
-    once; the same lengths give the same batches."""
+    once; the same lengths give the same batches. Why: a put's sentences run from a few tokens to
+    many, and a mixed batch padded to its longest spends much of its work on padding."""
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
     out: list[list[int]] = []
     for i in order:
@@ -162,9 +153,7 @@ class BertMeanPooled:
         vectors agree with float32's on probe batches (``BFLOAT16_AGREEMENT``).
 
         Why: the products are nearly all of the encoder's time, and a CPU with bfloat16 in
-        hardware runs them about 2.7 times as fast (2,000 LoCoMo sentences on one thread: 6.3 s
-        in float32, 2.1–2.35 s so; one short query 8.4 → 4.3 ms), for vectors within a cosine of
-        0.9999 of float32's."""
+        hardware runs them several times as fast, for vectors within ``BFLOAT16_AGREEMENT``."""
         import torch
 
         exact_run = self._run
@@ -187,9 +176,7 @@ class BertMeanPooled:
         every one of its ~80 operations. When another thread runs Python meanwhile — ingestion
         parses the next window with spaCy while a worker thread embeds the last one; a search runs
         its first statements while the query is embedded — each handover can wait for that
-        thread's switch interval. Measured: 500 texts on one torch thread, 7.4–8.2 s alone and
-        9.2–9.4 s beside a spaCy thread in eager mode, 7.0–8.5 s either way traced (tracing itself
-        0.1 s, the vectors identical)."""
+        thread's switch interval; traced, an embed beside a parsing thread runs as fast as alone."""
         import warnings
 
         import torch
@@ -264,8 +251,8 @@ class BertMeanPooled:
 
     def _linear(self, x, name: str, *, keep_low: bool = False):
         """``x`` times a layer's matrix, plus its bias: in bfloat16 when that is used, the result
-        back in float32 unless ``keep_low`` (the feed-forward's inner activations, 1,536 wide,
-        go through GELU into the next product in bfloat16: 5–7 % faster, the same agreement)."""
+        back in float32 unless ``keep_low`` (the feed-forward's inner activations go through GELU
+        into the next product in bfloat16: a little faster, the same agreement)."""
         from torch.nn import functional as F
 
         if self._low:

@@ -2,15 +2,11 @@
 (``torch_threads``), and the similarity products of ingestion and consolidation (``product``).
 
 Why not NumPy's ``@``: it hands a large product to OpenBLAS's thread pool, whose threads then
-busy-wait for the next one and hold a core for a while after every call. A put's read of its
-nearest stored units (``store.semantic``: 45 new units against an agent of a few thousand, in
-float64) set one spinning after each put: 605 long turns put session after session (128 puts)
-took 30.3–31.7 s of the process's CPU and 21.4–22.6 s of wall so, and 19.5–20.8 s of CPU and
-17.8–19.2 s of wall this way (alternating runs); the spinning core was the one PostgreSQL and the
-next put's stages needed. OpenBLAS's
-thread count is the process's (``threadpoolctl`` sets it for everyone), which a library must
-leave to its host; torch's is set per calling thread, so the product runs there on one thread,
-as the ingest stages' embeddings do.
+busy-wait for the next one and hold a core for a while after every call: after each put's read of
+its nearest stored units (``store.semantic``), the core PostgreSQL and the next put's stages
+needed (figures: ``docs/benchmarks.md``). OpenBLAS's thread count is the process's
+(``threadpoolctl`` sets it for everyone), which a library must leave to its host; torch's is set
+per calling thread, so the product runs there on one thread, as the ingest stages' embeddings do.
 """
 
 from __future__ import annotations
