@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Protocol
 
-__all__ = ["Clock", "FixedClock", "SystemClock", "as_utc"]
+__all__ = ["Clock", "FixedClock", "SystemClock", "as_utc", "shifted"]
 
 
 class Clock(Protocol):
@@ -43,3 +43,13 @@ def as_utc(when: datetime) -> datetime:
     if when.tzinfo is None:
         return when.replace(tzinfo=timezone.utc)
     return when.astimezone(timezone.utc)
+
+
+def shifted(when: datetime, delta: timedelta) -> datetime:
+    """``when + delta``, stopped at the calendar's ends (years 1 and 9999) instead of raising
+    ``OverflowError``: a window or bound that would reach past them is clamped there."""
+    try:
+        return when + delta
+    except OverflowError:
+        edge = datetime.max if delta > timedelta(0) else datetime.min
+        return edge.replace(tzinfo=when.tzinfo)

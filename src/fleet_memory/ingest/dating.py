@@ -14,7 +14,7 @@ in the text.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import MAXYEAR, datetime, timedelta
 
 from ..language import find_dates
 
@@ -31,9 +31,9 @@ def named_event_date(text: str, put_at: datetime) -> tuple[datetime, str] | None
         if found.start <= naive < found.end:
             continue
         if found.relative and found.unit == "month":
-            ahead = found.start.replace(year=found.start.year + 1)
-            if ahead - naive < naive - found.end:
-                continue  # "leaving in January" said in December: next January, not last
+            ahead = None if found.start.year == MAXYEAR else found.start.replace(year=found.start.year + 1)
+            if ahead is None or ahead - naive < naive - found.end:
+                continue  # "leaving in January" said in December: next January (none after 9999), not last
         if found.relative and found.unit == "day" and any(c.isdigit() for c in found.phrase) and \
                 not text[:found.position].lower().rstrip().endswith("on"):
             continue  # "her birthday is 9 August": a date, not when something happened

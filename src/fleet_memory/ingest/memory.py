@@ -22,12 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ..clock import shifted
 from ..naming import normalize_name
 from ..store.context import ContextQuery, KnownName, RecentPerson
 from .names import is_first_name
 from .records import AgentContext, Episode
 
-__all__ = ["Group", "GroupQuery", "MAX_NAMES", "candidate_names", "put_context", "groups_of"]
+__all__ = ["Group", "GroupQuery", "MAX_NAMES", "candidate_names", "build_context", "groups_of"]
 
 MAX_NAMES = 200
 _CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
@@ -70,12 +71,12 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
     for (agent, user, session), indexes in members.items():
         dates = [episodes[i].event_date for i in indexes]
         names = candidate_names([episodes[i].content for i in indexes])
-        groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, min(dates) - window, max(dates),
-                                                         tuple(names))))
+        since = shifted(min(dates), -window)  # a put dated in year 1 looks back no further
+        groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names))))
     return groups
 
 
-def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuery) -> AgentContext:
+def build_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuery) -> AgentContext:
     """The put's ``AgentContext``: ``query`` runs once, for all groups."""
     people: dict[int, tuple[str, ...]] = {}
     speakers: dict[int, frozenset[str]] = {}

@@ -19,7 +19,9 @@ Recognised, relative to ``now``:
 - ``last Monday`` … ``last Sunday`` → the latest such day before today
 
 ``relative`` tells whether the expression depends on ``now`` (yesterday, last week, 3 days ago,
-in May) rather than naming a calendar date. Anything else ("recently") is not an expression.
+in May) rather than naming a calendar date. Anything else ("recently") is not an expression, and
+neither is one whose window would reach before year 1 or after year 9999 (``datetime``'s range:
+"last week" on 0001-01-01, "May 0000"), nor the others its kind of rule found in the same text.
 """
 
 from __future__ import annotations
@@ -89,8 +91,13 @@ def find_dates(text: str, now: datetime, *, partial_days: bool = False) -> list[
     """Every date expression of ``text`` (see the module docstring), in text order."""
     low = text.lower()
     today = _day(now)
-    found = _dates(low, today, partial_days) + _days(low, today) + _periods(low, today)
-    found += _ago(low, now.replace(tzinfo=None), today)
+    found: list[DateExpression] = []
+    for finder, args in ((_dates, (low, today, partial_days)), (_days, (low, today)), (_periods, (low, today)),
+                         (_ago, (low, now.replace(tzinfo=None), today))):
+        try:
+            found += finder(*args)
+        except (OverflowError, ValueError):
+            continue  # its window lies past year 1 or 9999 ("last year" in year 1): no date there
     return sorted(found, key=lambda e: e.position)
 
 

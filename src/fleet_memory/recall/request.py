@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..clock import shifted
 from ..config import Limits
 from ..errors import InvalidInputError
 from ..model import MemoryType
@@ -126,7 +127,7 @@ def _event_range(now: datetime, since: object, until: object,
     """``since`` / ``until`` checked, ``since`` raised to ``now − max_age_days``; since <= until."""
     start, end = check_date(since, "since"), check_date(until, "until")
     if max_age_days is not None:
-        oldest = now - timedelta(days=check_range(max_age_days, "max_age_days", 0.0, 365_000.0))
+        oldest = shifted(now, -timedelta(days=check_range(max_age_days, "max_age_days", 0.0, 365_000.0)))
         start = oldest if start is None else max(start, oldest)
     if start is not None and end is not None and start > end:
         raise InvalidInputError("since", f"{start.isoformat()} is after until {end.isoformat()}", "since <= until")
