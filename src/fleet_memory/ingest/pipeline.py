@@ -142,8 +142,9 @@ class Ingestor:
         return self.llm is not None and self.config.ingest.llm_extraction
 
     @property
-    def _judges_with_llm(self) -> bool:
-        return self.llm is not None and self.config.ingest.llm_supersession
+    def _judge(self) -> LLM | None:
+        """The LLM that judges supersession after the commit (``IngestConfig.llm_supersession``)."""
+        return self.llm if self.config.ingest.llm_supersession else None
 
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         """Store the episodes; an episode stored already (``ingest.duplicates``) stores nothing new
@@ -174,13 +175,13 @@ class Ingestor:
                     link_put(conn, episodes, written, reads, cfg)
                 with timer("supersede"):
                     supersede_put(conn, episodes, written, self.candidate_nlp, cfg, self.clock.now(),
-                                  rule=cfg.supersede and not self._judges_with_llm, cache=self._embeddings)
+                                  rule=cfg.supersede and self._judge is None, cache=self._embeddings)
         except BaseException:
             neighbours.cancel()
             raise
         _log.debug("put_many of %d episodes: %s", len(episodes), timer.seconds)
-        if cfg.supersede and self.llm is not None and self._judges_with_llm:
-            judge_after_commit(self.db, written.units, self.candidate_nlp, self.llm, cfg, self.config.llm_retries,
+        if cfg.supersede and (judge := self._judge) is not None:
+            judge_after_commit(self.db, written.units, self.candidate_nlp, judge, cfg, self.config.llm_retries,
                                self.clock, self._embeddings)
         agent_indexes.after_growth(self.db, written.unit_counts, Counter(u.row.agent_id for u in written.units))
         return _results(episodes, facts, written, timer.seconds, self.uses_llm)
