@@ -28,7 +28,7 @@ from ..store.context import ContextQuery, KnownName, RecentPerson
 from .names import is_first_name
 from .records import AgentContext, Episode
 
-__all__ = ["Group", "GroupQuery", "MAX_NAMES", "candidate_names", "build_context", "groups_of"]
+__all__ = ["Group", "GroupQuery", "MAX_NAMES", "candidate_names", "put_context", "groups_of"]
 
 MAX_NAMES = 200
 _CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
@@ -76,7 +76,7 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
     return groups
 
 
-def build_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuery) -> AgentContext:
+def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuery) -> AgentContext:
     """The put's ``AgentContext``: ``query`` runs once, for all groups."""
     people: dict[int, tuple[str, ...]] = {}
     speakers: dict[int, frozenset[str]] = {}
