@@ -61,7 +61,8 @@ def _integer(number: int, name: str, value: Any) -> int:
         raise InvalidInputError(f"line {number}", f"{name} {value!r} is not a 64-bit integer", "-2**63 to 2**63-1")
     if _whole(value) and 0 <= value <= MAX_COUNT:
         return value
-    raise InvalidInputError(f"line {number}", f"{name} {value!r} is not a count", f"a whole number from 0 to {MAX_COUNT:,}")
+    raise InvalidInputError(f"line {number}", f"{name} {value!r} is not a count",
+                            f"a whole number from 0 to {MAX_COUNT:,}")
 
 
 def _float(number: int, name: str, value: Any) -> float:
