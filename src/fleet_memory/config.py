@@ -124,10 +124,22 @@ class Config:
     pool_max_size: int = 8
     prepared_statements: bool = True  # False behind PgBouncer < 1.21 in transaction mode
     embedded_shared_buffers_mb: int | None = None  # None: sized to the machine
+    # what one agent may hold (``turns``): writes running at once, writes waiting for their turn
+    # (holding no connection), and how long one waits before it is refused (BusyError, 429)
+    writes_per_agent: int = 1
+    waiting_writes_per_agent: int = 8
+    write_wait_s: float = 120.0
+    statement_timeout_s: float = 300.0  # any one SQL statement; 0 turns the limit off
 
     def __post_init__(self) -> None:
         if self.pool_max_size < 1:
             raise ConfigurationError(f"pool_max_size must be at least 1, got {self.pool_max_size}")
+        if self.writes_per_agent < 1 or self.waiting_writes_per_agent < 0:
+            raise ConfigurationError("writes_per_agent must be at least 1 and waiting_writes_per_agent 0 or more, got"
+                                     f" {self.writes_per_agent} and {self.waiting_writes_per_agent}")
+        if not self.write_wait_s > 0 or not self.statement_timeout_s >= 0:
+            raise ConfigurationError(f"write_wait_s must be above 0 and statement_timeout_s 0 or more, got"
+                                     f" {self.write_wait_s} and {self.statement_timeout_s}")
         if self.pool_min_size < 0:
             raise ConfigurationError(f"pool_min_size must be 0 or more, got {self.pool_min_size}")
         if self.embedding_precision not in EMBEDDING_PRECISIONS:

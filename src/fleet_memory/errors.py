@@ -9,7 +9,8 @@
     │   └── SchemaError                       schema newer than this code, or embedding size mismatch
     ├── ProviderError                         a model (embedder, NLP, LLM) cannot be loaded or answered badly
     │   └── ExtractionError                   an LLM kept returning output that fails validation
-    └── AuthError                             missing / wrong API key (front doors map it to 401/403)
+    ├── AuthError                             missing / wrong API key (front doors map it to 401/403)
+    └── BusyError                             a limit on work in flight was reached: retry after a while (429)
 
 Every message says what was wrong and, where there is one, what to do about it. Front doors
 translate these into exit codes and HTTP statuses; nothing else is caught and hidden.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 __all__ = [
     "AuthError",
+    "BusyError",
     "ConfigurationError",
     "DatabaseError",
     "DatabaseUnavailableError",
@@ -86,5 +88,15 @@ class AuthError(FleetMemoryError):
     """Missing, unknown or out-of-scope API key. ``status`` is 401 or 403."""
 
     def __init__(self, message: str, status: int = 401) -> None:
+        self.status = status
+        super().__init__(message)
+
+
+class BusyError(FleetMemoryError):
+    """Too much work of one agent (or one key) is in flight: nothing was done; retry after
+    ``retry_after_s`` seconds (REST answers 429 or 409 with ``Retry-After``)."""
+
+    def __init__(self, message: str, retry_after_s: float = 1.0, status: int = 429) -> None:
+        self.retry_after_s = retry_after_s
         self.status = status
         super().__init__(message)

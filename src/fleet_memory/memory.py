@@ -44,6 +44,7 @@ from .store.agent_indexes import IndexRefresh
 from .store import documents as doc_sql
 from .store import provenance as prov_sql
 from .store import units as unit_sql
+from .turns import AgentTurns
 from .validation import check_agent_id, check_path_segment, check_positive_int, check_uuid
 from .validation import check_date, check_offset, check_optional_text, check_text, check_user_id
 
@@ -87,7 +88,9 @@ class FleetMemory:
             url=config.database_url, home=config.data_dir, embedding_dim=self.embedder.dimension,
             min_size=min(config.pool_min_size, config.pool_max_size), max_size=config.pool_max_size,
             shared_buffers_mb=config.embedded_shared_buffers_mb, prepared_statements=config.prepared_statements,
+            statement_timeout_s=config.statement_timeout_s,
         )
+        self._writes = AgentTurns(config.writes_per_agent, config.waiting_writes_per_agent, config.write_wait_s)
         self.llm = llm if llm is not None else (OpenAICompatibleLLM(config.llm) if config.llm else None)
         self._importance = importance_function(config.lifecycle)
         self._ingest = Ingestor(self.db, self.embedder, config, self.clock, importance=self._importance,
@@ -134,14 +137,16 @@ class FleetMemory:
             memory_type=memory_type, importance=importance, tags=tags, user_id=user_id, session_id=session_id,
             source=source, speaker=speaker, metadata=metadata, format=format, keep_code=keep_code,
         )
-        return self._ingest.put_many([episode], progress=progress)[0]
+        with self._writes.turn([episode.agent_id]):
+            return self._ingest.put_many([episode], progress=progress)[0]
 
     def put_many(self, items: Iterable[Mapping[str, Any]], *, agent_id: str | None = None,
                  progress: Callable[[int, int], None] | None = None) -> list[PutResult]:
         """Store many items (mappings with ``put``'s keywords, or conversation turns with ``speaker``,
         ``text``, ``timestamp``, ``turn_id``) with batched embedding, in one transaction."""
         episodes = build_episodes(self.config.limits, self.clock.now(), items, agent_id)
-        return self._ingest.put_many(episodes, progress=progress)
+        with self._writes.turn(e.agent_id for e in episodes):
+            return self._ingest.put_many(episodes, progress=progress)
 
     # entities ----------------------------------------------------------------------------
     def list_entities(self, agent_id: str, *, limit: int = 100, offset: int = 0,
@@ -205,8 +210,10 @@ class FleetMemory:
     def update(self, agent_id: str, unit_id: UUID | str, content: str, **options: Any) -> PutResult:
         """Store ``content`` as a new version of the unit, superseding it (``facts.update``); options
         are ``put``'s (context, event_date, tags, …), inherited from the old unit when not given."""
-        return facts.update(self.db, self._ingest, self.config.limits, self.clock.now(), self._agent(agent_id),
-                            check_uuid(unit_id, "unit_id"), content, options)
+        agent = self._agent(agent_id)
+        with self._writes.turn([agent]):
+            return facts.update(self.db, self._ingest, self.config.limits, self.clock.now(), agent,
+                                check_uuid(unit_id, "unit_id"), content, options)
 
     def idempotent(self, agent_id: str, key: str, request: Any,
                    produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from uuid import UUID
 
 import httpx
 
-from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
+from ..errors import (AuthError, BusyError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError,
+                      ProviderError)
 from ..model import (
     AgentStats,
     AgentSummary,
@@ -199,10 +200,14 @@ def read(call: Call, response: httpx.Response) -> Any:
         detail = response.json().get("detail")
     except ValueError:
         detail = response.text[:300]
-    raise _error(response.status_code, detail)
+    raise _error(response.status_code, detail, _seconds(response.headers.get("retry-after")))
 
 
-def _error(status: int, detail: Any) -> FleetMemoryError:
+def _seconds(header: str | None) -> float | None:
+    return float(header) if header and header.strip().isdigit() else None
+
+
+def _error(status: int, detail: Any, retry_after: float | None = None) -> FleetMemoryError:
     if status == 422 and isinstance(detail, list) and detail:
         first = detail[0]
         loc = [str(p) for p in first.get("loc", ())]
@@ -219,6 +224,8 @@ def _error(status: int, detail: Any) -> FleetMemoryError:
         return AuthError(message, status)
     if status == 413:
         return InvalidInputError("body", message)
+    if status in (409, 429):
+        return BusyError(message, retry_after_s=retry_after or 1.0, status=status)
     if status == 503:
         return DatabaseError(message)
     if status == 502:

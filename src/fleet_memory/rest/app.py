@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
@@ -28,7 +29,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 
 from .. import __version__
 from ..config import Limits
-from ..errors import AuthError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError, ProviderError
+from ..errors import (AuthError, BusyError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError,
+                      ProviderError)
 from . import schemas as s
 from .deps import Agent, Memory
 from .agents import agents_router
@@ -53,9 +55,10 @@ def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
         detail = [{"loc": location(request, exc.field), "msg": exc.problem, "type": "invalid_input",
                    "ctx": {"limit": exc.limit}}]
         return JSONResponse({"detail": detail}, status_code=422)
-    status = (404 if isinstance(exc, NotFoundError) else exc.status if isinstance(exc, AuthError)
+    status = (404 if isinstance(exc, NotFoundError) else exc.status if isinstance(exc, (AuthError, BusyError))
               else 503 if isinstance(exc, DatabaseError) else 502 if isinstance(exc, ProviderError) else 400)
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = ({"WWW-Authenticate": "Bearer"} if status == 401 else
+               {"Retry-After": str(max(1, math.ceil(exc.retry_after_s)))} if isinstance(exc, BusyError) else None)
     return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
 
 

@@ -53,8 +53,6 @@ class Beside:
         try:
             with self.db.spare(connection_wait_s) as conn:
                 return None if conn is None else read(conn)
-        except psycopg.errors.QueryCanceled:
-            raise  # a statement timeout: the caller's own read would meet it too
         except (psycopg.OperationalError, DatabaseUnavailableError):
             return None  # a broken spare connection: the caller's is another
 

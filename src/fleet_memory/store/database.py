@@ -26,7 +26,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout, TooManyRequests
 
-from ..errors import DatabaseUnavailableError
+from ..errors import DatabaseError, DatabaseUnavailableError
 
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
@@ -104,8 +104,11 @@ class Database:
     """A pool over one database, migrated to the latest schema when opened."""
 
     def __init__(self, url: str, *, embedded: bool, min_size: int = 1, max_size: int = 8,
-                 prepared_statements: bool = True) -> None:
+                 prepared_statements: bool = True, statement_timeout_s: float = 0.0) -> None:
         self.url = url
+        self.statement_timeout_s = statement_timeout_s
+        self._settings = TRANSACTION_SETTINGS + (
+            f", set_config('statement_timeout', '{round(statement_timeout_s * 1000)}', true)")
         self.embedded = embedded
         self.prepared_statements = prepared_statements
         kwargs: dict = {"autocommit": False}
@@ -125,9 +128,12 @@ class Database:
         max_size: int = 8,
         shared_buffers_mb: int | None = None,
         prepared_statements: bool = True,
+        statement_timeout_s: float = 0.0,
     ) -> Database:
         """``shared_buffers_mb`` applies to the embedded server only (None: sized to the machine);
-        ``prepared_statements=False`` for a pooler that cannot carry them (PgBouncer < 1.21)."""
+        ``prepared_statements=False`` for a pooler that cannot carry them (PgBouncer < 1.21);
+        ``statement_timeout_s``: the longest any one statement of a transaction may run (0: no
+        limit), so no request holds a connection without bound."""
         embedded = url is None
         if embedded:
             url = embedded_url(home, shared_buffers_mb=shared_buffers_mb)
@@ -138,7 +144,7 @@ class Database:
         if applied:
             _log.info("applied migrations %s to %s", applied, mask_url(url))
         db = cls(url, embedded=embedded, min_size=min_size, max_size=max_size,
-                 prepared_statements=prepared_statements)
+                 prepared_statements=prepared_statements, statement_timeout_s=statement_timeout_s)
         db._pool.open(wait=True, timeout=30)
         return db
 
@@ -151,17 +157,22 @@ class Database:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         return DatabaseUnavailableError(f"the database at {self.display_url} failed: {reason}")
 
+    def _failed(self, exc: Exception) -> DatabaseError:
+        """A cancelled statement (the statement timeout) or an unreachable database."""
+        if isinstance(exc, psycopg.errors.QueryCanceled):
+            return DatabaseError(f"a statement ran past the statement timeout ({self.statement_timeout_s:g} s) and was"
+                                 " cancelled; the request was rolled back (Config.statement_timeout_s)")
+        return self._unavailable(exc)
+
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A connection inside one transaction: committed on success, rolled back on any error."""
         try:
             with self._pool.connection() as conn:
-                conn.execute(TRANSACTION_SETTINGS)
+                conn.execute(self._settings)
                 yield conn
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
-            if isinstance(exc, psycopg.errors.QueryCanceled):
-                raise  # a statement timeout stays itself
-            raise self._unavailable(exc) from exc
+            raise self._failed(exc) from exc
 
     @contextmanager
     def spare(self, wait_s: float | None = None) -> Iterator[psycopg.Connection | None]:
@@ -179,13 +190,11 @@ class Database:
             yield None
             return
         try:
-            conn.execute(TRANSACTION_SETTINGS)
+            conn.execute(self._settings)
             yield conn
             conn.commit()
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            if isinstance(exc, psycopg.errors.QueryCanceled):
-                raise  # a statement timeout stays itself
-            raise self._unavailable(exc) from exc
+            raise self._failed(exc) from exc
         finally:
             try:
                 if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
