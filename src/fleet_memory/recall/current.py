@@ -29,7 +29,8 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   evidence that the current value of the same fact answers the question. Each reached superseded
   unit leads to the current end of its line of successors (``store.supersession.chains``:
   Harlow → notice → clinic gives the clinic; a successor the walk did not reach is read in one
-  more statement, as if reached over a ``supersedes`` link, when it passes the request's filters):
+  more statement, when it passes the request's filters, and scored on its own features with no
+  activation — shown as reached over a ``supersedes`` link):
 
   1. ``promote_successors``: the current unit scores at least what the stale unit scored (factor
      ``promotion``);
@@ -39,6 +40,20 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   So a stale unit's rank goes to the current value and the stale one follows right after it: the
   top ``k`` gains at most one unit per stale unit in it, and nothing else moves up. Without a
   current end (every successor superseded too by ``as_of``), nothing is promoted.
+
+  **A link is not trusted blindly** (``trusted_links``). Both moves follow a link only when the
+  current version is itself relevant to the question: its own query relevance (``direct`` in
+  ``scoring``: similarity, full text, names, window — not the activation it would inherit) is
+  at least the median over the units ranked, and at most ``LIFT_MARGIN`` below the stale unit's.
+  Otherwise the stale unit keeps its own score with its ``−superseded_weight`` (it is only
+  demoted) and the current version ranks on its own merits. A wrong link — a message about the
+  user's own move recorded as the successor of a sister's residence — then never puts a unit the
+  question is not about at rank 1: the move, far from "Where does my sister live?", stays where
+  its own relevance puts it. ``LIFT_MARGIN`` = 1.5 standard deviations of similarity: a true
+  successor often shares fewer words with the question than the stale sentence ("Started at the
+  new clinic today as a senior analyst." against "Work is busy: I'm a data analyst at Harlow
+  Logistics." for "Where do I work?"), so the margin is generous; the median bar alone stops
+  what the question is not about.
 
 Past cues (word boundaries, case-insensitive): before, used to, previously, originally, formerly,
 former, old, earlier, at first, first (planned|booked|set|called), supposed to, back then, ago,
@@ -53,16 +68,18 @@ before I changed it, and is it still active?" asks for the old value).
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Hashable, Mapping
 from datetime import datetime
 from typing import TypeVar
 
 from ..model import TimeWindow
 
-__all__ = ["asks_about_past", "is_superseded", "supersession_term", "promote_successors", "demote_below_successors",
-           "DEMOTION_MARGIN"]
+__all__ = ["asks_about_past", "is_superseded", "supersession_term", "trusted_links", "promote_successors",
+           "demote_below_successors", "DEMOTION_MARGIN", "LIFT_MARGIN"]
 
 DEMOTION_MARGIN = 0.05
+LIFT_MARGIN = 1.5
 
 K = TypeVar("K", bound=Hashable)
 
@@ -94,6 +111,18 @@ def supersession_term(superseded: bool, past: bool, superseded_weight: float, pa
     if not superseded:
         return 0.0
     return past_weight if past else -superseded_weight
+
+
+def trusted_links(relevance: Mapping[K, float], current: Mapping[K, K],
+                  margin: float = LIFT_MARGIN) -> dict[K, K]:
+    """The links of ``current`` (stale → current) recall may follow: those whose current unit's own
+    ``relevance`` is at least the median over ``relevance`` (the units ranked) and at most
+    ``margin`` below the stale unit's. Units missing from ``relevance`` are not trusted."""
+    if not relevance:
+        return {}
+    bar = statistics.median(relevance.values())
+    return {old: new for old, new in current.items()
+            if old in relevance and new in relevance and relevance[new] >= max(bar, relevance[old] - margin)}
 
 
 def promote_successors(scores: Mapping[K, float], current: Mapping[K, K]) -> dict[K, float]:

@@ -32,8 +32,9 @@
 
 Superseded units (``recall.current``): ``as_of`` and ``include_superseded=False`` are filters; by
 default a superseded unit carries the bounded ``supersession_term`` in its score, and ``explain``
-shows its ``valid_until`` and ``superseded_by``; for questions about the present a superseded unit
-takes its place and the stale unit follows right below it (one or two more statements, only
+shows its ``valid_until`` and ``superseded_by``; for questions about the present the current version of a
+superseded unit takes its place and the stale unit follows right below it, when the current version is
+itself relevant to the question (``current.trusted_links``) (one or two more statements, only
 when some reached superseded unit scores at least the ``top_k``-th best current one).
 
 Statements per search on its own connection: at most 6 + hops walked (+ 1 to reinforce, + 2 when a
@@ -73,7 +74,7 @@ from ..store.beside import Beside
 from ..store.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
 from .beside import entry_points
-from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors
+from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors, trusted_links
 from .query import content_words, name_candidates
 from .request import SearchRequest
 from .scoring import PoolStats, Scored, Signals, direct_score, entry_activation, pool_stats, score
@@ -317,8 +318,10 @@ def _current_first(conn: psycopg.Connection, request: SearchRequest, flt: UnitFi
                    walk: Walk, ranked: list[Ranked], chains: dict[UUID, sup_sql.Chain],
                    importance: RankImportance, at: datetime) -> tuple[list[Ranked], Walk]:
     """Questions about the present: the current version of each reached superseded unit is read
-    when the walk did not reach it (one statement), promoted to the stale unit's score, and the
-    stale unit demoted below it (``recall.current``)."""
+    when the walk did not reach it (one statement; it is scored on its own features, with no
+    activation: the link is not evidence that it answers the question), and along the links recall
+    trusts (``current.trusted_links``) promoted to the stale unit's score, the stale unit demoted
+    below it (``recall.current``)."""
     current = {old: c.current for old, c in chains.items() if c.current is not None}
     by_id = {r.candidate.unit.id: r for r in ranked}
     missing = sorted({new for new in current.values() if new not in by_id}, key=str)
@@ -330,16 +333,17 @@ def _current_first(conn: psycopg.Connection, request: SearchRequest, flt: UnitFi
         for cand in cand_sql.candidates(conn, request.agent_id, missing, entries.features, flt):
             src = sources[cand.unit.id]
             node = reached[src.seq]
-            reached[cand.seq] = Reached(node.activation, node.hops + 1, Step(src.seq, "supersedes", 1.0))
+            reached[cand.seq] = Reached(0.0, node.hops + 1, Step(src.seq, "supersedes", 1.0))
             found[cand.seq], ids[cand.seq] = cand, cand.unit.id
-            r = _ranked(cand.seq, cand, node.activation, request, entries, importance, at, False)
+            r = _ranked(cand.seq, cand, 0.0, request, entries, importance, at, False)
             ranked.append(r)
             by_id[cand.unit.id] = r
         walk = Walk(reached, found, ids)
     scores = {uid: r.scored.score for uid, r in by_id.items()}
-    promoted = promote_successors(scores, current)
+    trusted = trusted_links({uid: r.scored.factors["direct"] for uid, r in by_id.items()}, current)
+    promoted = promote_successors(scores, trusted)
     scores.update(promoted)
-    demoted = demote_below_successors(scores, current)
+    demoted = demote_below_successors(scores, trusted)
     moves = {**{k: ("promotion", v) for k, v in promoted.items()}, **{k: ("demotion", v) for k, v in demoted.items()}}
     return [_moved(r, *moves[r.candidate.unit.id]) if r.candidate.unit.id in moves else r for r in ranked], walk
 

@@ -10,9 +10,11 @@ import pytest
 from fleet_memory.model import TimeWindow
 from fleet_memory.recall.current import (
     DEMOTION_MARGIN,
+    LIFT_MARGIN,
     asks_about_past,
     demote_below_successors,
     promote_successors,
+    trusted_links,
 )
 
 NOW = datetime(2025, 6, 16, tzinfo=timezone.utc)
@@ -47,3 +49,16 @@ def test_a_current_version_already_ahead_is_not_moved() -> None:
 
 def test_a_current_version_that_was_not_scored_promotes_nothing() -> None:
     assert promote_successors({"old": 1.0}, {"old": "new"}) == {}
+
+
+def test_a_link_is_followed_only_to_a_relevant_successor() -> None:
+    relevance = {"lisbon": 2.0, "porto": 1.0, "flat": -1.2, "a": 0.4, "b": -0.3, "c": 0.1}
+    current = {"lisbon": "porto", "job": "flat"}
+    assert trusted_links(relevance, current) == {"lisbon": "porto"}  # job unranked, flat below the median
+    assert trusted_links({**relevance, "job": 1.9}, {"job": "flat"}) == {}
+
+
+def test_a_successor_far_below_its_predecessor_is_not_trusted() -> None:
+    relevance = {"old": 3.0, "new": 3.0 - LIFT_MARGIN - 0.01, "x": -1.0, "y": -2.0, "z": 0.0}
+    assert trusted_links(relevance, {"old": "new"}) == {}
+    assert trusted_links({**relevance, "new": 3.0 - LIFT_MARGIN}, {"old": "new"}) == {"old": "new"}
