@@ -1,40 +1,85 @@
 """Idempotent writes: a request retried with the same key returns the first response and stores
 nothing twice (REST's ``Idempotency-Key``).
 
-Protocol, per (agent, key): **claim** the key (insert a row with no response, committed at once);
-the owner runs the write, then stores its JSON response on the row. A retry that finds the row
-waits (polling every ``poll_s``, at most ``wait_s``) until the response is there and returns it;
-a retry that finds the key used for a different request (another request hash) is refused. If the
-write fails, the owner **releases** the key (deletes the row), so a retry runs it again. A client
-whose first call timed out therefore gets the first call's result, whether it is still running or
-done.
+Protocol, per (agent, key): **claim** the key (insert a row with no response, its owner and a
+heartbeat, committed at once); the owner runs the write, renewing the heartbeat every
+``HEARTBEAT_S`` while it runs, then stores its JSON response on the row. If the write fails, the
+owner **releases** the key (deletes the row), so a retry runs it again.
+
+A retry never waits inside the server: it holds neither a worker nor a connection while the first
+request runs. It finds the key and
+
+- returns the stored response when the first request is done;
+- is refused (``InvalidInputError``) when the key was used for a different request (another hash);
+- takes the claim over and runs the write itself when the first request is no longer running: its
+  process is gone (an owner on this host whose process is dead, or an earlier incarnation of this
+  very process) or its heartbeat went silent for ``SILENT_S`` (a server elsewhere that crashed);
+- otherwise answers ``BusyError`` with status 409 and a ``Retry-After`` (``IN_PROGRESS_RETRY_S``).
+
+A client whose first call timed out therefore gets the first call's result by retrying until it is
+done (``fleet_memory.client`` does so by itself), and a key whose server was killed is free for a
+retry at once on the same host, within ``SILENT_S`` elsewhere.
 
 Keys expire after ``ttl`` (``LifecycleConfig.idempotency_key_ttl_hours``, 24 h by default, counted
 from the first request): a retry within it returns the first response, the same key after it is a
 new request. Expired keys are deleted cheaply in two places — each claim first deletes up to
 ``EXPIRE_BATCH`` of its agent's expired keys in the same transaction (indexed, so a write never
 reads live keys and the table holds about one ``ttl`` of keys per writing agent), and ``maintain``
-deletes every expired key, in batches, for agents that stopped writing. A claim whose owner died
-mid-request (its row never completed) is freed by the same expiry. Deleting an agent drops its keys.
+deletes every expired key, in batches, for agents that stopped writing. Deleting an agent drops
+its keys.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import time
-from collections.abc import Callable
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 from .clock import Clock
-from .errors import InvalidInputError
+from .errors import BusyError, InvalidInputError
 from .store import Database
 from .store import idempotency as key_sql
 
-__all__ = ["run_once", "request_hash", "EXPIRE_BATCH"]
+__all__ = ["run_once", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "SILENT_S"]
+
+_log = logging.getLogger(__name__)
 
 EXPIRE_BATCH = 100
+HEARTBEAT_S = 5.0
+SILENT_S = 30.0  # six missed heartbeats: the owner is taken for dead
+IN_PROGRESS_RETRY_S = 2.0
+
+_TOKEN = uuid.uuid4().hex[:12]  # tells this process from an earlier one that had the same pid
+
+
+def owner_id() -> str:
+    """``host:pid:token`` of the calling process."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_TOKEN}"
+
+
+def _gone(owner: str | None) -> bool:
+    """Whether a claim's owner is known not to run any more (only knowable on this host)."""
+    parts = (owner or "").rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        return parts[2] != _TOKEN
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, under another user
+    return False  # alive (or a recycled pid: the heartbeat decides)
 
 
 def request_hash(request: Any) -> str:
@@ -43,43 +88,58 @@ def request_hash(request: Any) -> str:
 
 
 def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
-             produce: Callable[[], dict[str, Any]], *, ttl: timedelta, wait_s: float = 600.0,
-             poll_s: float = 0.1) -> dict[str, Any]:
+             produce: Callable[[], dict[str, Any]], *, ttl: timedelta) -> dict[str, Any]:
     """``produce()`` (a JSON-ready response) at most once per ``(agent_id, key)``; see the module.
     ``ttl``: how long a key is kept (``LifecycleConfig.idempotency_key_ttl_hours``)."""
     if not isinstance(key, str) or not 1 <= len(key) <= 255:
         raise InvalidInputError("Idempotency-Key", "must be 1 to 255 characters", "1-255 characters")
     if ttl <= timedelta(0):  # would expire the keys of requests still running: at-most-once lost
         raise InvalidInputError("idempotency_key_ttl_hours", f"is {ttl.total_seconds() / 3600:g}", "more than 0")
-    digest = request_hash(request)
-    deadline = time.monotonic() + wait_s
-    expired = False
-    while True:
-        with db.transaction() as conn:
-            now = clock.now()
-            if not expired:  # once per request, not on every poll while another request runs
-                key_sql.expire(conn, agent_id, now - ttl, EXPIRE_BATCH)
-                expired = True
-            owned = key_sql.claim(conn, agent_id, key, digest, now)
-            found = None if owned else key_sql.read(conn, agent_id, key)
-        if owned:
-            break
+    digest, me = request_hash(request), owner_id()
+    with db.transaction() as conn:
+        now = clock.now()
+        key_sql.expire(conn, agent_id, now - ttl, EXPIRE_BATCH)
+        owned = key_sql.claim(conn, agent_id, key, digest, now, me)
+        found = None if owned else key_sql.read(conn, agent_id, key, SILENT_S)
         if found is not None:
-            if found[0] != digest:
+            if found.request_hash != digest:
                 raise InvalidInputError("Idempotency-Key", "was already used for a different request",
                                         "a new key for each new request")
-            if found[1] is not None:
-                return found[1]
-        if time.monotonic() > deadline:
-            raise InvalidInputError("Idempotency-Key", f"the first request is still running after {wait_s:.0f} s",
-                                    "retry later")
-        time.sleep(poll_s)
+            if found.response is not None:
+                return found.response
+            owned = (found.silent or _gone(found.owner)) and key_sql.take_over(conn, agent_id, key, found.owner, me)
+    if not owned:
+        raise BusyError(f"Idempotency-Key {key!r}: the first request with this key is still running; retry after"
+                        f" {IN_PROGRESS_RETRY_S:g} s to get its response", retry_after_s=IN_PROGRESS_RETRY_S, status=409)
     try:
-        response = produce()
+        with _heartbeat(db, agent_id, key, me):
+            response = produce()
     except BaseException:
         with db.transaction() as conn:
-            key_sql.release(conn, agent_id, key)
+            key_sql.release(conn, agent_id, key, me)
         raise
     with db.transaction() as conn:
         key_sql.complete(conn, agent_id, key, response)
     return response
+
+
+@contextmanager
+def _heartbeat(db: Database, agent_id: str, key: str, owner: str) -> Iterator[None]:
+    """Inside: a thread renews the claim every ``HEARTBEAT_S`` (one short transaction each)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT_S):
+            try:
+                with db.transaction() as conn:
+                    key_sql.beat(conn, agent_id, key, owner)
+            except Exception as exc:  # noqa: BLE001 - a missed beat only lets a retry take over sooner
+                _log.debug("idempotency heartbeat of %r missed: %s", key, exc)
+
+    thread = threading.Thread(target=beat, name="fleet-memory-idempotency-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

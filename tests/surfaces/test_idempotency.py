@@ -1,13 +1,18 @@
 """REST ``Idempotency-Key`` with a real ``fleet-memory serve`` process: the first write is slowed
 (its LLM extraction answers after a delay, from the local OpenAI-compatible test server), the
-client's timeout fires, the client retries with the same key and gets the first response; one copy
-is stored. A key reused for a different body is refused."""
+client's timeout fires, the client retries with the same key — answered 409 with ``Retry-After``
+while the first still runs — and gets the first response; one copy is stored. A key reused for a
+different body is refused. A server killed mid-request (SIGKILL) leaves its key free for the retry
+sent to the restarted server."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import threading
+import time
 from contextlib import ExitStack
 
 import httpx
@@ -31,7 +36,7 @@ def _slow_first(release: threading.Event):
     return answer
 
 
-def _serve(stack: ExitStack, db_url: str, home, llm_url: str) -> str:
+def _serve(stack: ExitStack, db_url: str, home, llm_url: str) -> tuple[str, "subprocess.Popen"]:
     import shutil
     import subprocess
     import sys
@@ -47,20 +52,33 @@ def _serve(stack: ExitStack, db_url: str, home, llm_url: str) -> str:
     stack.callback(server.terminate)
     base = f"http://127.0.0.1:{port}"
     _wait_ready(base, server)
-    return base
+    return base, server
+
+
+def _post_until_done(url: str, body: dict, headers: dict) -> httpx.Response:
+    """POST, and again after ``Retry-After`` while the server answers 409 (the first still runs)."""
+    deadline = time.monotonic() + 120
+    while True:
+        answer = httpx.post(url, json=body, headers=headers, timeout=60.0)
+        if answer.status_code != 409 or time.monotonic() > deadline:
+            return answer
+        assert answer.headers["retry-after"].isdigit()
+        time.sleep(int(answer.headers["retry-after"]))
 
 
 def test_a_retried_write_after_a_client_timeout_stores_one_copy(db_url, tmp_path) -> None:
     release = threading.Event()
     with ExitStack() as stack:
         llm = stack.enter_context(OpenAITestServer(_slow_first(release)))
-        base = _serve(stack, db_url, tmp_path / "home", llm.base_url)
+        base, _ = _serve(stack, db_url, tmp_path / "home", llm.base_url)
         url = f"{base}/v1/agents/{AGENT}/memories"
         headers = {"Idempotency-Key": "put-ines-1"}
         with pytest.raises(httpx.TimeoutException):
             httpx.post(url, json=BODY, headers=headers, timeout=1.0)
+        early = httpx.post(url, json=BODY, headers=headers, timeout=30.0)
+        assert early.status_code == 409 and "still running" in early.text  # answered at once, nothing held
         release.set()
-        retried = httpx.post(url, json=BODY, headers=headers, timeout=60.0)
+        retried = _post_until_done(url, BODY, headers)
         assert retried.status_code == 201, retried.text
         again = httpx.post(url, json=BODY, headers=headers, timeout=60.0)
         assert again.json() == retried.json()
@@ -69,3 +87,25 @@ def test_a_retried_write_after_a_client_timeout_stores_one_copy(db_url, tmp_path
         assert len(llm.requests) == 1  # the retry ran nothing
         other = httpx.post(url, json={**BODY, "content": "Something else."}, headers=headers, timeout=30.0)
         assert other.status_code == 422 and "different request" in other.text
+
+
+def test_a_key_is_free_at_once_after_its_server_was_killed(db_url, tmp_path) -> None:
+    release = threading.Event()
+    with ExitStack() as stack:
+        llm = stack.enter_context(OpenAITestServer(_slow_first(release)))
+        stack.callback(release.set)
+        first = ExitStack()
+        base, server = _serve(first, db_url, tmp_path / "home", llm.base_url)
+        url = f"{base}/v1/agents/{AGENT}/memories"
+        headers = {"Idempotency-Key": "crash-1"}
+        with pytest.raises(httpx.TimeoutException):
+            httpx.post(url, json=BODY, headers=headers, timeout=1.0)
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=30)
+        first.pop_all()  # killed: nothing left to terminate
+        base, _ = _serve(stack, db_url, tmp_path / "home", llm.base_url)
+        url = f"{base}/v1/agents/{AGENT}/memories"
+        retried = httpx.post(url, json=BODY, headers=headers, timeout=60.0)  # its process is gone: runs now
+        assert retried.status_code == 201, retried.text
+        units = httpx.get(url, timeout=30.0).json()["units"]
+        assert [u["text"] for u in units] == ["Ines moved to Porto in February."]

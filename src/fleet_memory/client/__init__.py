@@ -8,18 +8,26 @@ changing one line::
 ``Client`` is synchronous, ``AsyncClient`` the same methods as coroutines (both on httpx). Every
 method is written once, as a request and a reader (``client.calls``); the two classes are made
 from that table, so they cannot drift apart. Errors are the facade's exceptions.
+
+Writes (``put``, ``put_many``, ``update``) also take ``idempotency_key=``: the server stores the
+write once per key and a retry returns the first response. While the first request with that key
+still runs the server answers 409 at once; the client then waits the ``Retry-After`` it was given
+and asks again, within its ``timeout``, so a caller retrying after a timeout gets the first
+response without the server holding anything for it.
 """
 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+import anyio
 import httpx
 
-from ..errors import FleetMemoryError
+from ..errors import BusyError, FleetMemoryError
 from .calls import OPERATIONS, Call, read
 
 __all__ = ["AsyncClient", "Client"]
@@ -31,6 +39,7 @@ class _Base:
     def __init__(self, base_url: str = "http://127.0.0.1:8080", *, api_key: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S, transport: Any = None) -> None:
         self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = self._make(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
 
@@ -39,7 +48,17 @@ class _Base:
 
     @staticmethod
     def _request(call: Call) -> dict[str, Any]:
-        return {"method": call.method, "url": call.path, "json": call.json, "params": call.params}
+        headers = {"Idempotency-Key": call.idempotency_key} if call.idempotency_key is not None else None
+        return {"method": call.method, "url": call.path, "json": call.json, "params": call.params, "headers": headers}
+
+    def _pause(self, call: Call, error: BusyError, deadline: float) -> float | None:
+        """How long to wait before sending ``call`` again, or None to raise ``error``: a write with
+        an idempotency key whose first request still runs (409) is retried until it is done, within
+        the client's timeout; nothing else is retried."""
+        if call.idempotency_key is None or error.status != 409:
+            return None
+        pause = max(0.1, error.retry_after_s)
+        return pause if time.monotonic() + pause < deadline else None
 
 
 class Client(_Base):
@@ -48,11 +67,17 @@ class Client(_Base):
     _make = httpx.Client
 
     def _send(self, call: Call) -> Any:
-        try:
-            response = self._http.request(**self._request(call))
-        except httpx.TransportError as exc:
-            raise self._unreachable(exc) from exc
-        return read(call, response)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                return read(call, self._http.request(**self._request(call)))
+            except httpx.TransportError as exc:
+                raise self._unreachable(exc) from exc
+            except BusyError as busy:
+                pause = self._pause(call, busy, deadline)
+                if pause is None:
+                    raise
+                time.sleep(pause)
 
     def close(self) -> None:
         self._http.close()
@@ -71,11 +96,17 @@ class AsyncClient(_Base):
     _make = httpx.AsyncClient
 
     async def _send(self, call: Call) -> Any:
-        try:
-            response = await self._http.request(**self._request(call))
-        except httpx.TransportError as exc:
-            raise self._unreachable(exc) from exc
-        return read(call, response)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                return read(call, await self._http.request(**self._request(call)))
+            except httpx.TransportError as exc:
+                raise self._unreachable(exc) from exc
+            except BusyError as busy:
+                pause = self._pause(call, busy, deadline)
+                if pause is None:
+                    raise
+                await anyio.sleep(pause)
 
     async def close(self) -> None:
         await self._http.aclose()

@@ -47,6 +47,7 @@ class Call:
     parse: Callable[[Any], Any]
     json: Any = None
     params: Optional[Mapping[str, Any]] = None
+    idempotency_key: Optional[str] = None  # sent as ``Idempotency-Key``; the client retries a 409 with it
 
 
 def _agent(agent_id: str, *rest: object) -> str:
@@ -84,17 +85,29 @@ def _as(tp: Any, key: str | None = None) -> Callable[[Any], Any]:
 def put(agent_id: str, content: str, *, context: str | None = None, event_date: datetime | str | None = None,
         memory_type: str = "episodic", importance: float | None = None, tags: Iterable[str] = (),
         user_id: str | None = None, session_id: str | None = None, source: str | None = None,
-        speaker: str | None = None, metadata: Mapping[str, Any] | None = None) -> Call:
+        speaker: str | None = None, metadata: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None) -> Call:
     body = _body(content=content, context=context, event_date=event_date, memory_type=memory_type,
                  importance=importance, tags=list(tags), user_id=user_id, session_id=session_id, source=source,
                  speaker=speaker, metadata=dict(metadata) if metadata else None)
-    return Call("POST", _agent(agent_id, "memories"), _as(PutResult), body)
+    return Call("POST", _agent(agent_id, "memories"), _as(PutResult), body, idempotency_key=idempotency_key)
 
 
-def put_many(items: Iterable[Mapping[str, Any]], *, agent_id: str) -> Call:
+def put_many(items: Iterable[Mapping[str, Any]], *, agent_id: str, idempotency_key: str | None = None) -> Call:
     return Call("POST", _agent(agent_id, "memories", "batch"),
                 lambda data: [from_plain(PutResult, r) for r in data["results"]],
-                {"items": [_body(**item) for item in items]})
+                {"items": [_body(**item) for item in items]}, idempotency_key=idempotency_key)
+
+
+def update(agent_id: str, unit_id: UUID | str, content: str, *, idempotency_key: str | None = None,
+           **options: Any) -> Call:
+    return Call("POST", _agent(agent_id, "memories", _unit(unit_id), "versions"), _as(PutResult),
+                _body(content=content, **options), idempotency_key=idempotency_key)
+
+
+def history(agent_id: str, unit_id: UUID | str) -> Call:
+    return Call("GET", _agent(agent_id, "memories", _unit(unit_id), "history"),
+                lambda data: [from_plain(MemoryUnit, u) for u in data])
 
 
 def search(agent_id: str, query: str, *, top_k: int = 10, thinking_budget: int = 100, **options: Any) -> Call:
@@ -186,7 +199,7 @@ def list_agents(*, limit: int = 100, offset: int = 0) -> Call:
 
 
 OPERATIONS: tuple[Callable[..., Call], ...] = (
-    put, put_many, search, get, delete, list_units, stats, restore, sources, build_context, process_conversation,
+    put, put_many, update, history, search, get, delete, list_units, stats, restore, sources, build_context, process_conversation,
     maintain, consolidate, list_entities, get_entity, rename_entity, merge_entities, delete_entity, delete_agent,
     forget_user, list_agents,
 )

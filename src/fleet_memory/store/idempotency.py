@@ -1,10 +1,13 @@
-"""SQL for ``idempotency_keys``: claim a key (a NULL response = running), read it, complete it,
-release it after a failure, expire old keys, forget the keys whose response names deleted rows. One statement each; see ``fleet_memory.idempotency``
-for the protocol."""
+"""SQL for ``idempotency_keys``: claim a key (a NULL response = running, with its owner and
+heartbeat), read it, renew the claim, take over a dead owner's claim, complete it, release it after
+a failure, expire old keys, forget the keys whose response names deleted rows. One statement each;
+see ``fleet_memory.idempotency`` for the protocol. Heartbeats use the database's clock, the one
+every process sharing the database agrees on."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -12,21 +15,50 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
-__all__ = ["claim", "read", "complete", "release", "expire", "forget"]
+__all__ = ["Claim", "claim", "read", "beat", "take_over", "complete", "release", "expire", "forget"]
 
 
-def claim(conn: psycopg.Connection, agent_id: str, key: str, request_hash: str, now: datetime) -> bool:
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A key's row: the request it was first used for, its response (None while running), who runs
+    it, and whether that claim went without a heartbeat for longer than the reader allows."""
+
+    request_hash: str
+    response: Any
+    owner: str | None
+    silent: bool
+
+
+def claim(conn: psycopg.Connection, agent_id: str, key: str, request_hash: str, now: datetime, owner: str) -> bool:
     """True when this call now owns the key (no row existed)."""
     return conn.execute(
-        "INSERT INTO idempotency_keys (agent_id, key, request_hash, response, created_at) VALUES (%s, %s, %s, NULL, %s)"
-        " ON CONFLICT (agent_id, key) DO NOTHING", (agent_id, key, request_hash, now)).rowcount == 1
+        "INSERT INTO idempotency_keys (agent_id, key, request_hash, response, created_at, owner, heartbeat_at)"
+        " VALUES (%s, %s, %s, NULL, %s, %s, clock_timestamp()) ON CONFLICT (agent_id, key) DO NOTHING",
+        (agent_id, key, request_hash, now, owner)).rowcount == 1
 
 
-def read(conn: psycopg.Connection, agent_id: str, key: str) -> tuple[str, Any] | None:
-    """``(request_hash, response or None while running)``, or None when the key is free."""
-    row = conn.execute("SELECT request_hash, response FROM idempotency_keys WHERE agent_id = %s AND key = %s",
-                       (agent_id, key)).fetchone()
-    return None if row is None else (row[0], row[1])
+def read(conn: psycopg.Connection, agent_id: str, key: str, silent_after_s: float) -> Claim | None:
+    """The key's row, or None when the key is free. A claim renewed longer than ``silent_after_s``
+    ago (or never: written before claims had owners) is ``silent``."""
+    row = conn.execute(
+        "SELECT request_hash, response, owner,"
+        " coalesce(heartbeat_at, '-infinity') < clock_timestamp() - make_interval(secs => %s)"
+        " FROM idempotency_keys WHERE agent_id = %s AND key = %s", (silent_after_s, agent_id, key)).fetchone()
+    return None if row is None else Claim(*row)
+
+
+def beat(conn: psycopg.Connection, agent_id: str, key: str, owner: str) -> None:
+    """Renew the owner's claim on a running key."""
+    conn.execute("UPDATE idempotency_keys SET heartbeat_at = clock_timestamp()"
+                 " WHERE agent_id = %s AND key = %s AND owner = %s AND response IS NULL", (agent_id, key, owner))
+
+
+def take_over(conn: psycopg.Connection, agent_id: str, key: str, old_owner: str | None, owner: str) -> bool:
+    """Make ``owner`` the owner of a running key still held by ``old_owner``; False when someone
+    else took it first or it completed meanwhile."""
+    return conn.execute(
+        "UPDATE idempotency_keys SET owner = %s, heartbeat_at = clock_timestamp() WHERE agent_id = %s AND key = %s"
+        " AND response IS NULL AND owner IS NOT DISTINCT FROM %s", (owner, agent_id, key, old_owner)).rowcount == 1
 
 
 def complete(conn: psycopg.Connection, agent_id: str, key: str, response: Any) -> None:
@@ -34,8 +66,10 @@ def complete(conn: psycopg.Connection, agent_id: str, key: str, response: Any) -
                  (Jsonb(response), agent_id, key))
 
 
-def release(conn: psycopg.Connection, agent_id: str, key: str) -> None:
-    conn.execute("DELETE FROM idempotency_keys WHERE agent_id = %s AND key = %s AND response IS NULL", (agent_id, key))
+def release(conn: psycopg.Connection, agent_id: str, key: str, owner: str) -> None:
+    """Free a running key this owner still holds (its request failed)."""
+    conn.execute("DELETE FROM idempotency_keys WHERE agent_id = %s AND key = %s AND response IS NULL AND owner = %s",
+                 (agent_id, key, owner))
 
 
 def expire(conn: psycopg.Connection, agent_id: str | None, before: datetime, limit: int) -> int:
