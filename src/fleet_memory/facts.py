@@ -6,8 +6,10 @@ superseded units is ``recall.current``.
 ``update`` rules: the unit must exist and be current (a superseded unit already has a newer
 version: update that one — ``history`` lists it); the new content inherits the old unit's context,
 tags, user, session, source, speaker and memory type unless given; its event time is the clock's
-now unless given. The put's first unit supersedes the old unit (reason ``update``), and the old
-unit's ``valid_until`` becomes the new event time. A new content with nothing to store (only filler)
+now unless given, and never before the old unit's (refused: ``event_date``). The put's first unit
+supersedes the old unit (reason ``update``), and the old unit's ``valid_until`` becomes the new
+event time; a pair that would close a cycle or end a unit before it began is never recorded
+(migration 016). A new content with nothing to store (only filler)
 supersedes nothing.
 """
 
@@ -55,6 +57,9 @@ def update(db: Database, ingestor: Ingestor, limits: Any, now: Any, agent_id: st
     fields["memory_type"] = old.memory_type.value
     fields.update(options)
     episode = build_episode(limits, now, agent_id, content, **fields)
+    if episode.event_date < old.event_date:  # the old version would end before it began
+        raise InvalidInputError("event_date", f"{episode.event_date.isoformat()} is before the version it replaces"
+                                f" ({old.event_date.isoformat()})", "the old version's event time or later")
     return ingestor.put_many([replace(episode, corrects=unit_id)])[0]
 
 

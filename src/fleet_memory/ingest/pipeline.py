@@ -60,6 +60,7 @@ from ..providers.nlp import NLP, CachedNLP, SpacyNLP
 from ..store import Database, agent_indexes, planner
 from ..store.beside import Beside
 from ..store.context import agent_context
+from ..store.documents import StoredConcurrently
 from ..store.embedding_cache import EmbeddingCache
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
@@ -148,7 +149,14 @@ class Ingestor:
 
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         """Store the episodes; an episode stored already (``ingest.duplicates``) stores nothing new
-        and answers with the units stored the first time."""
+        and answers with the units stored the first time — also when an identical put committed it
+        while this one ran (``store.documents.StoredConcurrently``: this put then answers again)."""
+        try:
+            return self._put_checked(episodes, progress)
+        except StoredConcurrently:  # an identical put committed first: now it is a duplicate
+            return self._put_checked(episodes, progress)
+
+    def _put_checked(self, episodes: Sequence[Episode], progress: Progress | None) -> list[PutResult]:
         known = stored_already(self.db, episodes)
         fresh = [e for i, e in enumerate(episodes) if i not in known]
         stored = iter(self._put(fresh, progress) if fresh else [])

@@ -40,6 +40,7 @@ def write_put(conn: psycopg.Connection, episodes: Sequence[Episode], embedded: S
         doc_sql.NewDocument(
             id=doc_id, agent_id=e.agent_id, content=e.content, event_date=e.event_date, created_at=now,
             context=e.context, source=e.source, speaker=e.speaker, metadata=dict(e.metadata), user_id=e.user_id,
+            deduplicated=e.corrects is None,
         )
         for doc_id, e in zip(doc_ids, episodes)
     ]

@@ -14,7 +14,7 @@ from psycopg.types.json import Jsonb
 
 from .rows import insert_rows
 
-__all__ = ["NewDocument", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes",
+__all__ = ["NewDocument", "StoredConcurrently", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes",
            "find_duplicates", "stored_identities"]
 
 
@@ -30,6 +30,7 @@ class NewDocument:
     speaker: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     user_id: str | None = None  # the put's user: ``agents.forget_user`` removes the document by it
+    deduplicated: bool = False  # a put's (not an update's): unique per hash, event time and user (migration 017)
 
 
 def content_hash(content: str, context: str | None = None, speaker: str | None = None) -> str:
@@ -42,15 +43,34 @@ def content_hash(content: str, context: str | None = None, speaker: str | None =
 
 _COLUMNS = (("id", "uuid"), ("agent_id", "text"), ("content", "text"), ("content_hash", "text"),
             ("context", "text"), ("source", "text"), ("speaker", "text"), ("event_date", "timestamptz"),
-            ("created_at", "timestamptz"), ("metadata", "jsonb"), ("user_id", "text"))
+            ("created_at", "timestamptz"), ("metadata", "jsonb"), ("user_id", "text"), ("deduplicated", "bool"))
+
+
+class StoredConcurrently(Exception):
+    """A document of the put was committed meanwhile by an identical put (migration 017): the
+    transaction is lost; the put answers again, finding it a duplicate."""
 
 
 def insert_documents(conn: psycopg.Connection, docs: Sequence[NewDocument]) -> None:
-    """Write the documents (``rows.insert_rows``: one ``COPY`` for a batch)."""
-    insert_rows(conn, "documents", _COLUMNS, [
-        (d.id, d.agent_id, d.content, content_hash(d.content, d.context, d.speaker), d.context, d.source,
-         d.speaker, d.event_date, d.created_at, Jsonb(d.metadata), d.user_id)
-        for d in docs])
+    """Write the documents (``rows.insert_rows``: one ``COPY`` for a batch), in the order of their
+    deduplication keys, so two puts that share documents wait for each other in one order, never
+    crosswise. Of identical documents within the batch only the first is ``deduplicated`` (the
+    others are stored as before). Raises ``StoredConcurrently`` when an identical put committed one
+    of them after this put checked for duplicates."""
+    rows, seen = [], set()
+    for d in docs:
+        digest = content_hash(d.content, d.context, d.speaker)
+        key = (d.agent_id, digest, d.event_date, d.user_id)
+        rows.append((d.id, d.agent_id, d.content, digest, d.context, d.source, d.speaker, d.event_date,
+                     d.created_at, Jsonb(d.metadata), d.user_id, d.deduplicated and key not in seen))
+        seen.add(key)
+    rows.sort(key=lambda r: (not r[-1], r[1], r[3], r[7], r[10] or ""))
+    try:
+        insert_rows(conn, "documents", _COLUMNS, rows)
+    except psycopg.errors.UniqueViolation as exc:
+        if exc.diag.constraint_name == "documents_put_once_idx":
+            raise StoredConcurrently(str(exc)) from exc
+        raise
 
 
 def existing_hashes(conn: psycopg.Connection, agent_id: str, hashes: Sequence[str]) -> set[str]:

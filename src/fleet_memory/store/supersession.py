@@ -22,6 +22,7 @@ from uuid import UUID
 import numpy as np
 import psycopg
 
+from ..errors import InvalidInputError
 from ..model import MemoryUnit
 from ..providers.compute import product
 from .database import cached_plans, index_order
@@ -134,8 +135,9 @@ the join took 1.2 s (7.3 million rows compared); this statement 1.2 ms."""
 def supersede(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUID, UUID, str]],
               now: datetime) -> int:
     """Record ``(old_id, new_id, reason)`` pairs: a row each (a unit already superseded keeps its
-    first successor) and the old unit's ``valid_until`` = the new unit's event time. Returns the
-    pairs recorded. Three statements (``_END_AT``)."""
+    first successor; a pair that would close a cycle, or whose new unit began before the old one,
+    is skipped by the database, migration 016) and the old unit's ``valid_until`` = the new unit's
+    event time. Returns the pairs recorded. Three statements (``_END_AT``)."""
     if not pairs:
         return 0
     with cached_plans(conn):  # two foreign-key checks per pair
@@ -146,12 +148,34 @@ def supersede(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUI
             {"a": agent_id, "now": now, "o": [p[0] for p in pairs], "n": [p[1] for p in pairs],
              "r": [p[2] for p in pairs]},
         ).fetchall()
+    _check_updates(conn, agent_id, pairs, {r[0] for r in recorded})
     if recorded:
         when = dict(conn.execute("SELECT id, event_date FROM memory_units WHERE agent_id = %s AND id = ANY(%s)",
                                  (agent_id, list({r[1] for r in recorded}))).fetchall())
         ended = [(old, when[new]) for old, new in recorded if new in when]
         conn.execute(_END_AT, {"a": agent_id, "o": [e[0] for e in ended], "t": [e[1] for e in ended]})
     return len(recorded)
+
+
+def _check_updates(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUID, UUID, str]],
+                   recorded: set[UUID]) -> None:
+    """An ``update`` pair (an explicit new version) that was not recorded fails the transaction:
+    another update of the same unit committed first (the primary key decided; six concurrent
+    updates each made a version that history did not list), or the new version would begin before
+    the old one (a date read from its text) or close a cycle (migration 016). The old unit's row
+    is never left with two versions."""
+    missed = [(o, n) for o, n, r in pairs if r == "update" and o not in recorded]
+    if not missed:
+        return
+    after = successors(conn, agent_id, [o for o, _ in missed])
+    for old, new in missed:
+        if after.get(old) == new:  # the rule recorded the same pair in this put
+            continue
+        if old in after:
+            raise InvalidInputError("unit_id", f"{old} was already superseded by {after[old]}",
+                                    "update the newest version (see history)")
+        raise InvalidInputError("event_date", f"the new version of {old} would begin before it",
+                                "the old version's event time or later")
 
 
 def successors(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> dict[UUID, UUID]:

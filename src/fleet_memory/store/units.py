@@ -148,13 +148,19 @@ def uncount_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) 
 
 
 def before_delete(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:
-    """What every deletion of units does first, in the deleting transaction: the units they
-    superseded become current again, or are superseded by the next version that stays
-    (``supersession.reopen``), and their terms leave ``term_df`` (``uncount_terms``)."""
+    """What every deletion of units does first, in the deleting transaction: their terms leave
+    ``term_df`` (``uncount_terms``), and the units they superseded become current again, or are
+    superseded by the next version that stays (``supersession.reopen``). Locks are taken in a
+    put's order — ``term_df`` rows, the agent's entity lock, its supersession lock (migration
+    016) — so a delete and a put of one agent never wait for each other crosswise."""
+    from .entities import lock_entities
     from .supersession import reopen
 
-    reopen(conn, agent_id, ids)
+    if not ids:
+        return
     uncount_terms(conn, agent_id, ids)
+    lock_entities(conn, agent_id)
+    reopen(conn, agent_id, ids)
 
 
 def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> list[MemoryUnit]:
