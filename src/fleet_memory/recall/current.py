@@ -55,9 +55,10 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   Logistics." for "Where do I work?"), so the margin is generous; the median bar alone stops
   what the question is not about.
 
-Past cues (word boundaries, case-insensitive): before, used to, previously, originally, formerly,
-former, old, earlier, at first, first (planned|booked|set|called), supposed to, back then, ago,
-last (year|summer|…), was/were/did/had as the question's verb, and a year or month named with "in".
+Past cues (word boundaries, case-insensitive; ``query.PAST_WORDS`` and more): before, used to,
+previously, originally, formerly, former, previous, old (not "how old"), earlier, at first, first
+(planned|booked|set|called), supposed to, back then, ago, last (year|summer|…), was/were/did/had
+as the question's verb, and a year or month named with "in".
 A question naming a time window that ended before ``now`` is about the past too — unless it says
 it asks about the present: still, now, currently, these days, at the moment, nowadays, any more /
 anymore ("Am I still going to Kyoto in April?" asked in June asks whether the plan stands, not
@@ -74,6 +75,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from ..model import TimeWindow
+from .query import PAST_WORDS, PRESENT_WORDS
 
 __all__ = ["asks_about_past", "is_superseded", "supersession_term", "trusted_links", "promote_successors",
            "demote_below_successors", "DEMOTION_MARGIN", "LIFT_MARGIN"]
@@ -84,7 +86,7 @@ LIFT_MARGIN = 1.5
 K = TypeVar("K", bound=Hashable)
 
 _PAST = re.compile(
-    r"\b(before|used to|previously|originally|formerly|former|old|earlier|at first|supposed to|back then|ago"
+    rf"\b({PAST_WORDS}|supposed to"
     r"|first (planned|booked|set|called|scheduled)|last (year|summer|winter|spring|autumn|fall|month|week)"
     r"|in (19|20)\d\d)\b"
     r"|^\s*(\w+\s+){0,3}(was|were|did|had)\b",
@@ -92,8 +94,7 @@ _PAST = re.compile(
 )
 
 
-_PRESENT = re.compile(r"\b(still|now|currently|these days|at the moment|nowadays|any ?more|at present)\b",
-                      re.IGNORECASE)
+_PRESENT = re.compile(rf"\b({PRESENT_WORDS})\b", re.IGNORECASE)
 
 
 def asks_about_past(query: str, window: TimeWindow | None, now: datetime) -> bool:

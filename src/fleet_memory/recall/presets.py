@@ -60,6 +60,7 @@ class RecallSettings:
     w_activation: float = 3.5
     similarity_std_floor: float = 0.05
     text_std_floor: float = 1.0
+    single_term_text_cap: float = 1.0  # z(text) at most, for one matching term far in meaning (scoring)
     # priors, added to relevance and bounded (scoring.py): recency and frequency (the memory
     # model), importance (the lifecycle; both in docs/concepts.md); together they move a score by
     # at most prior_span

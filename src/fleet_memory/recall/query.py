@@ -1,8 +1,11 @@
 """What a query offers the entry points besides its embedding: content words for full text, and
 name candidates for the entity channel. Pure string work, microseconds per query.
 
-- ``content_words``: lower-cased alphanumeric words minus a small stop list, de-duplicated in
-  order. They are OR-ed in the full-text query; PostgreSQL stems them and drops its own stop words.
+- ``content_words``: lower-cased alphanumeric words minus a small stop list and the words that
+  only say when (``PRESENT_WORDS``, ``PAST_WORDS``: "these days", "at the moment", "used to",
+  "originally" — they mark the present or the past and name no content; "days" matched a unit
+  whose only tie to "What do I eat these days?" was the word "day"), de-duplicated in order. They
+  are OR-ed in the full-text query; PostgreSQL stems them and drops its own stop words.
 - ``name_candidates``: every run of one to three words (NFKC), each word normalised as entity
   names are (``naming.normalize_name``). Runs that start or end with a stop word are left out;
   the database decides which candidates are names the agent knows (the one lookup rule,
@@ -16,7 +19,7 @@ import unicodedata
 
 from ..naming import normalize_name
 
-__all__ = ["content_words", "name_candidates", "STOP_WORDS"]
+__all__ = ["content_words", "name_candidates", "STOP_WORDS", "PRESENT_WORDS", "PAST_WORDS"]
 
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are aren't as at be because been before being below
@@ -28,6 +31,13 @@ STOP_WORDS = frozenset(
     would you your yours yourself yourselves ever also get got kind like s t""".split()
 )
 
+PRESENT_WORDS = r"still|now|right now|currently|these days|at the moment|nowadays|any ?more|at present"
+"""Phrases that mark a question about the present (a regex alternation; ``recall.current`` reads it too)."""
+PAST_WORDS = (r"before|used to|previously|originally|formerly|former|previous|(?<!how )old|earlier|at first"
+              r"|back then|ago")
+"""Phrases that mark a question about the past ("how old" asks an age)."""
+_TENSE = re.compile(rf"\b({PRESENT_WORDS}|{PAST_WORDS})\b", re.IGNORECASE)
+
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 
@@ -38,7 +48,7 @@ def _words(query: str) -> list[str]:
 def content_words(query: str, limit: int = 32) -> list[str]:
     """Alphanumeric content words of the query (safe to put in a tsquery), at most ``limit``."""
     seen: dict[str, None] = {}
-    for word in _words(query):
+    for word in _words(_TENSE.sub(" ", query)):
         for part in re.findall(r"[a-z0-9]+", word.lower()):
             if part not in STOP_WORDS and len(part) > 1 and part not in seen:
                 seen[part] = None

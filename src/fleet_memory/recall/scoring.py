@@ -20,6 +20,14 @@ and the design's priors (docs/concepts.md), each a bounded term added to it:
 floored at 0.05 for cosine and 1.0 for IDF sums), which puts cosine similarities and IDF sums on
 one scale — z-score fusion beat reciprocal-rank fusion in a prototype on LoCoMo (docs/concepts.md).
 
+**One word does not carry a unit on its own.** When a unit's full-text score is the match of a
+single query term and its similarity is below the pool's mean (its meaning is far from the
+question), ``z(text)`` is capped at ``single_term_text_cap`` (1.0: one standard deviation). Most
+units of a pool match nothing, so the full-text deviation is small and one matching word alone
+gave z ≈ its IDF (3–5): "What do I eat these days?" ranked first a unit whose only tie was "day",
+above the answer that shares no word but the meaning. A unit close in meaning keeps its whole
+full-text score, as does any unit matching two terms or more.
+
 Why additive and bounded: the prior can move a score by at most ``prior_span`` = w_rec +
 w_freq + 2·w_imp (0.4 with the balanced weights) — a fraction of one standard deviation of
 similarity. Two results whose relevance differs by more than that keep their order, whatever their
@@ -69,6 +77,7 @@ class Signals:
     importance: float
     superseded: bool = False  # a newer unit superseded this one (recall.current)
     past: bool = False  # the question asks about the past
+    single_term: bool = False  # ``text`` is the match of one query term alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +113,12 @@ def pool_stats(similarities: Sequence[float], texts: Sequence[float], *, sim_flo
 
 
 def direct_score(s: Signals, stats: PoolStats, cfg: RecallSettings) -> float:
-    return (cfg.w_similarity * (s.similarity - stats.sim_mean) / stats.sim_std
-            + cfg.w_text * (s.text - stats.text_mean) / stats.text_std
+    similarity = (s.similarity - stats.sim_mean) / stats.sim_std
+    text = (s.text - stats.text_mean) / stats.text_std
+    if s.single_term and similarity < 0.0:  # one word, far in meaning: a bounded say
+        text = min(text, cfg.single_term_text_cap)
+    return (cfg.w_similarity * similarity
+            + cfg.w_text * text
             + cfg.w_named * float(s.named)
             + cfg.w_window * float(s.in_window))
 

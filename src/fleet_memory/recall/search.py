@@ -163,15 +163,16 @@ def _stored_importance(text: str, tags: tuple[str, ...], stored: float) -> float
     return stored
 
 
-def _signals(c: cand_sql.Candidate, activation: float, window: TimeWindow | None,
+def _signals(c: cand_sql.Candidate, activation: float, entries: tuple[TimeWindow | None, cand_sql.TermStats],
              importance: RankImportance, at: datetime | None = None, past: bool = False) -> Signals:
-    """``at``: the time supersession is judged at (``recall.current``); ``past``: the question asks
-    about the past."""
-    u = c.unit
+    """``entries``: the query's window and term statistics; ``at``: the time supersession is judged
+    at (``recall.current``); ``past``: the question asks about the past."""
+    u, (window, terms) = c.unit, entries
     in_window = window is not None and window.start <= u.event_date < window.end
     superseded = at is not None and is_superseded(u.valid_until, at)
+    single = c.text_score > 0.0 and any(abs(c.text_score - idf) < 1e-9 for idf in terms.idf)
     return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date, u.last_accessed,
-                   u.access_count, importance(u.text, u.tags, u.importance), superseded, past)
+                   u.access_count, importance(u.text, u.tags, u.importance), superseded, past, single)
 
 
 def _features(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, embedding: Future[list],
@@ -228,7 +229,8 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
     pool = {c.seq: c for c, _ in found}
     stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()],
                        sim_floor=cfg.similarity_std_floor, text_floor=cfg.text_std_floor)
-    direct = {key: direct_score(_signals(c, 0.0, window, _stored_importance), stats, cfg) for key, c in pool.items()}
+    query = (window, features.terms)
+    direct = {key: direct_score(_signals(c, 0.0, query, _stored_importance), stats, cfg) for key, c in pool.items()}
     best = max(direct.values())
     return Entries(features, window, units, pool, {c.seq: tuple(ch) for c, ch in found}, stats,
                    {key: entry_activation(d, best) for key, d in direct.items()})
@@ -310,7 +312,7 @@ def _kth_best(scores: list[float], k: int) -> float:
 
 def _ranked(key: int, cand: cand_sql.Candidate, activation: float, request: SearchRequest, entries: Entries,
             importance: RankImportance, at: datetime, past: bool) -> Ranked:
-    signals = _signals(cand, activation, entries.window, importance, at, past)
+    signals = _signals(cand, activation, (entries.window, entries.features.terms), importance, at, past)
     return Ranked(key, cand, score(signals, entries.stats, request.settings, request.now))
 
 

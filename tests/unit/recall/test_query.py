@@ -18,3 +18,12 @@ def test_name_candidates_cover_multi_word_names() -> None:
     assert "caroline" in names
     assert "new york" in names
     assert "when" not in names and "the" not in names
+
+
+def test_words_that_only_say_when_are_not_content() -> None:
+    assert content_words("What do I eat these days?") == ["eat"]
+    assert content_words("Where is Ravi at the moment, still in Pune nowadays?") == ["ravi", "pune"]
+    assert content_words("What was my old phone number before I switched?") == ["phone", "number", "switched"]
+    assert content_words("Which team did I originally support, the one I used to watch?") == [
+        "team", "support", "one", "watch"]
+    assert content_words("How old is my daughter?") == ["old", "daughter"]  # an age, not the past

@@ -72,3 +72,15 @@ def test_no_saturation_strong_matches_stay_apart() -> None:
     b = score(signals(similarity=0.80, text=6.0, activation=1.0), STATS, BALANCED, NOW)
     assert a.score - b.score == pytest.approx(a.factors["relevance"] - b.factors["relevance"])
     assert a.score - b.score > 0.5
+
+
+def test_one_matching_word_far_in_meaning_has_a_bounded_say() -> None:
+    stats = pool_stats([0.2, 0.5, 0.8, 0.5, 0.4, 0.6, 0.5, 0.5], [0.0] * 7 + [4.5])  # most units match nothing
+    far_word = score(signals(similarity=0.35, text=4.5, single_term=True), stats, BALANCED, NOW)
+    close_answer = score(signals(similarity=0.8, text=0.0), stats, BALANCED, NOW)
+    assert far_word.factors["direct"] < close_answer.factors["direct"]
+    unbounded = score(signals(similarity=0.35, text=4.5), stats, BALANCED, NOW)  # two terms matched
+    assert unbounded.factors["direct"] > close_answer.factors["direct"]
+    near_word = score(signals(similarity=0.6, text=4.5, single_term=True), stats, BALANCED, NOW)
+    assert near_word.factors["direct"] == pytest.approx(
+        score(signals(similarity=0.6, text=4.5), stats, BALANCED, NOW).factors["direct"])
