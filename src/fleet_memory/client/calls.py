@@ -111,8 +111,6 @@ def history(agent_id: str, unit_id: UUID | str) -> Call:
 
 
 def search(agent_id: str, query: str, *, top_k: int = 10, thinking_budget: int = 100, **options: Any) -> Call:
-    if "limit" in options:
-        top_k = options.pop("limit")
     body = _body(query=query, top_k=top_k, thinking_budget=thinking_budget, **options)
     return Call("POST", _agent(agent_id, "search"), lambda data: [from_plain(SearchResult, r) for r in data["results"]],
                 body)

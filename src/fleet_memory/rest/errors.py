@@ -1,7 +1,8 @@
 """How the REST server reports refused input (422), wherever the refusal came from.
 
-- ``location``: where a facade ``InvalidInputError`` field came from — ``path`` or ``query`` when
-  the request carried a parameter of that name there, else ``body``.
+- ``location``: where a facade ``InvalidInputError`` field came from — ``path``, ``query`` or
+  ``header`` when the request carried a parameter of that name there (the facade's
+  ``name_or_id`` is the entity routes' ``entity``), else ``body``.
 - ``validation_error``: FastAPI's own 422, with every value made JSON-safe first (a body such as
   ``{"importance": NaN}`` parses in Python, and echoing the NaN back used to fail with a 500).
 """
@@ -19,13 +20,19 @@ from fastapi.responses import JSONResponse
 __all__ = ["location", "validation_error"]
 
 
+_PARAMETERS = {"name_or_id": "entity"}  # the facade's argument → the route's parameter
+
+
 def location(request: Request, field: str) -> list[str]:
-    parts = field.split(".")
-    if parts[0] in request.path_params:
-        return ["path", *parts]
-    if parts[0] in request.query_params:
-        return ["query", *parts]
-    return ["body", *parts]
+    first, *rest = field.split(".")
+    name = _PARAMETERS.get(first, first)
+    if name in request.path_params:
+        return ["path", name, *rest]
+    if name in request.query_params:
+        return ["query", name, *rest]
+    if name in request.headers:
+        return ["header", name, *rest]
+    return ["body", first, *rest]
 
 
 def _json_safe(value: Any) -> Any:

@@ -108,6 +108,7 @@ class UnitPageOut(BaseModel):
 class SearchIn(Request):
     query: str = Field(..., min_length=1, max_length=_L.max_query_chars)
     top_k: int = Field(10, ge=1, le=_L.max_top_k)
+    limit: Optional[int] = Field(None, ge=1, le=_L.max_top_k, description="Another name for top_k; wins when given.")
     thinking_budget: int = Field(100, ge=1, le=_L.max_thinking_budget)
     types: Optional[list[MemoryTypeName]] = None
     min_importance: Optional[Unit] = None
