@@ -5,7 +5,7 @@ session) groups together, whatever the number of pronouns or names in it.
 Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
 DISTINCT FROM``: never another user's) whose event date lies in ``[since, until]``, units of the
 same session first, then the most recent, at most ``units`` of them — with, per unit, its speaker
-and the entities it mentions (with their labels); ``known`` — the agent's entities whose normalised
+and the entities it mentions (with their labels), each with the unit's text; ``known`` — the agent's entities whose normalised
 name or an alias is one of the group's ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
 (agent_id, event_date) index, the unique name index and the GIN alias index (per group, the names
@@ -42,12 +42,14 @@ class ContextQuery:
 @dataclass(frozen=True, slots=True)
 class RecentPerson:
     """A person of a recent unit: ``rank`` 0 is the most relevant unit (same session, latest);
-    ``position`` where the name occurs in the unit's text (-1: the unit's speaker)."""
+    ``position`` where the name occurs in the unit's text (-1: the unit's speaker); ``text`` the
+    unit's text (how memory refers to the person: "my sister Priya", "her flat")."""
 
     name: str
     rank: int
     position: int
     label: str = "PERSON"
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +78,15 @@ WITH g AS (
   SELECT * FROM unnest(%(ni)s::int[], %(n)s::text[], %(f)s::text[]) AS x(gi, norm, surface)
 )
 SELECT 'recent' AS kind, r.gi, e.name, '' AS normalized_name, e.label, r.rank,
-       strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases
+       strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases, r.text
 FROM recent r
 JOIN unit_entities ue ON ue.agent_id = r.agent_id AND ue.unit_id = r.id
 JOIN entities e ON e.agent_id = r.agent_id AND e.id = ue.entity_id
 UNION ALL
-SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[] FROM recent r WHERE r.speaker IS NOT NULL
+SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[], r.text FROM recent r
+WHERE r.speaker IS NOT NULL
 UNION ALL
-SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases FROM (
+SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '' FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
   JOIN (SELECT gi, array_agg(norm) AS ns FROM asked WHERE norm <> '' GROUP BY gi) x ON x.gi = g.gi
   CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = g.agent_id AND e.normalized_name = ANY(x.ns)) e
@@ -115,7 +118,7 @@ def agent_context(conn: psycopg.Connection, queries: Sequence[ContextQuery],
     for r in fetch(conn, _SQL, params, _row):
         people, known = out[r["gi"]]
         if r["kind"] == "recent" and r["name"]:
-            people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"]))
+            people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"]))
         elif r["kind"] == "known":
             known.append(KnownName(r["name"], r["normalized_name"], r["label"], tuple(r["aliases"] or ())))
     return out
