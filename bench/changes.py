@@ -193,7 +193,8 @@ def table(report: dict) -> str:
     per_system = [("current-wins", "current_wins", "n_current"), ("past-state hit@5", "past_hit5", "n_past"),
                   ("unrelated hit@1", "unrelated_hit1", "n_unrelated"), ("hit@1, all questions", "hit1", "n")]
     for label, key in shared:
-        cells = [_cell(report[s]["summary"][key]) if name == "fleet-memory" else "—" for s in splits for name in SYSTEMS]
+        cells = [_cell(report[s]["summary"][key]) if name == "fleet-memory" else "—"
+                 for s in splits for name in SYSTEMS]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     for label, key, n in per_system:
         cells = [f"{_cell(report[s]['summary']['systems'][name][key])} (n={report[s]['summary']['systems'][name][n]})"
