@@ -1,7 +1,8 @@
 """Supersession: when does a newer unit state the current value of what an older unit stated?
 
 The offline rule (no model call beyond the spaCy parse the pipeline already uses). A pair of units
-of one agent, ``older`` (earlier event time) and ``newer``, is a supersession when all of these hold:
+of one agent, ``older`` (earlier event time) and ``newer``, is a supersession when all of these hold
+(precision first: when a signal disagrees there is no link — a wrong link costs more than a missing one):
 
 1. **Close enough** — cosine similarity ≥ ``IngestConfig.supersede_min_similarity`` (0.3; the cheap
    filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit, unarchived
@@ -11,38 +12,50 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    value often resembles an older version more than the current one: "Started at the new clinic
    today as a senior analyst." is 0.37 close to "I'm a data analyst at Harlow Logistics." but
    0.23 to its successor "Handed in my notice at Harlow Logistics today.".
-2. **A shared predicate slot** — both texts match the pattern of one slot in ``SLOTS``: where
-   someone lives (lives in, moved to, moved into a flat), works (works at, a job, joined, left,
-   handed in notice, "an analyst at X", "started at the clinic as a nurse"), their manager (manager,
-   boss, reports to), a phone number (a phone word or "number" with phone-shaped digits, seven or
-   more: "Record number 3 ... 412 points" is none),
-   an email address, a password, a diet (am vegetarian, gone vegan), a plan's date or status (set for,
-   is on, booked, moved, postponed, cancelled, is off, meets at) or a name (called, named, renamed).
-3. **The same subject** — the subject keys (``subject_keys``) of the two parses intersect: the
-   grammatical subjects (``nsubj``/``nsubjpass``) with their compounds, lower-cased; a first-person
-   subject, or a sentence whose main verb has no subject ("Moved into the new flat"), is ``self``
-   — the self of the unit's user and speaker (``speaker_key``: user u1's "I live in Leeds" and user
-   u2's "I live in Manchester" are two people's homes);
-   a possessive owner stands for a slot noun ("Tomasz's number" → ``tomasz``, "my manager" →
-   ``self``). For plans the objects of the verbs count as subjects too ("moved the wedding") and
-   ``self`` alone does not match (two things I booked are two plans). Two different proper-noun
-   subjects veto the pair (Rex and Bella are two dogs).
-4. **Different times** — the later event supersedes the earlier; units with the same event time
+2. **Not a question, and the same holder** — a question states no value (``is_question``); the
+   holder keys (``subject_keys``) of the two parses intersect: the grammatical subjects
+   (``nsubj``/``nsubjpass``) with their compounds, lower-cased; a first-person subject, or a
+   sentence whose main verb has no subject ("Moved into the new flat"), is ``self`` — the self of
+   the unit's user and speaker (``speaker_key``: user u1's "I live in Leeds" and user u2's "I live
+   in Manchester" are two people's homes). A possessed subject is its owner's attribute when it is a
+   slot noun or the verb is a copula ("my number is …", "Omar's boss is Janet" → ``self``,
+   ``omar``), and a holder of its own otherwise: "my sister Priya lives in Bristol" → ``priya``,
+   ``sister``, ``self:sister`` — never ``self``, so the user's own move does not end the sister's
+   home. For plans the objects of the verbs count too ("moved the wedding") and ``self`` alone
+   does not match (two things I booked are two plans). Two different proper-noun subjects veto.
+3. **Not something else than a change** — the newer text carries no cue of an addition ("also",
+   "another", "second", "as well", "added"), a stay elsewhere ("visited", "trip", "while I was"), or
+   the same value again ("still", "again", "confirmed", "as usual"): ``_NOT_A_CHANGE``.
+4. **The same attribute**, by one of two signals: a shared predicate slot (``SLOTS``: the few
+   relations whose wordings share no word — living in / moving to, working at / joining / handing in
+   notice, a phone-shaped number, an e-mail address, a plan's date or status, a name), or the
+   masked relation: ``relation_words`` — the content words left once the values are masked
+   (proper names, numbers, named entities), light verbs, time words and change cues taken out —
+   overlapping by half or more of the smaller set, AND a change cue in the newer text
+   (``_CHANGE_CUES``: now, new, moved, switched, changed, renamed, instead, no longer, cancelled,
+   any more, actually, …). Either signal without the holder never links; overlap without a cue
+   never links (two statements about one's dentist may both hold: precision first).
+5. **Different times** — the later event supersedes the earlier; units with the same event time
    (one message saying a thing twice) never supersede each other.
 
 Examples: "Ines lives in Lisbon." (June 2024) ← "Ines moved to Porto." (Feb 2025): slot residence,
-subject ``ines``. "Tomasz's number is 07700 900461." ← "Tomasz has a new phone number: 07700
-900982.": phone, ``tomasz``. "My manager is Oluwaseun." ← "My new manager is Nkechi.": manager,
-``self``. "The offsite is set for 3 March." ← "The offsite was cancelled.": plan, ``offsite``.
+holder ``ines``. "My dentist is Dr Park." ← "I've switched to a new dentist, Smile Studio.":
+relation {dentist}, cue "switched", holder ``self``. "The offsite is set for 3 March." ← "The
+offsite was cancelled.": plan, ``offsite``.
 
-Counter-examples: "Ines visited Madrid." does not supersede "Ines lives in Lisbon." (visiting is no
-slot); "Rex, my dog, lives with my parents in Lisbon." and "Bella, my other dog, lives with me in
-Porto." (two subjects, Rex and Bella); "Booked a dentist appointment for 4 June." and "Cancelled the
-Kyoto trip." (plans with no shared object).
+Counter-examples: "Ines visited Madrid." (a visit); "I live in Leeds." and "My brother Sam lives in
+York now." (holders ``self`` and ``sam``/``self:brother``); "I'm vegetarian." and "My partner went
+vegan." (another holder); "We have a cat called Miso." and "We adopted a second cat." (additive);
+"The offsite is still on for 3 March." (the plan kept); "Should I move to Manchester?" (a
+question); "I take the 7:15 train." and "I take sertraline." (a light verb is no relation).
+Known limits: synonyms the slots do not list ("username" / "handle") and sentences whose only
+content is the value ("Celtics are my NBA team these days" against "I support Everton") are left
+unlinked; a second value of a qualified attribute ("my work phone" beside "my mobile") can link.
+The LLM judge covers both.
 
 With an LLM (``LLMConfig`` set and ``IngestConfig.llm_supersession`` on) the pairs that pass 1 and
-either 2 or 3 — a wider net than the rule's — go to it in ONE structured call per put; each pair
-is answered ``update``, ``duplicate`` or ``unrelated`` and validated like extraction
+share a holder or a slot — a wider net than the rule's — go to it in ONE structured call per put; each
+pair is answered ``update``, ``duplicate`` or ``unrelated`` and validated like extraction
 (``providers.llm.structured_call``: an invalid answer is retried). ``update`` and ``duplicate``
 supersede; the LLM's answer replaces the rule's for the pairs it names (a pair it leaves out keeps
 the rule's decision). When the judge fails — the endpoint is down, or no valid answer comes after
@@ -80,7 +93,8 @@ from ..store import supersession as sup_sql
 from ..store.embedding_cache import EmbeddingCache
 from .records import Episode, WrittenPut, WrittenUnit
 
-__all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "rule_pairs", "llm_verdicts", "Verdicts",
+__all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",
+           "llm_verdicts", "Verdicts",
            "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
            "read_candidates", "with_llm", "record"]
 
@@ -132,16 +146,24 @@ def _phrase(tokens: Sequence[Token], head: int) -> tuple[set[str], set[str]]:
         return ({SELF} if low in _FIRST_PERSON else set()), set()
     kids = [i for i, k in enumerate(tokens) if k.head == head and i != head]
     words = {low} | {tokens[i].text.lower() for i in kids if tokens[i].dep in ("compound", "flat")}
-    names = {tokens[i].text.lower() for i in [head, *kids]
-             if tokens[i].pos == "PROPN" and tokens[i].dep in ("compound", "flat", "appos", "nsubj", "nsubjpass")}
+    # a person's name: the head itself, or a name beside a common noun ("my sister Priya"); a proper
+    # compound of a common noun names no holder ("my Twitch username")
+    name_deps = ("compound", "flat", "appos", "nsubj", "nsubjpass") if t.pos == "PROPN" else ("appos",)
+    names = {tokens[i].text.lower() for i in [head, *kids] if tokens[i].pos == "PROPN" and tokens[i].dep in name_deps}
     owners = [i for i in kids if tokens[i].dep == "poss"]
-    if owners and words & _SLOT_NOUNS:
-        owner = tokens[owners[0]].text.lower().removesuffix("'s").removesuffix("’s")
-        return {SELF if owner in _FIRST_PERSON else owner}, set()
-    if owners:
-        owner = tokens[owners[0]].text.lower()
-        words |= {SELF} if owner in _FIRST_PERSON else set()
-    return words, names
+    if not owners:
+        return words, names
+    owner = tokens[owners[0]].text.lower().removesuffix("'s").removesuffix("’s")
+    owner = SELF if owner in _FIRST_PERSON else owner
+    if not names and (words & _SLOT_NOUNS or _copular(tokens, t.head)):
+        return {owner}, set()  # "my number is …", "Omar's boss is Janet": the owner's attribute
+    return words | names | {f"{owner}:{low}"}, names  # "my sister (Priya) lives in …": the sister holds it
+
+
+def _copular(tokens: Sequence[Token], head: int) -> bool:
+    """The subject's verb is a form of "be" used as the main verb ("My dentist is Dr Park")."""
+    verb = tokens[head]
+    return verb.pos == "AUX" and verb.dep == "ROOT"
 
 
 def subject_keys(parsed: Parsed, plan: bool = False) -> tuple[frozenset[str], frozenset[str]]:
@@ -201,25 +223,97 @@ def _ordered(a: Fact, b: Fact) -> tuple[Fact, Fact] | None:
     return (a, b) if a.event_date < b.event_date else (b, a)
 
 
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_CHANGE_CUES = re.compile(
+    r"\b(now|new|moved|moving|switch\w*|chang\w*|renamed|instead|no longer|from now on|cancell?ed|canceled"
+    r"|called off|any ?more|these days|since|replac\w*|actually|transferred|postponed|pushed back|started"
+    r"|promoted|quit|gave up|dropped|sold|left|not \w+ any ?more)\b", _I)
+# what is not a change: another of the same (additive), a stay elsewhere (visit), the same plan again
+_NOT_A_CHANGE = re.compile(
+    r"\b(also|too|as well|another|second|other|added|extra|visit\w*|trip|stay(ed|ing)?|drop-in|rented"
+    r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual)\b", _I)
+_QUESTION_START = re.compile(
+    r"^\s*(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
+# verbs that carry no attribute of their own ("I take the train" / "I take sertraline")
+_LIGHT = frozenset({"be", "is", "am", "are", "was", "were", "been", "have", "has", "had", "take", "takes", "took",
+                    "get", "gets", "got", "go", "goes", "went", "make", "makes", "made", "do", "does", "did", "use",
+                    "uses", "used", "say", "says", "said", "think", "want", "need", "like", "feel", "keep", "put",
+                    "see", "give", "come", "let", "thing", "lot", "bit", "way", "time", "day", "week", "month",
+                    "year", "weekend", "morning", "evening", "night", "today", "ago", "last", "next", "old", "new",
+                    "great", "good", "nice", "fine", "small", "big", "long", "lovely", "favourite"})
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def relation_words(parsed: Parsed) -> frozenset[str]:
+    """What the unit says something ABOUT, with the values masked: the content words (nouns, verbs,
+    adjectives) left once proper names, numbers, named entities, light verbs, time words and change
+    cues are taken out, crudely stemmed. "My dentist is Dr Park." → {dentist}; "I've switched to a
+    new dentist, Smile Studio." → {dentist}."""
+    tokens = parsed.tokens
+    named = {i for span in parsed.ents for i in range(span.start, span.end)}
+    out = set()
+    for i, t in enumerate(tokens):
+        low = t.text.lower()
+        if (t.pos not in ("NOUN", "VERB", "ADJ") or i in named or not _WORD.fullmatch(low) or low in _LIGHT
+                or _CHANGE_CUES.fullmatch(low)):
+            continue
+        out.add(_stem(low))
+    return frozenset(out)
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+def is_question(text: str) -> bool:
+    """A question states no value ("Should I move to Manchester?")."""
+    return text.rstrip().endswith("?") or _QUESTION_START.match(text) is not None
+
+
+def _may_relate(a: str, b: str) -> bool:
+    """The cheap test before any parse: a shared slot, or a content word in common."""
+    if slots(a) & slots(b):
+        return True
+    words = [{_stem(w) for w in _WORD.findall(t.lower()) if len(w) > 3 and w not in _LIGHT} for t in (a, b)]
+    return bool(words[0] & words[1])
+
+
+def _holders(fact: Fact) -> frozenset[str]:
+    keys, _ = subject_keys(fact.parsed)
+    return _own(keys, fact.who)
+
+
 def judge(a: Fact, b: Fact) -> tuple[str | None, bool]:
-    """(the shared slot when the rule supersedes, whether the pair is worth asking an LLM about)."""
-    if _ordered(a, b) is None:
+    """(the reason when the rule supersedes, whether the pair is worth asking an LLM about); see the
+    module docstring for the rule."""
+    ordered = _ordered(a, b)
+    if ordered is None or is_question(a.text) or is_question(b.text):
         return None, False
+    older, newer = ordered
+    _, proper_a = subject_keys(a.parsed)
+    _, proper_b = subject_keys(b.parsed)
+    same_holder = bool(_holders(a) & _holders(b)) and not (proper_a and proper_b and not proper_a & proper_b)
     shared = slots(a.text) & slots(b.text)
-    keys_a, proper_a = subject_keys(a.parsed)
-    keys_b, proper_b = subject_keys(b.parsed)
-    same_subject = bool(_own(keys_a, a.who) & _own(keys_b, b.who))
-    if proper_a and proper_b and not proper_a & proper_b:
-        return None, bool(shared)
-    for slot in sorted(shared):
-        if slot == "plan":
-            pa, _ = subject_keys(a.parsed, plan=True)
-            pb, _ = subject_keys(b.parsed, plan=True)
-            if (pa & pb) - {SELF}:
-                return slot, True
-        elif same_subject:
-            return slot, True
-    return None, bool(shared) or same_subject
+    related = _overlap(relation_words(a.parsed), relation_words(b.parsed))
+    worth = same_holder or bool(shared)
+    if not same_holder or _NOT_A_CHANGE.search(newer.text):
+        return None, worth
+    if "plan" in shared:
+        pa, _ = subject_keys(a.parsed, plan=True)
+        pb, _ = subject_keys(b.parsed, plan=True)
+        if (pa & pb) - {SELF}:
+            return "plan", True
+    for slot in sorted(shared - {"plan"}):
+        return slot, True
+    if related >= 0.5 and _CHANGE_CUES.search(newer.text):
+        return "relation", True
+    return None, worth
 
 
 def rule_pairs(pairs: Sequence[tuple[Fact, Fact]]) -> tuple[list[Pair], list[tuple[Fact, Fact]]]:
@@ -355,7 +449,7 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[State
     LLM's net — only those that share a slot with the new unit and have another event time, the
     rule's first tests, which made the parse of every candidate most of the stage's time), one
     parse of the texts involved, and the rule. None when there is no candidate."""
-    stating = [u for u in new if slots(u.text)]
+    stating = [u for u in new if not is_question(u.text)]
     if not stating:
         return None
     found = sup_sql.candidates(conn, agent_id, [(u.id, u.embedding) for u in stating],
@@ -364,7 +458,7 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[State
     said = {u.id: u for u in stating}
     if not wide:  # the rule needs a shared slot and two times: the other pairs are not parsed
         found = [c for c in found if c.unit.event_date != said[c.new_id].event_date
-                 and slots(c.unit.text) & slots(said[c.new_id].text)]
+                 and _may_relate(c.unit.text, said[c.new_id].text)]
     if not found:
         return None
     texts: dict[UUID, tuple[str, datetime, str]] = {}
