@@ -70,6 +70,29 @@ def test_without_the_judge_the_rule_leaves_that_pair(db_url, clock) -> None:
             assert _unit(mem, "booked").valid_until is None
 
 
+def test_the_judges_duplicate_ends_the_older_statement(db_url, clock) -> None:
+    # "still" says the value again, so the rule links nothing; the same holder makes the pair worth
+    # asking, and "duplicate" supersedes: the repeat is the current statement, the older one its history
+    with OpenAITestServer() as server, _memory(db_url, clock, server.base_url) as mem:
+        mem.put(AGENT, "Ines lives in Lisbon.", event_date=JUNE_2024)
+        server.script(json.dumps({"verdicts": [{"pair": 0, "verdict": "duplicate"}]}))
+        mem.put(AGENT, "Ines still lives in Lisbon, by the river.", event_date=FEB_2025)
+        (request,) = server.requests
+        assert _pairs_asked(request) == ["0"]
+        old, new = _unit(mem, "Ines lives in Lisbon."), _unit(mem, "still")
+        assert old.valid_until == FEB_2025 and new.valid_until is None
+        assert [u.id for u in mem.history(AGENT, new.id)] == [old.id, new.id]
+
+
+def test_the_rule_alone_leaves_a_restatement_current(db_url, clock) -> None:
+    with OpenAITestServer() as server, _memory(db_url, clock, server.base_url) as mem:
+        mem.put(AGENT, "Ines lives in Lisbon.", event_date=JUNE_2024)
+        server.script("{not json", "{not json")  # the judge fails: the rule decides the pair
+        mem.put(AGENT, "Ines still lives in Lisbon, by the river.", event_date=FEB_2025)
+        assert len(server.requests) == 2
+        assert _unit(mem, "Ines lives in Lisbon.").valid_until is None
+
+
 def test_the_judges_unrelated_overrules_the_rule(db_url, clock) -> None:
     with OpenAITestServer() as server, _memory(db_url, clock, server.base_url) as mem:
         mem.put(AGENT, "Ines lives in Lisbon.", event_date=JUNE_2024)
