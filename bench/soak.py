@@ -2,6 +2,7 @@
 restarted in the middle, under N client threads.
 
     python bench/soak.py [--threads 8] [--duration 120] [--agents 40] [--json OUT]
+    python bench/soak.py --noisy-neighbour [--noisy-mb 2.0] ...   (bench/noisy.py: one agent floods)
 
 Each thread loops until the time is up, picking an agent of ``--agents`` and a request: a put
 (45 %), a search (30 %), a context build (15 %) or an export (10 %). After half the duration the
@@ -183,7 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--logs", type=Path, help="copy the servers' logs into this folder")
+    parser.add_argument("--noisy-neighbour", action="store_true",
+                        help="instead of the restart: one agent floods, the others are measured (bench/noisy.py)")
+    parser.add_argument("--noisy-mb", type=float, default=2.0, help="size of each flooding put")
     args = parser.parse_args(argv)
+    if args.noisy_neighbour:
+        return noisy_neighbour(args)
 
     with tempfile.TemporaryDirectory(prefix="fm-soak-") as tmp:
         home, port = Path(tmp) / "home", free_port()
@@ -238,6 +244,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0 if fivexx == 0 and not check["lost"] and not check["not_whole"] else 1
+
+
+def noisy_neighbour(args: argparse.Namespace) -> int:
+    """The noisy-neighbour phase (``bench/noisy.py``) against a server of its own."""
+    import noisy
+
+    with tempfile.TemporaryDirectory(prefix="fm-noisy-") as tmp:
+        home, port = Path(tmp) / "home", free_port()
+        home.mkdir()
+        server, _ = start_server(home, port)
+        try:
+            out = noisy.run(f"http://127.0.0.1:{port}", args.threads, args.duration, args.agents, args.noisy_mb,
+                            args.seed)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(60)
+    print(f"noisy neighbour: {args.threads} threads over {args.agents} agents, {args.duration:.0f} s,"
+          f" {args.noisy_mb:g} MB puts by one agent (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    ok = noisy.report(out)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+    return 0 if ok else 1
 
 
 def _print_restart(restart: dict) -> None:
