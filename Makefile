@@ -2,7 +2,8 @@
 #   make demo   set everything up, then run the demo on the embedded database
 #   make test   set everything up, then run the whole test suite (CI runs it) and print its duration
 # and the quick lane for a change:
-#   make check  everything but the wheel install, the browser and the fuzzing (markers slow, browser, fuzz)
+#   make check  everything but the wheel install, the browser, the fuzzing and the README's examples in
+#               fresh processes (markers slow, browser, fuzz)
 # Both are idempotent: the virtual environment is rebuilt only when pyproject.toml or constraints.txt change.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)

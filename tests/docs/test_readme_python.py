@@ -26,6 +26,7 @@ def test_every_document_with_python_is_run():
 
 
 @pytest.mark.models
+@pytest.mark.slow  # a fresh process, models and embedded PostgreSQL per block: make test runs them, make check not
 @pytest.mark.parametrize("code", [b.code for b in BLOCKS], ids=[f"{b.path}:{b.section}" for b in BLOCKS])
 def test_readme_python_block_runs(code, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLEET_MEMORY_")}

@@ -18,7 +18,7 @@ from tests.support.processes import FLEET_MEMORY, clean_env, free_port, serving
 
 from .test_readme_python import README
 
-pytestmark = pytest.mark.models
+pytestmark = [pytest.mark.models, pytest.mark.slow]  # fresh processes with real models: make test, not make check
 
 
 def _section(title: str) -> str:
