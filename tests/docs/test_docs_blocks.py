@@ -20,14 +20,15 @@ from fleet_memory.providers.embedder import HashingEmbedder
 
 from .blocks import REPO, blocks
 
+REST = "tests/docs/test_readme_rest.py::test_rest_example_runs_as_written_on_a_fresh_server"
 # (document, section, language) -> the test that runs or checks those blocks
 CLAIMS = {
     ("README.md", "", "bash"): "tests/docs/test_readme_python.py::test_readme_starts_with_the_two_commands",
     ("README.md", "Install into your own project", "bash"):
         "tests/packaging/test_wheel_install.py::test_the_readme_install_block_matches_the_package",
     ("README.md", "Command line", "bash"): "tests/surfaces/test_readme.py::test_command_line_examples_run",
-    ("README.md", "REST server", "bash"): "tests/docs/test_readme_rest.py::test_rest_example_runs_as_written_on_a_fresh_server",
-    ("README.md", "REST server", "py"): "tests/docs/test_readme_rest.py::test_rest_example_runs_as_written_on_a_fresh_server",
+    ("README.md", "REST server", "bash"): REST,
+    ("README.md", "REST server", "py"): REST,
     ("README.md", "MCP server", "bash"): "tests/surfaces/test_mcp.py::printed_server",
     ("README.md", "MCP server", "json"): "tests/surfaces/test_mcp.py::readme_server",
     ("README.md", "Using an LLM (optional, off unless you switch it on)", "bash"):
@@ -113,7 +114,8 @@ def test_pgbouncer_settings_are_the_tested_ones():
     ini = configparser.ConfigParser(comment_prefixes=(";",))
     ini.read_string(block.code)
     documented = dict(ini["pgbouncer"])
-    tested = dict(re.findall(r"(\w+) = ([^\\{\n]+)\\n", (REPO / "tests" / "support" / "pgbouncer.py").read_text("utf-8")))
+    support = (REPO / "tests" / "support" / "pgbouncer.py").read_text("utf-8")
+    tested = dict(re.findall(r"(\w+) = ([^\\{\n]+)\\n", support))
     assert documented["pool_mode"] == "transaction"
     for key in ("pool_mode", "ignore_startup_parameters"):
         assert documented[key] == tested[key].strip(), key
