@@ -8,14 +8,14 @@ How the fleet is built (a faithful bulk path, not the pipeline for every unit): 
 generated conversations (``bench/latency.py``'s generator: two speakers per session, names,
 places, organisations, dates) goes through the FULL ingestion pipeline once, into the agent
 ``fleet-pool`` (``--pool`` units). Then every fleet agent is a copy of part of that pool made in
-SQL by ``fleet_memory.store.replicate.clone_units``: the same rows the pipeline stored (documents,
+SQL by ``bench/fleet_replicate.py``'s ``clone_units``: the same rows the pipeline stored (documents,
 units, entities and aliases, mentions, temporal and semantic links, term statistics) under new
 ids, starting at a random offset in the pool so agents differ, each embedding with small noise
 (±0.01 per dimension); an agent larger than the pool repeats it in blocks shifted later in time.
 Agent sizes are log-uniform over ``--units`` (``--agents`` of them) plus the ``--large`` ones.
-The fleet-wide GIN index is dropped during the copy and built once after (``store.replicate``),
+The fleet-wide GIN index is dropped during the copy and built once after (``fleet_replicate``),
 then everything is vacuumed and analysed (the steady state of a running service), and agents of
-``store.agent_indexes.OWN_INDEX_UNITS`` units or more get their own indexes (``index_agents``, the
+``store.db.agent_indexes.OWN_INDEX_UNITS`` units or more get their own indexes (``index_agents``, the
 maintenance step a service runs), in the fleet and alone alike.
 
 Caveat, stated in the output: every agent derives from one pool, so a large agent's own vector
@@ -78,7 +78,7 @@ def clone_all(url: str, plan: list[tuple[str, int, int]], *, label: str) -> floa
     import psycopg
     from pgvector.psycopg import register_vector
 
-    from fleet_memory.store import replicate
+    import fleet_replicate as replicate
 
     started = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
@@ -146,7 +146,7 @@ class Putter(threading.Thread):
 
 
 def nows_for(mem, agents: list[str]) -> dict:
-    from fleet_memory.store import replicate
+    import fleet_replicate as replicate
 
     with mem.db.transaction() as conn:
         return {a: replicate.latest_event(conn, a) + timedelta(days=1) for a in agents}
@@ -199,11 +199,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from fleet_memory import Config, FleetMemory
     from fleet_memory.providers import heap
-    from fleet_memory.store import replicate
+    import fleet_replicate as replicate
 
     rng = random.Random(args.seed)
     report: dict = {"method": "pool ingested through the full pipeline, agents cloned in SQL"
-                              " (store.replicate.clone_units); one pool: near-duplicate vectors across agents",
+                              " (fleet_replicate.clone_units); one pool: near-duplicate vectors across agents",
                     "args": vars(args), "build": {}, "classes": {}}
     with FleetMemory(Config(home=Path(args.home))) as mem:
         report["build"]["pool"] = build(mem, POOL, args.pool, random.Random(args.seed))

@@ -58,8 +58,8 @@ def floor_ingest(mem, agent: str, items: list[dict], threads: int | None = None)
     """Embedding + bulk insert of the turn texts, nothing else (``threads``: torch threads)."""
     from datetime import datetime, timezone
 
-    from fleet_memory.store import documents as doc_sql
-    from fleet_memory.store import units as unit_sql
+    from fleet_memory.store.tables import documents as doc_sql
+    from fleet_memory.store.tables import units as unit_sql
 
     started = time.perf_counter()
     texts = [i["text"] for i in items]
@@ -168,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from fleet_memory import Config, FleetMemory
-    from fleet_memory.store import links as link_sql
-    from fleet_memory.store import units as unit_sql
+    from fleet_memory.store.linking import links as link_sql
+    from fleet_memory.store.tables import units as unit_sql
 
     convs = load(args.data)
     if args.conversations:

@@ -38,9 +38,9 @@ def _prefill(mem, agent: str, size: int, texts: list[str], vectors: np.ndarray, 
     """Bulk-insert units until ``agent`` holds ``size`` (nothing when it already does: a large agent
     in a ``--home`` is built once), then give it the graph an agent of that size has: entities and
     mentions, temporal and semantic links (``_decorate``)."""
-    from fleet_memory.store import agent_indexes, planner
-    from fleet_memory.store import documents as doc_sql
-    from fleet_memory.store import units as unit_sql
+    from fleet_memory.store.db import agent_indexes, planner
+    from fleet_memory.store.tables import documents as doc_sql
+    from fleet_memory.store.tables import units as unit_sql
 
     with mem.db.transaction() as conn:
         have = conn.execute("SELECT count(*) FROM memory_units WHERE agent_id = %s", (agent,)).fetchone()[0]

@@ -117,7 +117,7 @@ def settle(mem) -> None:
     measurement and the numbers are those of a store in its steady state."""
     import psycopg
 
-    from fleet_memory.store.planner import TABLES
+    from fleet_memory.store.db.planner import TABLES
 
     with psycopg.connect(mem.db.url, autocommit=True) as conn:
         conn.execute("VACUUM (ANALYZE) " + ", ".join(TABLES))

@@ -12,7 +12,7 @@ import pytest
 
 from fleet_memory import Config, FixedClock
 from fleet_memory.providers.embedder import HashingEmbedder
-from fleet_memory.store import migrations
+from fleet_memory.store.db import migrations
 
 TEMPLATE = "fm_template"
 

@@ -13,8 +13,8 @@ from .errors import InvalidInputError, NotFoundError
 from .model import Entity, EntityDetail
 from .naming import normalize_name
 from .store import Database
-from .store import entities as entity_sql
-from .store import units as unit_sql
+from .store.tables import entities as entity_sql
+from .store.tables import units as unit_sql
 
 __all__ = ["list_entities", "get_entity", "rename_entity", "merge_entities", "delete_entity"]
 

@@ -25,8 +25,8 @@ from .ingest import Ingestor
 from .ingest.request import build_episode
 from .model import MemoryUnit, PutResult
 from .store import Database
-from .store import supersession as sup_sql
-from .store import units as unit_sql
+from .store.tables import supersession as sup_sql
+from .store.tables import units as unit_sql
 
 __all__ = ["update", "history"]
 

@@ -46,7 +46,7 @@ from typing import Any
 from .clock import Clock
 from .errors import BusyError, InvalidInputError
 from .store import Database
-from .store import idempotency as key_sql
+from .store.tables import idempotency as key_sql
 
 __all__ = ["run_once", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "SILENT_S"]
 

@@ -16,8 +16,8 @@ from datetime import datetime
 
 from .errors import AuthError, InvalidInputError, NotFoundError
 from .store import Database
-from .store import api_keys as sql
-from .store.api_keys import ApiKey
+from .store.tables import api_keys as sql
+from .store.tables.api_keys import ApiKey
 
 __all__ = ["ApiKey", "KEY_PREFIX", "hash_key", "create_key", "list_keys", "revoke_key", "authenticate", "authorize"]
 

@@ -38,19 +38,19 @@ from .providers.llm import LLM, OpenAICompatibleLLM
 from .providers.nlp import NLP
 from .recall import Recaller, build_request
 from .store import Database, UnitFilter
-from .store import agent_indexes as agent_index_sql
-from .store import agents as agent_sql
-from .store.agent_indexes import IndexRefresh
-from .store import documents as doc_sql
-from .store import provenance as prov_sql
-from .store import units as unit_sql
+from .store.db import agent_indexes as agent_index_sql
+from .store.db.agent_indexes import IndexRefresh
+from .store.tables import agents as agent_sql
+from .store.tables import documents as doc_sql
+from .store.tables import provenance as prov_sql
+from .store.tables import units as unit_sql
 from .turns import AgentTurns
 from .validation import check_agent_id, check_path_segment, check_positive_int, check_uuid
 from .validation import check_date, check_offset, check_optional_text, check_text, check_user_id
 
 if TYPE_CHECKING:  # imported lazily at run time: pictures, files, transfer and keys load on first use
     from .ingest.files import IngestProgress
-    from .store.api_keys import ApiKey
+    from .store.tables.api_keys import ApiKey
     from .transfer import TransferReport
     from .viz.graph import GraphData
 
@@ -317,7 +317,7 @@ class FleetMemory:
         return report
 
     def database_status(self) -> dict[str, Any]:
-        from .store.status import database_status
+        from .store.db.status import database_status
 
         with self.db.transaction() as conn:
             status = database_status(conn)

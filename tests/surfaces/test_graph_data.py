@@ -8,8 +8,8 @@ from uuid import UUID
 
 import psycopg
 
-from fleet_memory.store import links as link_sql
-from fleet_memory.store.links import EntityRule
+from fleet_memory.store.linking import links as link_sql
+from fleet_memory.store.linking.links import EntityRule
 
 DAY0 = datetime(2024, 6, 1, tzinfo=timezone.utc)
 

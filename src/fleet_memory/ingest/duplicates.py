@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ..model import MemoryType, PutResult, StoredUnit
 from ..store import Database
-from ..store import documents as doc_sql
+from ..store.tables import documents as doc_sql
 from .records import Episode
 
 __all__ = ["DUPLICATE", "stored_already"]

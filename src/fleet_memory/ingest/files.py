@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..store import Database
-from ..store import documents as doc_sql
+from ..store.tables import documents as doc_sql
 from ..validation import check_date
 from .markup import HEADING_SEPARATOR, Block, blocks_of, detect_format
 

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 from ..clock import shifted
 from ..naming import normalize_name
-from ..store.context import ContextQuery, KnownName, RecentPerson
+from ..store.reads.context import ContextQuery, KnownName, RecentPerson
 from .names import is_first_name
 from .records import AgentContext, Episode
 

@@ -36,11 +36,11 @@ import numpy as np
 import psycopg
 
 from ..config import IngestConfig
-from ..store import planner
-from ..store.beside import Beside
-from ..store.database import lock_timeout
-from ..store.embedding_cache import EmbeddingCache
-from ..store.semantic import INDEX_UNIT_S, searched_by_index, semantic_candidates
+from ..store.db import planner
+from ..store.db.beside import Beside
+from ..store.db.database import lock_timeout
+from ..store.linking.embedding_cache import EmbeddingCache
+from ..store.linking.semantic import INDEX_UNIT_S, searched_by_index, semantic_candidates
 from .records import EmbeddedUnit, Episode
 
 __all__ = ["NEARBY_CONNECTION_WAIT_S", "Neighbours", "Read", "SIMILAR_LOCK_TIMEOUT", "SIMILAR_WAIT_PER_UNIT",

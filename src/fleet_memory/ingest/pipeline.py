@@ -57,11 +57,12 @@ from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
 from ..providers.nlp import NLP, CachedNLP, SpacyNLP
-from ..store import Database, agent_indexes, planner
-from ..store.beside import Beside
-from ..store.context import agent_context
-from ..store.documents import StoredConcurrently
-from ..store.embedding_cache import EmbeddingCache
+from ..store import Database
+from ..store.db import agent_indexes, planner
+from ..store.db.beside import Beside
+from ..store.linking.embedding_cache import EmbeddingCache
+from ..store.reads.context import agent_context
+from ..store.tables.documents import StoredConcurrently
 from .assemble import draft_unit
 from .coref import Discourse, resolve_coreferences
 from .duplicates import stored_already

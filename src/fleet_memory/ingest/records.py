@@ -29,7 +29,7 @@ import numpy as np
 from ..providers.nlp import Parsed, Span
 
 if TYPE_CHECKING:
-    from ..store.units import NewUnit
+    from ..store.tables.units import NewUnit
 
 __all__ = [
     "AgentContext",

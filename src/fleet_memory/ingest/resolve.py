@@ -51,7 +51,7 @@ from rapidfuzz.distance import Levenshtein
 from ..config import IngestConfig
 from ..model import Entity
 from ..naming import normalize_name
-from ..store import entities as entity_sql
+from ..store.tables import entities as entity_sql
 from .junk import is_common_alias
 from .name_index import NameIndex
 from .records import EntityMention

@@ -89,8 +89,8 @@ from ..errors import FleetMemoryError, ProviderError
 from ..providers.llm import LLM, structured_call
 from ..providers.nlp import NLP, Parsed, Token
 from ..store import Database
-from ..store import supersession as sup_sql
-from ..store.embedding_cache import EmbeddingCache
+from ..store.linking.embedding_cache import EmbeddingCache
+from ..store.tables import supersession as sup_sql
 from .records import Episode, WrittenPut, WrittenUnit
 
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",

@@ -19,10 +19,10 @@ import numpy as np
 import psycopg
 
 from ..config import Config, IngestConfig
-from ..store import documents as doc_sql
-from ..store import entities as entity_sql
-from ..store import units as unit_sql
-from ..store.links import link_units
+from ..store.linking.links import link_units
+from ..store.tables import documents as doc_sql
+from ..store.tables import entities as entity_sql
+from ..store.tables import units as unit_sql
 from .nearby import Read, stored_pairs
 from .records import EmbeddedUnit, Episode, WrittenPut, WrittenUnit
 from .resolve import UnitMentions, resolve_entities

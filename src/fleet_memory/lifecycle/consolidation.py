@@ -40,10 +40,10 @@ from ..model import ConsolidatedUnit, ConsolidationReport, MemoryType
 from ..providers.embedder import Embedder
 from ..providers.llm import LLM
 from ..store import Database
-from ..store import maintenance as maint_sql
-from ..store import provenance as prov_sql
-from ..store import units as unit_sql
-from ..store.links import link_units
+from ..store.linking.links import link_units
+from ..store.tables import maintenance as maint_sql
+from ..store.tables import provenance as prov_sql
+from ..store.tables import units as unit_sql
 from .summary import extractive_summary, llm_summary
 
 __all__ = ["Consolidator", "cluster_embeddings", "CONSOLIDATED_TAG", "CONSOLIDATION_SOURCE"]

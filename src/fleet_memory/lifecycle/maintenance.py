@@ -25,8 +25,8 @@ from uuid import UUID
 from ..config import LifecycleConfig
 from ..model import MaintenanceReport, MemoryUnit
 from ..store import Database
-from ..store import idempotency as key_sql
-from ..store import maintenance as maint_sql
+from ..store.tables import idempotency as key_sql
+from ..store.tables import maintenance as maint_sql
 from .decay import should_archive
 
 __all__ = ["Maintainer"]

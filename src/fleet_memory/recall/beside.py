@@ -11,8 +11,8 @@ from uuid import UUID
 import psycopg
 
 from ..store import UnitFilter
-from ..store import candidates as cand_sql
-from ..store.beside import Beside
+from ..store.db.beside import Beside
+from ..store.reads import candidates as cand_sql
 
 __all__ = ["entry_points", "merged", "SPLIT_ENTITY_MENTIONS", "HALVES_ENTITY_MENTIONS"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from ..errors import InvalidInputError
-from ..store.links import EntityRule
+from ..store.linking.links import EntityRule
 
 _ENTITY = EntityRule()
 

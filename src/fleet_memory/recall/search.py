@@ -64,14 +64,14 @@ from ..config import Config
 from ..model import Explanation, PathStep, SearchResult, TimeWindow
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
-from ..store import agent_indexes as index_sql
-from ..store import candidates as cand_sql
-from ..store import entities as entity_sql
-from ..store import links as link_sql
-from ..store import supersession as sup_sql
-from ..store import units as unit_sql
-from ..store.beside import Beside
-from ..store.filters import is_plain
+from ..store.db import agent_indexes as index_sql
+from ..store.db.beside import Beside
+from ..store.linking import links as link_sql
+from ..store.reads import candidates as cand_sql
+from ..store.tables import entities as entity_sql
+from ..store.tables import supersession as sup_sql
+from ..store.tables import units as unit_sql
+from ..store.tables.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
 from .beside import entry_points
 from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors, trusted_links

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..errors import InvalidInputError
-from ..store import Database, planner
-from ..store import transfer as sql
-from ..store.migrations import current_version
+from ..store import Database
+from ..store.db import planner
+from ..store.db.migrations import current_version
+from ..store.tables import transfer as sql
 from .checks import check_row
 
 __all__ = ["FORMAT", "TransferReport", "export_agent", "import_agent"]

@@ -27,11 +27,12 @@ import psycopg
 
 from ..errors import NotFoundError
 from ..model import MemoryUnit, SearchResult
-from ..store import Database, planner
-from ..store import entities as entity_sql
-from ..store import graph as sql
-from ..store import links as link_sql
-from ..store import units as unit_sql
+from ..store import Database
+from ..store.db import planner
+from ..store.linking import links as link_sql
+from ..store.reads import graph as sql
+from ..store.tables import entities as entity_sql
+from ..store.tables import units as unit_sql
 
 __all__ = ["GraphNode", "GraphEdge", "GraphData", "TraceStep", "build_graph", "trace_from_results"]
 

@@ -15,7 +15,7 @@ import pytest
 
 from fleet_memory import Config, FleetMemory
 from fleet_memory.config import IngestConfig
-from fleet_memory.store import supersession
+from fleet_memory.store.tables import supersession
 
 pytestmark = pytest.mark.models
 

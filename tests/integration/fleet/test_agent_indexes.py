@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from fleet_memory.errors import InvalidInputError
-from fleet_memory.store import agent_indexes
+from fleet_memory.store.db import agent_indexes
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 BIG = "O'Brien's agent"  # a quote in the id: the index predicate is a quoted literal

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psycopg
 
-from fleet_memory.store import distribution, migrations
+from fleet_memory.store.db import distribution, migrations
 
 DEPLOY = Path(__file__).resolve().parents[3] / "docs" / "deploy.md"
 

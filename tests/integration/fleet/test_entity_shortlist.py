@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 
 from fleet_memory.recall import search as search_mod
-from fleet_memory.store import candidates as cand_sql
-from fleet_memory.store import entities as entity_sql
-from fleet_memory.store.filters import UnitFilter, is_plain
+from fleet_memory.store.reads import candidates as cand_sql
+from fleet_memory.store.tables import entities as entity_sql
+from fleet_memory.store.tables.filters import UnitFilter, is_plain
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 DOINGS = ["went hiking", "baked bread", "adopted a cat", "started a pottery class", "flew to Lisbon",

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 import psycopg
 import pytest
 
-from fleet_memory.store import links as link_sql
-from fleet_memory.store.database import cached_plans
+from fleet_memory.store.db.database import cached_plans
+from fleet_memory.store.linking import links as link_sql
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 

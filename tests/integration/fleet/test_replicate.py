@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import sys
+from pathlib import Path
+
 import psycopg
 from pgvector.psycopg import register_vector
 
-from fleet_memory.store import replicate
-
 from .checks import graph_problems
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+import fleet_replicate as replicate  # noqa: E402
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 TEXTS = ["Alice Moreau started working at Orbital Labs.", "Bob Kitano flew to Lisbon with Alice Moreau.",

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from fleet_memory.store import agent_indexes
-from fleet_memory.store import candidates as cand_sql
-from fleet_memory.store.filters import UnitFilter
+from fleet_memory.store.db import agent_indexes
+from fleet_memory.store.reads import candidates as cand_sql
+from fleet_memory.store.tables.filters import UnitFilter
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 TEXTS = ["Alice Moreau started working at Orbital Labs.", "Bob Kitano flew to Lisbon with Alice Moreau.",

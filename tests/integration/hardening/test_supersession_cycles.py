@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fleet_memory import InvalidInputError
-from fleet_memory.store import supersession as sup_sql
+from fleet_memory.store.tables import supersession as sup_sql
 
 AGENT = "cycles"
 WHEN = datetime(2024, 6, 10, tzinfo=timezone.utc)

@@ -10,11 +10,12 @@ import psycopg
 import pytest
 
 from fleet_memory.model import LinkKind
-from fleet_memory.store import UnitFilter, agent_indexes
-from fleet_memory.store import links as link_sql
-from fleet_memory.store import semantic as sem_sql
-from fleet_memory.store.database import CANDIDATE_EF_SEARCH, index_order
-from fleet_memory.store.links import EntityRule
+from fleet_memory.store import UnitFilter
+from fleet_memory.store.db import agent_indexes
+from fleet_memory.store.db.database import CANDIDATE_EF_SEARCH, index_order
+from fleet_memory.store.linking import links as link_sql
+from fleet_memory.store.linking import semantic as sem_sql
+from fleet_memory.store.linking.links import EntityRule
 
 from .graphs import stored_graph as _graph
 
@@ -195,7 +196,7 @@ def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
     (an exact scan read every row of a large agent for each new unit stating a slot)."""
     import numpy as np
 
-    from fleet_memory.store import supersession as sup_sql
+    from fleet_memory.store.tables import supersession as sup_sql
 
     texts = ["Ines lives in Lisbon with her cat.", "Ines moved to Porto in February.",
              "The quarterly budget report is due on Friday.", "Tomasz has a new phone number."]
@@ -358,7 +359,7 @@ def test_temporal_candidates_read_once_for_the_batch_match_the_rule_per_unit(mem
     linked at another time than their own."""
     import random
 
-    from fleet_memory.store import temporal
+    from fleet_memory.store.linking import temporal
 
     rng = random.Random(7)
     start = clock.now() - timedelta(hours=30)

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from fleet_memory.model import LinkKind
-from fleet_memory.store import links as link_sql
+from fleet_memory.store.linking import links as link_sql
 
 pytestmark = pytest.mark.models
 

@@ -15,12 +15,12 @@ import psycopg
 import pytest
 
 from fleet_memory.ingest import nearby, pipeline
-from fleet_memory.store import database
-from fleet_memory.store import links as link_sql
-from fleet_memory.store import planner
-from fleet_memory.store import semantic as sem_sql
-from fleet_memory.store.beside import Beside
-from fleet_memory.store.embedding_cache import EmbeddingCache
+from fleet_memory.store.db import database
+from fleet_memory.store.db import planner
+from fleet_memory.store.db.beside import Beside
+from fleet_memory.store.linking import links as link_sql
+from fleet_memory.store.linking import semantic as sem_sql
+from fleet_memory.store.linking.embedding_cache import EmbeddingCache
 
 from .graphs import stored_graph
 

@@ -120,7 +120,7 @@ def test_junk_is_never_an_entity(real_memory, clock):
 def test_one_statement_answers_every_group_of_a_put(real_memory, clock, db_url):
     import psycopg
 
-    from fleet_memory.store.context import ContextQuery, agent_context
+    from fleet_memory.store.reads.context import ContextQuery, agent_context
 
     now = clock.now()
     _put(real_memory, "Alice works at Google.", now - timedelta(hours=2), session_id="s1", user_id="u1")

@@ -85,7 +85,7 @@ def test_two_topics_become_two_semantic_units_once(db_url, clock):
         _assert_readable_summary(texts[frozenset(deploy)].text, DEPLOY_H)
         _assert_readable_summary(texts[frozenset(cake)].text, CAKE_H)
         # each summary is linked like an ingested unit: semantically to its own episodes
-        from fleet_memory.store import links as link_sql
+        from fleet_memory.store.linking import links as link_sql
 
         with memory.db.transaction() as conn:
             for sources, unit in texts.items():

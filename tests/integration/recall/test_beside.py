@@ -12,9 +12,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fleet_memory.recall import beside as search_mod
-from fleet_memory.store import Database, database
-from fleet_memory.store import candidates as cand_sql
-from fleet_memory.store.beside import Beside
+from fleet_memory.store import Database
+from fleet_memory.store.db import database
+from fleet_memory.store.db.beside import Beside
+from fleet_memory.store.reads import candidates as cand_sql
 
 AGENT = "beside"
 NOW = datetime(2024, 6, 12, 18, 0, tzinfo=timezone.utc)
@@ -150,7 +151,7 @@ def test_parts_of_the_entity_channel_keep_only_the_best_k() -> None:
     from uuid import uuid4
 
     from fleet_memory.model import MemoryUnit  # noqa: F401  (Candidate's unit type)
-    from fleet_memory.store.candidates import Candidate
+    from fleet_memory.store.reads.candidates import Candidate
 
     class Unit:
         def __init__(self) -> None:

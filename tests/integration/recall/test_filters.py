@@ -9,8 +9,8 @@ import pytest
 
 from fleet_memory import InvalidInputError
 from fleet_memory.recall.presets import BALANCED
-from fleet_memory.store import links as link_sql
-from fleet_memory.store import maintenance
+from fleet_memory.store.linking import links as link_sql
+from fleet_memory.store.tables import maintenance
 
 AGENT = "filters"
 ONE_ENTRY = replace(BALANCED, name="one-entry", vector_entry_k=1, entity_entry_k=0, time_entry_k=0)

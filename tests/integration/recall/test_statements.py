@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from fleet_memory.recall import Recaller, build_request
 from fleet_memory.recall.presets import BALANCED
-from fleet_memory.store import links as link_sql
+from fleet_memory.store.linking import links as link_sql
 
 AGENT = "graph"
 

@@ -7,8 +7,8 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 from fleet_memory.naming import normalize_name
-from fleet_memory.store import context as ctx
-from fleet_memory.store import entities as entity_sql
+from fleet_memory.store.reads import context as ctx
+from fleet_memory.store.tables import entities as entity_sql
 
 
 def test_known_names_by_name_and_by_alias_per_group(memory):

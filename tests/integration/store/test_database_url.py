@@ -6,7 +6,7 @@ import pytest
 
 from fleet_memory import Config, DatabaseUnavailableError, FleetMemory
 from fleet_memory.providers.embedder import HashingEmbedder
-from fleet_memory.store.server import mask_url
+from fleet_memory.store.db.server import mask_url
 
 
 def test_unreachable_url_fails_without_fallback(tmp_path, monkeypatch):

@@ -127,7 +127,7 @@ def test_embedded_server_gets_its_settings_before_it_starts(tmp_path):
     out = subprocess.run([sys.executable, "-c", SETTINGS_CHECK], env=_env(tmp_path), capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    from fleet_memory.store.server import default_shared_buffers_mb
+    from fleet_memory.store.db.server import default_shared_buffers_mb
 
     expected = default_shared_buffers_mb()
     assert 128 <= expected <= 1024

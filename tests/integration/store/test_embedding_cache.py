@@ -11,12 +11,12 @@ from datetime import datetime, timezone
 import numpy as np
 import psycopg
 
-from fleet_memory.store import documents as doc_sql
-from fleet_memory.store import embedding_cache
-from fleet_memory.store import supersession as sup_sql
-from fleet_memory.store import units as unit_sql
-from fleet_memory.store.embedding_cache import EmbeddingCache, _room, read_embeddings
-from fleet_memory.store.semantic import unit_rows
+from fleet_memory.store.linking import embedding_cache
+from fleet_memory.store.linking.embedding_cache import EmbeddingCache, _room, read_embeddings
+from fleet_memory.store.linking.semantic import unit_rows
+from fleet_memory.store.tables import documents as doc_sql
+from fleet_memory.store.tables import supersession as sup_sql
+from fleet_memory.store.tables import units as unit_sql
 
 AGENT = "held"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from uuid import uuid4
 
-from fleet_memory.store import entities as entity_sql
-from fleet_memory.store.entities import Mention, NewEntity
+from fleet_memory.store.tables import entities as entity_sql
+from fleet_memory.store.tables.entities import Mention, NewEntity
 
 AGENT = "mentions"
 T0, T1, T2, T3 = (datetime(2024, 3, d, tzinfo=timezone.utc) for d in (1, 5, 9, 12))

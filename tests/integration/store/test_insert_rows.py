@@ -8,8 +8,8 @@ from uuid import uuid4
 
 import pytest
 
-from fleet_memory.store import documents as doc_sql
-from fleet_memory.store.rows import COPY_FROM_ROWS
+from fleet_memory.store.db.rows import COPY_FROM_ROWS
+from fleet_memory.store.tables import documents as doc_sql
 
 WHEN = datetime(2024, 5, 8, 13, 56, tzinfo=timezone.utc)
 

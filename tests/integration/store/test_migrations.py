@@ -7,7 +7,7 @@ import pytest
 
 from fleet_memory import Config, FleetMemory, SchemaError
 from fleet_memory.providers.embedder import HashingEmbedder
-from fleet_memory.store import migrations
+from fleet_memory.store.db import migrations
 
 TABLES = {"documents", "memory_units", "entities", "unit_entities", "links", "unit_sources", "schema_migrations"}
 
@@ -72,7 +72,7 @@ def test_failed_migration_leaves_nothing(empty_db_url):
 def test_migration_010_gives_large_agents_their_own_indexes_and_drops_the_fleet_wide_hnsw(empty_db_url):
     """A database built with the schema before 010 (the fleet-wide HNSW): an agent of 5,000 units
     gets its own indexes, a small one none, and no row is lost."""
-    from fleet_memory.store import agent_indexes
+    from fleet_memory.store.db import agent_indexes
 
     big = "big 'one'"
     before = [m for m in migrations.available() if m.version < 10]

@@ -8,10 +8,10 @@ from uuid import uuid4
 
 import numpy as np
 
-from fleet_memory.store import documents as doc_sql
-from fleet_memory.store import planner
-from fleet_memory.store import supersession as sup_sql
-from fleet_memory.store import units as unit_sql
+from fleet_memory.store.db import planner
+from fleet_memory.store.tables import documents as doc_sql
+from fleet_memory.store.tables import supersession as sup_sql
+from fleet_memory.store.tables import units as unit_sql
 
 ITEMS = [{"content": f"The team shipped release {i} of the billing service."} for i in range(150)]
 

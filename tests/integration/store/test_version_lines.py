@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from fleet_memory.store import supersession as sup_sql
+from fleet_memory.store.tables import supersession as sup_sql
 
 AGENT = "lines"
 START = datetime(2024, 1, 1, tzinfo=timezone.utc)

@@ -6,7 +6,7 @@ import uuid
 
 import numpy as np
 
-from fleet_memory.store.pairs import strongest_per_pair
+from fleet_memory.store.linking.pairs import strongest_per_pair
 
 
 def _by_dict(first, second, weights, kinds):

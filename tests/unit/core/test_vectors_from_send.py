@@ -7,7 +7,7 @@ import struct
 import numpy as np
 import pytest
 
-from fleet_memory.store.rows import vectors_from_send
+from fleet_memory.store.db.rows import vectors_from_send
 
 
 def _send(values: list[float]) -> bytes:

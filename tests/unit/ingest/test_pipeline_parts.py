@@ -9,12 +9,12 @@ import pytest
 
 from fleet_memory.clock import FixedClock
 from fleet_memory.config import IngestConfig
-from fleet_memory.store.links import temporal_weight, temporal_weights
 from fleet_memory.ingest.llm_extract import chunk_text, estimate_tokens, plan_chunks
 from fleet_memory.ingest.pipeline import StepTimer
 from fleet_memory.ingest.records import Episode
 from fleet_memory.ingest.resolve import entity_score, label_family, name_similarity
 from fleet_memory.naming import normalize_name
+from fleet_memory.store.linking.links import temporal_weight, temporal_weights
 
 NOW = FixedClock().now()
 

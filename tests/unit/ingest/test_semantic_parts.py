@@ -7,7 +7,7 @@ import uuid
 
 import numpy as np
 
-from fleet_memory.store import semantic
+from fleet_memory.store.linking import semantic
 
 
 def _units(n: int, seed: int = 3) -> list[tuple[uuid.UUID, np.ndarray]]:
@@ -76,7 +76,7 @@ def test_a_similarity_is_the_same_from_either_side_to_float32_precision():
 
 
 def test_a_batch_is_searched_through_the_index_only_where_one_read_of_the_agent_costs_more():
-    from fleet_memory.store.semantic import EXACT_BELOW, searched_by_index
+    from fleet_memory.store.linking.semantic import EXACT_BELOW, searched_by_index
 
     assert not searched_by_index(EXACT_BELOW - 1, 100)  # exactly, below the agent's own index
     assert searched_by_index(50_000, 100)

@@ -24,11 +24,11 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from ..model import MemoryUnit
-from .agent_indexes import OWN_INDEX_UNITS
-from .filters import UnitFilter, where_clause
-from .rows import fetch
-from .units import UNIT_COLUMNS, unit_from_row
+from ...model import MemoryUnit
+from ..db.agent_indexes import OWN_INDEX_UNITS
+from ..db.rows import fetch
+from ..tables.filters import UnitFilter, where_clause
+from ..tables.units import UNIT_COLUMNS, unit_from_row
 
 __all__ = [
     "Candidate",

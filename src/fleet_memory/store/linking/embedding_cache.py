@@ -47,7 +47,7 @@ from uuid import UUID
 import numpy as np
 import psycopg
 
-from .rows import vectors_from_send
+from ..db.rows import vectors_from_send
 
 __all__ = ["AgentEmbeddings", "EmbeddingCache", "Seen", "read_embeddings"]
 

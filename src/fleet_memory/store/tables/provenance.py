@@ -9,8 +9,8 @@ from uuid import UUID
 
 import psycopg
 
-from ..model import MemoryUnit
-from .rows import fetch
+from ...model import MemoryUnit
+from ..db.rows import fetch
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = ["add_sources", "already_sources", "sources_of", "shared_entities", "add_mentions"]

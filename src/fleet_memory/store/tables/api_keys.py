@@ -10,7 +10,7 @@ from uuid import UUID
 
 import psycopg
 
-from .rows import fetch, fetch_one
+from ..db.rows import fetch, fetch_one
 
 __all__ = ["ApiKey", "insert_key", "list_keys", "find_by_hash", "revoke", "touch"]
 

@@ -17,8 +17,8 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Json
 
-from ..errors import InvalidInputError
-from .database import cached_plans
+from ...errors import InvalidInputError
+from ..db.database import cached_plans
 
 __all__ = ["agent_tables", "column_types", "iter_rows", "insert_rows", "renumber_unit_seq", "agent_is_empty",
            "embedding_dim"]

@@ -18,8 +18,8 @@ from uuid import UUID
 import numpy as np
 import psycopg
 
-from ..model import MemoryUnit
-from .rows import as_real, as_vector, fetch, fetch_one
+from ...model import MemoryUnit
+from ..db.rows import as_real, as_vector, fetch, fetch_one
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = [

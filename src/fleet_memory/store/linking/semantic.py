@@ -30,11 +30,11 @@ from uuid import UUID
 import numpy as np
 import psycopg
 
-from ..providers.compute import product
-from .agent_indexes import OWN_INDEX_UNITS
-from .database import index_order
+from ...providers.compute import product
+from ..db.agent_indexes import OWN_INDEX_UNITS
+from ..db.database import index_order
+from ..db.rows import vectors_from_send
 from .embedding_cache import EmbeddingCache, read_embeddings
-from .rows import vectors_from_send
 
 __all__ = [
     "EXACT_BELOW", "IN_MEMORY_FROM", "READ_AGAIN", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "SLACK", "agent_size",

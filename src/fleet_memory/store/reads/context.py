@@ -23,8 +23,8 @@ from typing import Any
 
 import psycopg
 
-from ..naming import lookup_forms
-from .rows import fetch
+from ...naming import lookup_forms
+from ..db.rows import fetch
 
 __all__ = ["ContextQuery", "KnownName", "RecentPerson", "agent_context"]
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import psycopg
 
-from ..errors import DatabaseUnavailableError
+from ...errors import DatabaseUnavailableError
 from .database import Database
 
 __all__ = ["Beside", "WAIT_S"]

@@ -38,10 +38,10 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from ..config import IngestConfig
-from ..model import LinkKind
-from .database import cached_plans
-from .filters import UnitFilter, where_clause
+from ...config import IngestConfig
+from ...model import LinkKind
+from ..db.database import cached_plans
+from ..tables.filters import UnitFilter, where_clause
 from .pairs import PairColumns, strongest_per_pair
 from .semantic import nearest_to_new
 from .temporal import temporal_candidates

@@ -12,7 +12,7 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
-from .rows import insert_rows
+from ..db.rows import insert_rows
 
 __all__ = ["NewDocument", "StoredConcurrently", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes",
            "find_duplicates", "stored_identities"]

@@ -14,10 +14,10 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from ..model import AgentStats, MemoryType, MemoryUnit
-from .database import cached_plans
+from ...model import AgentStats, MemoryType, MemoryUnit
+from ..db.database import cached_plans
+from ..db.rows import as_real, fetch, insert_rows
 from .filters import UnitFilter, where_clause
-from .rows import as_real, fetch, insert_rows
 
 __all__ = [
     "NewUnit",

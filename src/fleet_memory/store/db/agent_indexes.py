@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 import psycopg
 from psycopg import sql
 
-from ..errors import FleetMemoryError
+from ...errors import FleetMemoryError
 from . import planner
 
 if TYPE_CHECKING:

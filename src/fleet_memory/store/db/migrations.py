@@ -14,7 +14,7 @@ from importlib import resources
 
 import psycopg
 
-from ..errors import SchemaError
+from ...errors import SchemaError
 
 __all__ = ["Migration", "available", "migrate", "current_version"]
 
@@ -30,7 +30,7 @@ class Migration:
 
 
 def available() -> list[Migration]:
-    folder = resources.files("fleet_memory.store") / "migrations"
+    folder = resources.files(__package__) / "migrations"
     found = []
     for entry in folder.iterdir():
         match = _NAME.match(entry.name)

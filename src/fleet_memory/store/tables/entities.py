@@ -19,10 +19,10 @@ from uuid import UUID
 
 import psycopg
 
-from ..model import Entity
-from ..naming import lookup_forms, normalize_name
-from .database import cached_plans
-from .rows import fetch, fetch_one
+from ...model import Entity
+from ...naming import lookup_forms, normalize_name
+from ..db.database import cached_plans
+from ..db.rows import fetch, fetch_one
 
 __all__ = [
     "NewEntity",

@@ -116,7 +116,7 @@ def citus_statements(conn: psycopg.Connection) -> list[str]:
     be distributed (when one has), ``create_reference_table`` for the shared
     tables, then ``create_distributed_table`` by ``agent_id`` for agent data, parents before
     children (Citus wants a foreign key's target distributed first), all co-located."""
-    from .transfer import agent_tables
+    from ..tables.transfer import agent_tables
 
     present = set(_tables(conn).values())
     ordered = agent_tables(conn)

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-from ..errors import DatabaseUnavailableError
+from ...errors import DatabaseUnavailableError
 from . import embedded_owners as owners
 
 __all__ = ["embedded_url", "mask_url", "check_reachable", "default_shared_buffers_mb"]

@@ -8,7 +8,7 @@ ran for ever, since no later process was ever "the last". Two remedies:
 - ``prune_dead``: at every start, pids of processes that no longer exist are removed (a stale
   file is detected and repaired, logged at INFO);
 - a watchdog: the process that starts the server also starts one small detached process
-  (``python -m fleet_memory.store.embedded_owners <pgdata>``, one per data directory, its pid in
+  (``python -m fleet_memory.store.db.embedded_owners <pgdata>``, one per data directory, its pid in
   ``.fm_watchdog.pid``) that every ``INTERVAL_S`` seconds prunes dead owners under the package's
   own inter-process lock and, once no live owner is left, stops the server (fast shutdown) and
   exits. It also exits when the server stops by other means. Bound: the server outlives its last

@@ -22,13 +22,13 @@ from uuid import UUID
 import numpy as np
 import psycopg
 
-from ..errors import InvalidInputError
-from ..model import MemoryUnit
-from ..providers.compute import product
-from .database import cached_plans, index_order
-from .embedding_cache import EmbeddingCache, Seen
-from .rows import fetch
-from .semantic import EXACT_BELOW, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again, unit_rows
+from ...errors import InvalidInputError
+from ...model import MemoryUnit
+from ...providers.compute import product
+from ..db.database import cached_plans, index_order
+from ..db.rows import fetch
+from ..linking.embedding_cache import EmbeddingCache, Seen
+from ..linking.semantic import EXACT_BELOW, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again, unit_rows
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen"]

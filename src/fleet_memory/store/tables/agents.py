@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import psycopg
 
-from ..model import AgentSummary
+from ...model import AgentSummary
 from . import entities as entity_sql
 from . import idempotency as key_sql
 from .units import before_delete

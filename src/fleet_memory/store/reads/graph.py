@@ -10,9 +10,9 @@ from uuid import UUID
 
 import psycopg
 
-from ..model import MemoryUnit
-from .rows import fetch
-from .units import UNIT_COLUMNS, unit_from_row
+from ...model import MemoryUnit
+from ..db.rows import fetch
+from ..tables.units import UNIT_COLUMNS, unit_from_row
 
 __all__ = ["select_units", "units_of_entity", "mentions_among"]
 

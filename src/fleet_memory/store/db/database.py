@@ -26,7 +26,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout, TooManyRequests
 
-from ..errors import DatabaseError, DatabaseUnavailableError
+from ...errors import DatabaseError, DatabaseUnavailableError
 
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
