@@ -48,7 +48,9 @@ from .errors import BusyError, InvalidInputError
 from .store import Database
 from .store.tables import idempotency as key_sql
 
-__all__ = ["run_once", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "SILENT_S"]
+__all__ = ["run_once", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "MAX_KEY_CHARS", "SILENT_S"]
+
+MAX_KEY_CHARS = 255  # the longest Idempotency-Key (the REST schema states it too)
 
 _log = logging.getLogger(__name__)
 
@@ -91,8 +93,9 @@ def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
              produce: Callable[[], dict[str, Any]], *, ttl: timedelta) -> dict[str, Any]:
     """``produce()`` (a JSON-ready response) at most once per ``(agent_id, key)``; see the module.
     ``ttl``: how long a key is kept (``LifecycleConfig.idempotency_key_ttl_hours``)."""
-    if not isinstance(key, str) or not 1 <= len(key) <= 255:
-        raise InvalidInputError("Idempotency-Key", "must be 1 to 255 characters", "1-255 characters")
+    if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_CHARS:
+        raise InvalidInputError("Idempotency-Key", f"must be 1 to {MAX_KEY_CHARS} characters",
+                                f"1-{MAX_KEY_CHARS} characters")
     if ttl <= timedelta(0):  # would expire the keys of requests still running: at-most-once lost
         raise InvalidInputError("idempotency_key_ttl_hours", f"is {ttl.total_seconds() / 3600:g}", "more than 0")
     digest, me = request_hash(request), owner_id()

@@ -48,3 +48,58 @@ def test_a_search_limit_of_zero_is_named_limit(client, memory) -> None:
                 call()
             assert caught.value.field == "limit"
         assert remote.search("a1", "Paris", limit=3) == []
+
+
+def test_the_openapi_document_bounds_every_body_path_header_and_page(client) -> None:
+    from fleet_memory.config import Limits
+    from fleet_memory.idempotency import MAX_KEY_CHARS
+
+    limits, document = Limits(), client.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+
+    def bounds(schema: dict) -> dict:
+        schema = next((s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"), schema)
+        return {k: v for k, v in schema.items() if k in ("minLength", "maxLength", "minimum", "maximum", "maxItems")}
+
+    update, turn = schemas["UpdateIn"]["properties"], schemas["TurnIn"]["properties"]
+    assert bounds(update["content"]) == {"minLength": 1, "maxLength": limits.max_content_chars}
+    assert bounds(update["context"]) == {"maxLength": limits.max_context_chars}
+    assert bounds(update["importance"]) == {"minimum": 0, "maximum": 1}
+    assert bounds(update["tags"])["maxItems"] == limits.max_tags
+    assert bounds(update["speaker"]) == {"minLength": 1, "maxLength": limits.max_tag_chars}
+    assert bounds(schemas["ConversationIn"]["properties"]["turns"]) == {"maxItems": limits.max_batch_items}
+    assert bounds(schemas["ConversationIn"]["properties"]["user_id"]) == {"maxLength": limits.max_agent_id_chars}
+    assert bounds(turn["content"]) == {"minLength": 1, "maxLength": limits.max_content_chars}
+    assert bounds(turn["role"]) == {"minLength": 1, "maxLength": limits.max_tag_chars}
+    for model, field in (("RenameIn", "name"), ("MergeIn", "keep"), ("MergeIn", "drop")):
+        assert bounds(schemas[model]["properties"][field]) == {"minLength": 1, "maxLength": limits.max_tag_chars}
+
+    def parameter(path: str, method: str, name: str) -> dict:
+        found = [p for p in document["paths"][path][method]["parameters"] if p["name"] == name]
+        assert found, (path, method, name)
+        return bounds(found[0]["schema"])
+
+    entity = {"minLength": 1, "maxLength": limits.max_tag_chars}
+    for method in ("get", "delete"):
+        assert parameter("/v1/agents/{agent_id}/entities/{entity}", method, "entity") == entity
+    assert parameter("/v1/agents/{agent_id}/entities/{entity}/rename", "post", "entity") == entity
+    assert parameter("/v1/agents/{agent_id}/users/{user_id}", "delete", "user_id") == \
+        {"minLength": 1, "maxLength": limits.max_agent_id_chars}
+    assert parameter("/v1/agents", "get", "limit") == {"minimum": 1, "maximum": limits.max_top_k}
+    assert parameter("/v1/agents", "get", "offset") == {"minimum": 0}
+    for path in ("/v1/agents/{agent_id}/memories", "/v1/agents/{agent_id}/memories/batch",
+                 "/v1/agents/{agent_id}/memories/{unit_id}/versions"):
+        assert parameter(path, "post", "Idempotency-Key") == {"minLength": 1, "maxLength": MAX_KEY_CHARS}
+
+
+@pytest.mark.parametrize("method, path, body, loc", [
+    ("POST", "/v1/agents/a1/entities/merge", {"keep": "A" * 129, "drop": "B"}, ["body", "keep"]),
+    ("POST", "/v1/agents/a1/conversations", {"turns": [{"role": "user", "content": ""}]},
+     ["body", "turns", 0, "content"]),
+    ("GET", "/v1/agents?limit=0", None, ["query", "limit"]),
+    ("GET", "/v1/agents/a1/entities/" + "x" * 129, None, ["path", "entity"]),
+])
+def test_the_stated_bounds_are_enforced_with_the_same_locations(client, method, path, body, loc) -> None:
+    response = client.request(method, path, json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"] == loc

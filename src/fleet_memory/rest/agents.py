@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from ..config import Limits
 from . import schemas as s
 from .deps import Agent, Memory, get_memory, key_of
 
 _bearer = HTTPBearer(auto_error=False)
 _api_key = APIKeyHeader(name="X-API-Key", auto_error=False)
+_L = Limits()
+UserId = Annotated[str, Path(min_length=1, max_length=_L.max_agent_id_chars, description="The user's id.")]
 
 
 def admin_scope(request: Request, bearer: Annotated[Optional[HTTPAuthorizationCredentials], Depends(_bearer)],
@@ -30,7 +33,8 @@ def agents_router() -> APIRouter:
     r = APIRouter(tags=["agents"])
 
     @r.get("/v1/agents", response_model=list[s.AgentSummaryOut], dependencies=[Depends(admin_scope)])
-    def list_agents(memory: Memory, limit: int = 100, offset: int = 0) -> Any:
+    def list_agents(memory: Memory, limit: int = Query(100, ge=1, le=_L.max_top_k),
+                    offset: int = Query(0, ge=0)) -> Any:
         """Every agent in the store with its unit and document counts (admin key only)."""
         return memory.list_agents(limit=limit, offset=offset)
 
@@ -40,7 +44,7 @@ def agents_router() -> APIRouter:
         return {"removed": memory.delete_agent(agent)}
 
     @r.delete("/v1/agents/{agent_id}/users/{user_id:path}", response_model=s.RemovedOut)
-    def forget_user(agent: Agent, memory: Memory, user_id: str) -> Any:
+    def forget_user(agent: Agent, memory: Memory, user_id: UserId) -> Any:
         """Forget one user of the agent: their units, what was consolidated from them, their documents."""
         return {"removed": memory.forget_user(agent, user_id)}
 

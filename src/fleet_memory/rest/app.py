@@ -31,6 +31,7 @@ from .. import __version__
 from ..config import Limits
 from ..errors import (AuthError, BusyError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError,
                       ProviderError)
+from ..idempotency import MAX_KEY_CHARS
 from . import schemas as s
 from .deps import Agent, Memory
 from .agents import agents_router
@@ -62,7 +63,7 @@ def _error(request: Request, exc: FleetMemoryError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
 
 
-IdempotencyKey = Annotated[Optional[str], Header(alias="Idempotency-Key",
+IdempotencyKey = Annotated[Optional[str], Header(alias="Idempotency-Key", min_length=1, max_length=MAX_KEY_CHARS,
                                                  description="A retry with the same key returns the first response "
                                                              "and stores nothing twice.")]
 

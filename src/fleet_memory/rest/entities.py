@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 
 from ..config import Limits
 
@@ -13,6 +13,8 @@ from .deps import Agent, Memory
 
 
 _MAX = Limits().max_top_k
+EntityName = Annotated[str, Path(min_length=1, max_length=Limits().max_tag_chars,
+                                 description="The entity's id or name.")]
 
 
 def entities_router() -> APIRouter:
@@ -24,13 +26,13 @@ def entities_router() -> APIRouter:
         return memory.list_entities(agent, limit=limit, offset=offset, label=label)
 
     @r.get("/entities/{entity:path}", response_model=s.EntityDetailOut)
-    def get_entity(agent: Agent, memory: Memory, entity: str,
+    def get_entity(agent: Agent, memory: Memory, entity: EntityName,
                    unit_limit: int = Query(100, ge=1, le=_MAX)) -> Any:
         detail = memory.get_entity(agent, entity, unit_limit=unit_limit)
         return {"entity": detail.entity, "units": [u.to_dict() for u in detail.units]}
 
     @r.post("/entities/{entity:path}/rename", response_model=s.EntityOut)
-    def rename(agent: Agent, memory: Memory, entity: str, body: s.RenameIn) -> Any:
+    def rename(agent: Agent, memory: Memory, entity: EntityName, body: s.RenameIn) -> Any:
         return memory.rename_entity(agent, entity, body.name)
 
     @r.post("/entities/merge", response_model=s.EntityOut)
@@ -38,7 +40,7 @@ def entities_router() -> APIRouter:
         return memory.merge_entities(agent, body.keep, body.drop)
 
     @r.delete("/entities/{entity:path}", status_code=204)
-    def delete(agent: Agent, memory: Memory, entity: str) -> Response:
+    def delete(agent: Agent, memory: Memory, entity: EntityName) -> Response:
         memory.delete_entity(agent, entity)
         return Response(status_code=204)
 

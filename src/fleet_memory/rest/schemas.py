@@ -48,12 +48,13 @@ class PutIn(Request):
 
 
 class UpdateIn(Request):
-    content: str = Field(..., description="The new version; it supersedes the unit.")
-    context: Optional[str] = None
+    content: str = Field(..., min_length=1, max_length=_L.max_content_chars,
+                         description="The new version; it supersedes the unit.")
+    context: Optional[str] = Field(None, max_length=_L.max_context_chars)
     event_date: Optional[datetime] = Field(None, description="When the change happened; default now.")
-    importance: Optional[float] = Field(None, ge=0, le=1)
-    tags: Optional[list[str]] = None
-    speaker: Optional[str] = None
+    importance: Optional[Unit] = None
+    tags: Optional[Tags] = None
+    speaker: Optional[Tag] = None
     metadata: Optional[dict[str, Any]] = None
 
 
@@ -162,15 +163,15 @@ class ContextOut(BaseModel):
 
 
 class TurnIn(Request):
-    role: str
-    content: str
+    role: Tag
+    content: str = Field(..., min_length=1, max_length=_L.max_content_chars)
     time: Optional[datetime] = None
 
 
 class ConversationIn(Request):
-    turns: list[TurnIn] = Field(..., min_length=1)
-    user_id: Optional[str] = None
-    session_id: Optional[str] = None
+    turns: list[TurnIn] = Field(..., min_length=1, max_length=_L.max_batch_items)
+    user_id: Optional[Name] = None
+    session_id: Optional[Name] = None
 
 
 class EntityOut(BaseModel):
@@ -192,12 +193,12 @@ class EntityDetailOut(BaseModel):
 
 
 class RenameIn(Request):
-    name: str
+    name: Tag
 
 
 class MergeIn(Request):
-    keep: str = Field(..., description="Entity (id or name) that stays.")
-    drop: str = Field(..., description="Entity (id or name) merged into it; its mentions move.")
+    keep: Tag = Field(..., description="Entity (id or name) that stays.")
+    drop: Tag = Field(..., description="Entity (id or name) merged into it; its mentions move.")
 
 
 class NowIn(Request):
