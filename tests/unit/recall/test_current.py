@@ -9,6 +9,7 @@ import pytest
 
 from fleet_memory.model import TimeWindow
 from fleet_memory.recall.current import (
+    ABOVE_MEDIAN,
     DEMOTION_MARGIN,
     LIFT_MARGIN,
     asks_about_past,
@@ -58,7 +59,10 @@ def test_a_link_is_followed_only_to_a_relevant_successor() -> None:
     assert trusted_links({**relevance, "job": 1.9}, {"job": "flat"}) == {}
 
 
-def test_a_successor_far_below_its_predecessor_is_not_trusted() -> None:
-    relevance = {"old": 3.0, "new": 3.0 - LIFT_MARGIN - 0.01, "x": -1.0, "y": -2.0, "z": 0.0}
-    assert trusted_links(relevance, {"old": "new"}) == {}
-    assert trusted_links({**relevance, "new": 3.0 - LIFT_MARGIN}, {"old": "new"}) == {"old": "new"}
+def test_a_successor_far_below_its_predecessor_needs_to_stand_clear_of_the_median() -> None:
+    pool = {"x": -1.0, "y": -2.0, "z": 0.0}  # with old and new, the median is 0.0
+    assert trusted_links({**pool, "old": 6.0, "new": ABOVE_MEDIAN - 0.01}, {"old": "new"}) == {}
+    assert trusted_links({**pool, "old": 6.0, "new": ABOVE_MEDIAN}, {"old": "new"}) == {"old": "new"}
+    # near its predecessor, a successor just above the median is enough
+    assert trusted_links({**pool, "old": 1.2, "new": 0.3}, {"old": "new"}) == {"old": "new"}
+    assert trusted_links({**pool, "old": 1.2 + LIFT_MARGIN + 0.3, "new": 0.3}, {"old": "new"}) == {}
