@@ -9,6 +9,10 @@ changing one line::
 method is written once, as a request and a reader (``client.calls``); the two classes are made
 from that table, so they cannot drift apart. Errors are the facade's exceptions.
 
+``export_agent(agent_id, out)`` writes the server's JSON Lines export to the text stream ``out``;
+``import_agent(agent_id, lines)`` sends an export's lines; both return the facade's
+``TransferReport``.
+
 Writes (``put``, ``put_many``, ``update``) also take ``idempotency_key=``: the server stores the
 write once per key and a retry returns the first response. While the first request with that key
 still runs the server answers 409 at once; the client then waits the ``Retry-After`` it was given
@@ -48,8 +52,12 @@ class _Base:
 
     @staticmethod
     def _request(call: Call) -> dict[str, Any]:
-        headers = {"Idempotency-Key": call.idempotency_key} if call.idempotency_key is not None else None
-        return {"method": call.method, "url": call.path, "json": call.json, "params": call.params, "headers": headers}
+        headers = {"Idempotency-Key": call.idempotency_key} if call.idempotency_key is not None else {}
+        request = {"method": call.method, "url": call.path, "json": call.json, "params": call.params}
+        if call.lines is not None:
+            headers["Content-Type"] = "application/x-ndjson"
+            request.update(json=None, content=call.lines.encode("utf-8"))
+        return {**request, "headers": headers or None}
 
     def _pause(self, call: Call, error: BusyError, deadline: float) -> float | None:
         """How long to wait before sending ``call`` again, or None to raise ``error``: a write with

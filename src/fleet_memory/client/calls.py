@@ -10,9 +10,10 @@ An error answer becomes the facade's exception: 422 → ``InvalidInputError`` na
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Optional
+from typing import IO, Any, Optional
 from urllib.parse import quote
 from uuid import UUID
 
@@ -48,6 +49,8 @@ class Call:
     json: Any = None
     params: Optional[Mapping[str, Any]] = None
     idempotency_key: Optional[str] = None  # sent as ``Idempotency-Key``; the client retries a 409 with it
+    lines: Optional[str] = None  # a JSON Lines body (an import), sent instead of ``json``
+    text: bool = False  # the answer is JSON Lines (an export), handed to ``parse`` as text
 
 
 def _agent(agent_id: str, *rest: object) -> str:
@@ -191,6 +194,32 @@ def forget_user(agent_id: str, user_id: str) -> Call:
     return Call("DELETE", _agent(agent_id, "users", _named(user_id, "user_id")), lambda data: data["removed"])
 
 
+def export_agent(agent_id: str, out: IO[str]) -> Call:
+    """The agent's export written to ``out``; its report counts the rows of each table, as the
+    facade's does."""
+    return Call("GET", _agent(agent_id, "export"), lambda text: _exported(agent_id, text, out), text=True)
+
+
+def _exported(agent_id: str, text: str, out: IO[str]) -> Any:
+    from ..transfer import TransferReport
+
+    out.write(text)
+    lines = iter(line for line in text.split("\n") if line)  # never on U+2028, which a row may hold
+    counts = dict.fromkeys(json.loads(next(lines, "{}")).get("tables", ()), 0)
+    for line in lines:
+        table = json.loads(line)["table"]
+        counts[table] = counts.get(table, 0) + 1
+    return TransferReport(agent_id, counts)
+
+
+def import_agent(agent_id: str, lines: Iterable[str]) -> Call:
+    """``lines`` (an export, with or without their line ends) loaded into the empty agent."""
+    from ..transfer import TransferReport
+
+    body = "\n".join(line.removesuffix("\n") for line in lines)
+    return Call("POST", _agent(agent_id, "import"), _as(TransferReport), lines=body)
+
+
 def list_agents(*, limit: int = 100, offset: int = 0) -> Call:
     return Call("GET", "/v1/agents", lambda data: [from_plain(AgentSummary, a) for a in data],
                 params={"limit": limit, "offset": offset})
@@ -199,14 +228,14 @@ def list_agents(*, limit: int = 100, offset: int = 0) -> Call:
 OPERATIONS: tuple[Callable[..., Call], ...] = (
     put, put_many, update, history, search, get, delete, list_units, stats, restore, sources, build_context, process_conversation,
     maintain, consolidate, list_entities, get_entity, rename_entity, merge_entities, delete_entity, delete_agent,
-    forget_user, list_agents,
+    forget_user, list_agents, export_agent, import_agent,
 )
 
 
 def read(call: Call, response: httpx.Response) -> Any:
     """The call's result, or the facade's exception for an error answer."""
     if response.status_code < 400:
-        return call.parse(response.json() if response.content else None)
+        return call.parse(response.text if call.text else response.json() if response.content else None)
     try:
         detail = response.json().get("detail")
     except ValueError:
