@@ -20,7 +20,7 @@ __all__ = ["list_entities", "get_entity", "rename_entity", "merge_entities", "de
 
 
 def _find(conn: psycopg.Connection, agent_id: str, key: UUID | str) -> Entity:
-    found = entity_sql.find_entities(conn, agent_id, [str(key)])
+    found = entity_sql.lookup_entities(conn, agent_id, [str(key)])
     if not found:
         raise NotFoundError("entity", key, agent_id)
     return found[0]
@@ -46,7 +46,7 @@ def rename_entity(db: Database, agent_id: str, key: UUID | str, new_name: str) -
     with db.transaction() as conn:
         entity = _find(conn, agent_id, key)
         entity_sql.lock_entities(conn, agent_id)
-        others = [e for e in entity_sql.find_entities(conn, agent_id, [new_name]) if normalize_name(e.name) == norm]
+        others = [e for e in entity_sql.lookup_entities(conn, agent_id, [new_name]) if normalize_name(e.name) == norm]
         other = others[0] if others else None
         if other is not None and other.id != entity.id:
             raise InvalidInputError("new_name", f"entity {other.name!r} already has this name; merge the two instead")

@@ -41,7 +41,7 @@ from .store import Database, UnitFilter
 from .store.db import agent_indexes as agent_index_sql
 from .store.db.agent_indexes import IndexRefresh
 from .store.tables import agents as agent_sql
-from .store.tables import documents as doc_sql
+from .store.tables import deletes as delete_sql
 from .store.tables import provenance as prov_sql
 from .store.tables import units as unit_sql
 from .turns import AgentTurns
@@ -229,20 +229,20 @@ class FleetMemory:
     def delete(self, agent_id: str, unit_id: UUID | str) -> None:
         agent, uid = self._agent(agent_id), check_uuid(unit_id, "unit_id")
         with self.db.transaction() as conn:
-            if not unit_sql.delete_unit(conn, agent, uid):
+            if not delete_sql.delete_unit(conn, agent, uid):
                 raise NotFoundError("memory unit", uid, agent)
 
     def delete_document(self, agent_id: str, document_id: UUID | str) -> None:
         agent, did = self._agent(agent_id), check_uuid(document_id, "document_id")
         with self.db.transaction() as conn:
-            if not doc_sql.delete_document(conn, agent, did):
+            if not delete_sql.delete_document(conn, agent, did):
                 raise NotFoundError("document", did, agent)
 
     def delete_agent(self, agent_id: str) -> int:
         """Remove everything one agent has stored; return the number of units removed."""
         agent = self._agent(agent_id)
         with self.db.transaction() as conn:
-            return doc_sql.delete_agent(conn, agent)
+            return delete_sql.delete_agent(conn, agent)
 
     def forget_user(self, agent_id: str, user_id: str) -> int:
         """Forget one user of one agent in one call: every unit stored with that ``user_id``, the
@@ -251,7 +251,7 @@ class FleetMemory:
         agent = self._agent(agent_id)
         user = check_path_segment(check_text(user_id, "user_id", self.config.limits.max_agent_id_chars), "user_id")
         with self.db.transaction() as conn:
-            return agent_sql.forget_user(conn, agent, user)
+            return delete_sql.forget_user(conn, agent, user)
 
     def list_agents(self, *, limit: int = 100, offset: int = 0) -> list[AgentSummary]:
         """The agents in the store, by id: units, documents and the last write of each."""

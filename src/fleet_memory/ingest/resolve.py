@@ -172,7 +172,7 @@ def resolve_entities(
         return []
     entity_sql.lock_entities(conn, agent_id)
     tokens = sorted({w for n in names for w in n.split() if len(w) >= 2})
-    found = entity_sql.candidates(conn, agent_id, list(names), tokens)
+    found = entity_sql.resolution_candidates(conn, agent_id, list(names), tokens)
     exact: dict[str, Entity] = {}
     for e in found:
         for alias in e.aliases:

@@ -5,7 +5,7 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
 (precision first: when a signal disagrees there is no link — a wrong link costs more than a missing one):
 
 1. **Close enough** — cosine similarity ≥ ``IngestConfig.supersede_min_similarity`` (0.3; the cheap
-   filter, ``store.supersession.candidates``, top ``supersede_candidates`` per new unit, unarchived
+   filter, ``store.tables.supersession.similar_units``, top ``supersede_candidates`` per new unit, unarchived
    units: in SQL, or in memory from the agent's held embeddings, the same candidates either way).
    A candidate that was superseded already stands for its line of versions: when the pair holds,
    the new unit supersedes the line's current version (if that is older than the new unit). A new
@@ -406,7 +406,7 @@ def supersede_put(conn: psycopg.Connection, episodes: Sequence[Episode], written
     """A put's supersession, inside its transaction: with ``rule`` (supersession on and no LLM
     judge, whose turn comes after the commit: ``judge_after_commit``), the offline rule on every
     agent's new units — ``read_candidates`` then ``record``, with the agent's unit count after the
-    write and the agents' embeddings held between puts (``store.supersession.candidates``) —; then
+    write and the agents' embeddings held between puts (``store.tables.supersession.similar_units``) —; then
     the corrections of ``update``: the first unit of an episode that ``corrects`` a unit
     supersedes it. Returns how many units were superseded."""
     made = 0
@@ -452,7 +452,7 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[State
     stating = [u for u in new if not is_question(u.text)]
     if not stating:
         return None
-    found = sup_sql.candidates(conn, agent_id, [(u.id, u.embedding) for u in stating],
+    found = sup_sql.similar_units(conn, agent_id, [(u.id, u.embedding) for u in stating],
                                min_similarity=config.supersede_min_similarity, k=config.supersede_candidates,
                                size=size, cache=cache)
     said = {u.id: u for u in stating}

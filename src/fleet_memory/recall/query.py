@@ -9,7 +9,7 @@ name candidates for the entity channel. Pure string work, microseconds per query
 - ``name_candidates``: every run of one to three words (NFKC), each word normalised as entity
   names are (``naming.normalize_name``). Runs that start or end with a stop word are left out;
   the database decides which candidates are names the agent knows (the one lookup rule,
-  ``store.entities.find_entities``), so no NER model runs at recall time.
+  ``store.tables.entities.lookup_entities``), so no NER model runs at recall time.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Recall for one request, in four phases: entries → walk → scored → results.
 
 1. **Entries** (``_entries``). What the query offers — its embedding, content words with their term
-   statistics, the entities it names (the one lookup rule, ``store.entities.find_entities``) and the
+   statistics, the entities it names (the one lookup rule, ``store.tables.entities.lookup_entities``) and the
    time window it names, relative to ``now`` — then the entry points of every channel, each tagged
    with the channel(s) that found it, all filtered in SQL and fetched in ONE statement
    (``store.candidates.entries``): ``vector`` (top ``vector_entry_k`` by cosine similarity),
@@ -189,7 +189,7 @@ def _features(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
                                 common_share=cfg.common_term_share, common_min=cfg.common_term_min)
     named = []
     if cfg.entity_entry_k or (cfg.fuse and cfg.w_named):
-        named = entity_sql.find_entities(conn, request.agent_id, name_candidates(request.query))
+        named = entity_sql.lookup_entities(conn, request.agent_id, name_candidates(request.query))
     time_index = _time_index(conn, request, flt, window, terms.units)
     features = cand_sql.Features(embedding.result()[0], terms, tuple(e.id for e in named),
                                  sum(e.mention_count for e in named))
@@ -250,7 +250,8 @@ def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, ent
         if beside is not None and hop == cfg.max_hops and hop > 1:
             asked = {ids[key] for key in reached if key not in entries.pool}
             if asked:
-                early.append((asked, beside.submit(lambda c: cand_sql.candidates(c, agent, list(asked), feats, flt))))
+                early.append((asked, beside.submit(
+                    lambda c: cand_sql.unit_features(c, agent, list(asked), feats, flt))))
 
     try:
         reached = spread(entries.activation, _Neighbours(conn, request, flt, entries.units, ids),
@@ -267,7 +268,7 @@ def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, ent
         if got is not None:
             found.update((c.seq, c) for c in got)
             missing = [uid for uid in missing if uid not in asked]
-    found.update((c.seq, c) for c in cand_sql.candidates(conn, agent, missing, feats, flt))
+    found.update((c.seq, c) for c in cand_sql.unit_features(conn, agent, missing, feats, flt))
     return Walk(reached, found, ids)
 
 
@@ -332,7 +333,7 @@ def _current_first(conn: psycopg.Connection, request: SearchRequest, flt: UnitFi
         sources: dict[UUID, Ranked] = {}  # the best-scoring stale unit that leads to each
         for old, new in sorted(current.items(), key=lambda p: -by_id[p[0]].scored.score):
             sources.setdefault(new, by_id[old])
-        for cand in cand_sql.candidates(conn, request.agent_id, missing, entries.features, flt):
+        for cand in cand_sql.unit_features(conn, request.agent_id, missing, entries.features, flt):
             src = sources[cand.unit.id]
             node = reached[src.seq]
             reached[cand.seq] = Reached(0.0, node.hops + 1, Step(src.seq, "supersedes", 1.0))

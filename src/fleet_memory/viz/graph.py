@@ -113,7 +113,7 @@ def _select(conn: psycopg.Connection, agent_id: str, *, limit: int, entity: str 
             seed_ids: Sequence[UUID], since: datetime | None, until: datetime | None) -> list[MemoryUnit]:
     """Up to ``limit + 1`` units of the neighbourhood (one more tells that it was cut)."""
     if entity is not None:
-        found = entity_sql.find_entities(conn, agent_id, [entity])
+        found = entity_sql.lookup_entities(conn, agent_id, [entity])
         if not found:
             raise NotFoundError("entity", entity, agent_id)
         return sql.units_of_entity(conn, agent_id, [e.id for e in found], limit + 1)

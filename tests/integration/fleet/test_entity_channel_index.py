@@ -32,7 +32,7 @@ def test_the_index_only_for_a_common_entity_of_an_agent_with_its_own_index():
 
 def _entity_entries(memory, agent: str, query: str, by_index: bool) -> list[str]:
     with memory.db.transaction() as conn:
-        named = entity_sql.find_entities(conn, agent, ["Alice Moreau"])
+        named = entity_sql.lookup_entities(conn, agent, ["Alice Moreau"])
         assert named, "the test agent names Alice Moreau"
         feats = cand_sql.Features(np.asarray(memory.embedder.embed([query])[0], dtype=np.float32),
                                   entity_ids=tuple(e.id for e in named),

@@ -48,7 +48,7 @@ def _put_alice(memory) -> None:
 
 def _entity_top(memory, query: str, shortlist: int, k: int = 10) -> list[str]:
     with memory.db.transaction() as conn:
-        named = entity_sql.find_entities(conn, "a", ["Alice Moreau"])
+        named = entity_sql.lookup_entities(conn, "a", ["Alice Moreau"])
         feats = cand_sql.Features(np.asarray(memory.embedder.embed([query])[0], dtype=np.float32),
                                   entity_ids=tuple(e.id for e in named),
                                   entity_mentions=sum(e.mention_count for e in named))

@@ -208,13 +208,13 @@ def test_supersession_candidates_exact_and_through_hnsw_agree(memory, db_url):
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
-        exact = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3)
+        exact = sup_sql.similar_units(conn, "a1", new, min_similarity=-1.0, k=3)
         with conn.transaction():
             conn.execute("SET LOCAL hnsw.ef_search = 100")  # as every transaction of ours starts
             settings = "SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')"
             with index_order(conn):
                 inside = conn.execute(settings).fetchone()
-            hnsw = sup_sql.candidates(conn, "a1", new, min_similarity=-1.0, k=3, exact_below=0)
+            hnsw = sup_sql.similar_units(conn, "a1", new, min_similarity=-1.0, k=3, exact_below=0)
             after = conn.execute(settings).fetchone()
     assert inside == ("off", str(CANDIDATE_EF_SEARCH))
     assert after == ("on", "100")  # switched for the index order only

@@ -159,9 +159,9 @@ def test_supersession_candidates_from_the_held_embeddings_are_those_of_the_scan_
                                                              vectors)])
             new = list(zip(new_ids, vectors))
             args = {"min_similarity": 0.3, "k": 8}
-            held = sup_sql.candidates(conn, AGENT, new, cache=cache, **args)
-            in_sql = sup_sql.candidates(conn, AGENT, new, **args)
-            wide = sup_sql.candidates(conn, AGENT, new, cache=cache, min_similarity=0.3, k=100)
+            held = sup_sql.similar_units(conn, AGENT, new, cache=cache, **args)
+            in_sql = sup_sql.similar_units(conn, AGENT, new, **args)
+            wide = sup_sql.similar_units(conn, AGENT, new, cache=cache, min_similarity=0.3, k=100)
             assert cache.seen(conn, AGENT, unit_rows) is not None  # it did go through memory
             conn.execute("UPDATE memory_units SET archived_at = now() WHERE agent_id = %s AND text LIKE %s",
                          (AGENT, "%moved to Porto%"))

@@ -50,7 +50,7 @@ __all__ = [
     "query_bits",
     "EntryLimits",
     "entries",
-    "candidates",
+    "unit_features",
 ]
 
 _COLS = ", ".join(f"u.{c.strip()}" for c in UNIT_COLUMNS.split(","))
@@ -384,8 +384,8 @@ def entries(conn: psycopg.Connection, agent_id: str, feats: Features, flt: UnitF
     return [(cand, [names[i] for i in channels]) for cand, channels in found]
 
 
-def candidates(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,
-               flt: UnitFilter) -> list[Candidate]:
+def unit_features(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], feats: Features,
+                  flt: UnitFilter) -> list[Candidate]:
     """The features of the given units (those passing the filter). One statement."""
     if not ids:
         return []

@@ -1,4 +1,4 @@
-"""SQL for ``documents`` (raw input and its provenance) and for removing whole agents."""
+"""SQL for ``documents`` (raw input and its provenance); deleting them is ``deletes``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from psycopg.types.json import Jsonb
 
 from ..db.rows import insert_rows
 
-__all__ = ["NewDocument", "StoredConcurrently", "content_hash", "insert_documents", "delete_document", "delete_agent", "existing_hashes",
+__all__ = ["NewDocument", "StoredConcurrently", "content_hash", "insert_documents", "existing_hashes",
            "find_duplicates", "stored_identities"]
 
 
@@ -29,7 +29,7 @@ class NewDocument:
     source: str | None = None
     speaker: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    user_id: str | None = None  # the put's user: ``agents.forget_user`` removes the document by it
+    user_id: str | None = None  # the put's user: ``deletes.forget_user`` removes the document by it
     deduplicated: bool = False  # a put's (not an update's): unique per hash, event time and user (migration 017)
 
 
@@ -87,31 +87,6 @@ def stored_identities(conn: psycopg.Connection, agent_id: str,
         "SELECT content_hash, source, event_date, metadata->>'turn_id' FROM documents"
         " WHERE agent_id = %s AND content_hash = ANY(%s)", (agent_id, list(set(hashes)))
     ).fetchall()]
-
-
-def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> bool:
-    """Delete a document and its units; the units they superseded are current again."""
-    from .units import before_delete
-
-    units = [r[0] for r in conn.execute("SELECT id FROM memory_units WHERE agent_id = %s AND document_id = %s",
-                                        (agent_id, document_id))]
-    before_delete(conn, agent_id, units)
-    cur = conn.execute("DELETE FROM documents WHERE agent_id = %s AND id = %s", (agent_id, document_id))
-    return cur.rowcount > 0
-
-
-def delete_agent(conn: psycopg.Connection, agent_id: str) -> int:
-    """Remove every row of one agent; return how many units went."""
-    conn.execute("DELETE FROM links WHERE agent_id = %s", (agent_id,))
-    conn.execute("DELETE FROM supersessions WHERE agent_id = %s", (agent_id,))
-    conn.execute("DELETE FROM idempotency_keys WHERE agent_id = %s", (agent_id,))
-    conn.execute("DELETE FROM unit_entities WHERE agent_id = %s", (agent_id,))
-    conn.execute("DELETE FROM unit_sources WHERE agent_id = %s", (agent_id,))
-    removed = conn.execute("DELETE FROM memory_units WHERE agent_id = %s", (agent_id,)).rowcount
-    conn.execute("DELETE FROM entities WHERE agent_id = %s", (agent_id,))
-    conn.execute("DELETE FROM term_df WHERE agent_id = %s", (agent_id,))
-    conn.execute("DELETE FROM documents WHERE agent_id = %s", (agent_id,))
-    return removed
 
 
 def find_duplicates(conn: psycopg.Connection, keys: Sequence[tuple[str, str, datetime, str | None]]

@@ -28,13 +28,13 @@ __all__ = [
     "NewEntity",
     "Mention",
     "lock_entities",
-    "candidates",
+    "resolution_candidates",
     "cooccurring_names",
     "create_entities",
     "record_mentions",
     "list_entities",
     "get_entity",
-    "find_entities",
+    "lookup_entities",
     "entity_unit_ids",
     "rename_entity",
     "merge_entities",
@@ -74,7 +74,8 @@ def lock_entities(conn: psycopg.Connection, agent_id: str) -> None:
     conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('fm-entities:' || %s, 0))", (agent_id,))
 
 
-def candidates(conn: psycopg.Connection, agent_id: str, names: Sequence[str], tokens: Sequence[str]) -> list[Entity]:
+def resolution_candidates(conn: psycopg.Connection, agent_id: str, names: Sequence[str],
+                          tokens: Sequence[str]) -> list[Entity]:
     """Entities whose normalised name or an alias is one of ``names`` (exact), or whose name shares
     a word with ``tokens`` (for fuzzy scoring in Python). One query."""
     if not names:
@@ -185,7 +186,7 @@ def get_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID) -> Enti
     )
 
 
-def find_entities(conn: psycopg.Connection, agent_id: str, keys: Sequence[str]) -> list[Entity]:
+def lookup_entities(conn: psycopg.Connection, agent_id: str, keys: Sequence[str]) -> list[Entity]:
     """The one lookup rule for names typed by someone: entities whose id is one of ``keys``, whose
     normalised name is a key's normalised form, or that have an alias among a key's surface forms
     (``naming.lookup_forms``) — most mentioned first. One statement, on the primary key, the unique

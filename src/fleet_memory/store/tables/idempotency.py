@@ -86,7 +86,7 @@ def expire(conn: psycopg.Connection, agent_id: str | None, before: datetime, lim
 def forget(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> int:
     """Delete the agent's completed keys whose stored response names one of ``ids`` (units and
     documents being deleted) anywhere as a string: a retry with such a key would return what was
-    deleted (``agents.forget_user``: a forgotten user's texts). A response is the write's own
+    deleted (``deletes.forget_user``: a forgotten user's texts). A response is the write's own
     result, which names every unit and document it stored. Reads the agent's keys (about one TTL
     of them, ``fleet_memory.idempotency``). Returns how many went."""
     if not ids:

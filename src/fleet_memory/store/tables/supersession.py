@@ -1,14 +1,15 @@
 """SQL for facts that change: which older units a new unit may supersede, recording a supersession,
-reading successors and a unit's history, and reopening units whose successor is deleted.
+reading successors and a unit's history (reopening units whose successor is deleted is
+``deletes.reopen``).
 
 Storage (migration 008): ``supersessions`` holds one row per superseded unit, ``old_id → new_id``
 (a unit has at most one successor; one successor may end several units), with the reason
 (``rule:<slot>``, ``llm`` or ``update``). The superseded unit's ``memory_units.valid_until`` is the
 successor's event time, so filters (``as_of``, ``include_superseded``) read one column of the row
-they already read. Deleting either unit removes the pair (foreign keys cascade); the delete paths
-(one unit, a document, a user's units) call ``reopen`` first: a unit whose successor is deleted is
-superseded by the next version that stays, or is current again when none does — never left
-ended by a unit that no longer exists.
+they already read. Deleting either unit removes the pair (foreign keys cascade); every delete path
+(``deletes``: one unit, a document, a user's units) calls ``deletes.reopen`` first: a unit whose
+successor is deleted is superseded by the next version that stays, or is current again when none
+does — never left ended by a unit that no longer exists.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from ..linking.embedding_cache import EmbeddingCache, Seen
 from ..linking.semantic import EXACT_BELOW, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again, unit_rows
 from .units import UNIT_COLUMNS, unit_from_row
 
-__all__ = ["SimilarUnit", "Chain", "candidates", "supersede", "successors", "chains", "history", "reopen"]
+__all__ = ["SimilarUnit", "Chain", "similar_units", "supersede", "successors", "chains", "history", "end_units"]
 
 _COLS = ", ".join(f"o.{c.strip()}" for c in UNIT_COLUMNS.split(","))
 
@@ -47,9 +48,9 @@ class SimilarUnit:
     seq: int  # the unit's write order
 
 
-def candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, np.ndarray]], *,
-               min_similarity: float, k: int, exact_below: int = EXACT_BELOW,
-               size: int | None = None, cache: EmbeddingCache | None = None) -> list[SimilarUnit]:
+def similar_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, np.ndarray]], *,
+                  min_similarity: float, k: int, exact_below: int = EXACT_BELOW,
+                  size: int | None = None, cache: EmbeddingCache | None = None) -> list[SimilarUnit]:
     """For each new unit, the ``k`` most similar other units of the agent that are not archived and
     at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
     version of the fact more than its current one; the caller supersedes the line's current
@@ -132,12 +133,17 @@ on a store of 31,000 units, a conversation's 749 units into a new agent supersed
 the join took 1.2 s (7.3 million rows compared); this statement 1.2 ms."""
 
 
+def end_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], until: Sequence[datetime]) -> int:
+    """``valid_until`` of units ``ids`` = ``until`` (one statement, ``_END_AT``); returns the rows ended."""
+    return conn.execute(_END_AT, {"a": agent_id, "o": list(ids), "t": list(until)}).rowcount
+
+
 def supersede(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUID, UUID, str]],
               now: datetime) -> int:
     """Record ``(old_id, new_id, reason)`` pairs: a row each (a unit already superseded keeps its
     first successor; a pair that would close a cycle, or whose new unit began before the old one,
     is skipped by the database, migration 016) and the old unit's ``valid_until`` = the new unit's
-    event time. Returns the pairs recorded. Three statements (``_END_AT``)."""
+    event time. Returns the pairs recorded. Three statements (the last ``end_units``)."""
     if not pairs:
         return 0
     with cached_plans(conn):  # two foreign-key checks per pair
@@ -153,7 +159,7 @@ def supersede(conn: psycopg.Connection, agent_id: str, pairs: Sequence[tuple[UUI
         when = dict(conn.execute("SELECT id, event_date FROM memory_units WHERE agent_id = %s AND id = ANY(%s)",
                                  (agent_id, list({r[1] for r in recorded}))).fetchall())
         ended = [(old, when[new]) for old, new in recorded if new in when]
-        conn.execute(_END_AT, {"a": agent_id, "o": [e[0] for e in ended], "t": [e[1] for e in ended]})
+        end_units(conn, agent_id, [e[0] for e in ended], [e[1] for e in ended])
     return len(recorded)
 
 
@@ -272,36 +278,3 @@ def history(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> list[Memo
         {"a": agent_id, "u": unit_id},
         unit_from_row,
     )
-
-
-def reopen(conn: psycopg.Connection, agent_id: str, deleted: Sequence[UUID]) -> int:
-    """Before ``deleted`` units go, the units they superseded (and that stay): each is superseded
-    instead by the first unit along its line of successors that stays (Lisbon → Porto → Braga,
-    Porto deleted: Lisbon → Braga, ``valid_until`` = Braga's event time), or, with none left,
-    is current again. Returns how many units were re-linked or reopened. Two or three statements."""
-    if not deleted:
-        return 0
-    rows = conn.execute(
-        "WITH RECURSIVE fwd(old, id, depth) AS ("
-        "   SELECT old_id, new_id, 1 FROM supersessions"
-        "   WHERE agent_id = %(a)s AND new_id = ANY(%(d)s) AND NOT old_id = ANY(%(d)s)"
-        "   UNION ALL SELECT f.old, s.new_id, f.depth + 1 FROM fwd f"
-        "   JOIN supersessions s ON s.agent_id = %(a)s AND s.old_id = f.id"
-        "   WHERE f.id = ANY(%(d)s) AND f.depth < %(depth)s)"
-        " SELECT o.old, h.id, h.event_date FROM (SELECT DISTINCT old FROM fwd) o"
-        " LEFT JOIN LATERAL (SELECT f.id, u.event_date FROM fwd f"
-        "   JOIN memory_units u ON u.agent_id = %(a)s AND u.id = f.id"
-        "   WHERE f.old = o.old AND NOT f.id = ANY(%(d)s) AND f.id <> o.old ORDER BY f.depth LIMIT 1) h ON true",
-        {"a": agent_id, "d": list(deleted), "depth": CHAIN_DEPTH},
-    ).fetchall()
-    if not rows:
-        return 0
-    heirs = [(old, heir) for old, heir, _ in rows if heir is not None]
-    if heirs:
-        conn.execute(
-            "UPDATE supersessions s SET new_id = p.h FROM unnest(%(o)s::uuid[], %(h)s::uuid[]) AS p(o, h)"
-            " WHERE s.agent_id = %(a)s AND s.old_id = p.o",
-            {"a": agent_id, "o": [o for o, _ in heirs], "h": [h for _, h in heirs]},
-        )
-    return conn.execute(_END_AT, {"a": agent_id, "o": [r[0] for r in rows], "t": [r[2] for r in rows]}).rowcount
-

@@ -1,4 +1,5 @@
-"""SQL for ``memory_units``: insert (with the term statistics), read, list, delete, reinforce, stats.
+"""SQL for ``memory_units``: insert (with the term statistics, taken out again by ``uncount_terms``), read, list,
+reinforce, stats (deleting units is ``deletes``).
 Rows are mapped by column name (``unit_from_row``)."""
 
 from __future__ import annotations
@@ -24,14 +25,12 @@ __all__ = [
     "UNIT_COLUMNS",
     "insert_units",
     "get_units",
-    "delete_unit",
     "list_units",
     "stats",
     "unit_from_row",
     "reinforce",
     "count_terms",
     "uncount_terms",
-    "before_delete",
 ]
 
 UNIT_COLUMNS = (
@@ -147,22 +146,6 @@ def uncount_terms(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) 
         conn.execute("DELETE FROM term_df WHERE agent_id = %s AND lexeme = ANY(%s) AND df <= 0", (agent_id, emptied))
 
 
-def before_delete(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> None:
-    """What every deletion of units does first, in the deleting transaction: their terms leave
-    ``term_df`` (``uncount_terms``), and the units they superseded become current again, or are
-    superseded by the next version that stays (``supersession.reopen``). Locks are taken in a
-    put's order — ``term_df`` rows, the agent's entity lock, its supersession lock (migration
-    016) — so a delete and a put of one agent never wait for each other crosswise."""
-    from .entities import lock_entities
-    from .supersession import reopen
-
-    if not ids:
-        return
-    uncount_terms(conn, agent_id, ids)
-    lock_entities(conn, agent_id)
-    reopen(conn, agent_id, ids)
-
-
 def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> list[MemoryUnit]:
     """Units by id, in the order asked; missing ids are left out."""
     if not ids:
@@ -171,13 +154,6 @@ def get_units(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> l
                   (agent_id, list(ids)), unit_from_row)
     by_id = {u.id: u for u in units}
     return [by_id[i] for i in ids if i in by_id]
-
-
-def delete_unit(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> bool:
-    """Delete one unit; the units it superseded are current again."""
-    before_delete(conn, agent_id, [unit_id])
-    cur = conn.execute("DELETE FROM memory_units WHERE agent_id = %s AND id = %s", (agent_id, unit_id))
-    return cur.rowcount > 0
 
 
 def list_units(
@@ -221,4 +197,3 @@ def stats(conn: psycopg.Connection, agent_id: str) -> AgentStats:
         ).fetchall()
     )
     return AgentStats(agent_id, documents, units, archived, entities, links, by_type)
-
