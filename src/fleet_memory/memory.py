@@ -324,6 +324,14 @@ class FleetMemory:
         return {"url": self.db.display_url, "embedded": self.db.embedded,
                 "home": str(self.config.data_dir) if self.db.embedded else None, **status}
 
+    def distribution_check(self) -> dict[str, list[str]]:
+        """Is the schema distributable by agent (Citus)? ``violations``: each table or constraint
+        that breaks the rule (empty when none); ``statements``: the SQL that distributes it."""
+        from .store.db import distribution
+
+        with self.db.transaction() as conn:
+            return {"violations": distribution.violations(conn), "statements": distribution.citus_statements(conn)}
+
     def create_api_key(self, name: str, *, agent_ids: Iterable[str] = (), admin: bool = False) -> tuple[str, ApiKey]:
         """Return (the key, shown only now; its stored record)."""
         from . import keys

@@ -271,6 +271,19 @@ def test_db_index_agents_builds_large_agents_indexes(cli):
     assert cli("db", "index-agents", "--min-units", "0").exit_code != 0
 
 
+def test_db_check_distribution_prints_the_citus_statements(cli, db_url):
+    found = out_json(cli("db", "check-distribution", "--json"))
+    assert found["violations"] == []
+    assert "SELECT create_reference_table('api_keys');" in found["statements"]
+    assert "SELECT create_distributed_table('memory_units', 'agent_id'" in " ".join(found["statements"])
+    text = cli("db", "check-distribution")
+    assert text.exit_code == 0 and text.stdout.splitlines() == found["statements"]
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE notes_without_agent (id uuid PRIMARY KEY)")
+    broken = cli("db", "check-distribution")
+    assert broken.exit_code == 1 and "notes_without_agent: agent data without an agent_id column" in broken.stdout
+
+
 def test_keys_create_list_revoke(cli, factory):
     created = out_json(cli("keys", "create", "--name", "bot", "-a", "a1", "-a", "a2", "--json"))
     assert created["key"].startswith("fm_") and created["agent_ids"] == ["a1", "a2"]

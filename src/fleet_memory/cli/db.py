@@ -1,5 +1,6 @@
 """``db status``: where the data is, the schema version, sizes; ``db index-agents``: large agents' own
-indexes (``FleetMemory.index_agents``)."""
+indexes (``FleetMemory.index_agents``); ``db check-distribution``: the statements that distribute
+the schema by agent with Citus, or what keeps it from being distributable."""
 
 from __future__ import annotations
 
@@ -44,3 +45,19 @@ def index_agents(ctx: typer.Context,
     if as_json:
         return print_json(done)
     console().print(f"built indexes for {len(done.built)} agent(s), dropped those of {len(done.dropped)}")
+
+
+@app.command("check-distribution")
+def check_distribution(ctx: typer.Context, as_json: bool = JSON) -> None:
+    """Print the SQL that distributes the schema by agent_id with Citus (run it on the Citus
+    coordinator); exit 1, naming each table or constraint, when the schema breaks the rule."""
+    with memory_from(ctx) as memory:
+        found = memory.distribution_check()
+    if as_json:
+        print_json(found)
+    else:
+        out = console()
+        for line in found["violations"] or found["statements"]:
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
+    if found["violations"]:
+        raise typer.Exit(1)
