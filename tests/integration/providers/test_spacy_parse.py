@@ -1,5 +1,6 @@
-"""The spaCy parse with the real model: the recogniser runs only on texts that can name something,
-and what it finds there is what the whole pipeline finds."""
+"""The spaCy parse with the real model, through spaCy's own ``pipe``: every token's annotations are
+the whole pipeline's, and the recogniser runs only on texts that can name something, finding there
+what the whole pipeline finds."""
 
 import pytest
 
@@ -20,9 +21,10 @@ def test_the_recogniser_runs_only_where_a_name_can_be():
     assert [may_name(d) for d in model.pipe(TEXTS, disable=["ner"])] == [True, True, False, False, True]
     whole = list(model.pipe(TEXTS))
     parsed = SpacyNLP().parse(TEXTS)
-    ours = [[(e.text, e.label) for e in p.ents] for p in parsed]
-    assert [ours[i] for i in (0, 1, 4)] == [[(e.text, e.label_) for e in whole[i].ents] for i in (0, 1, 4)]
-    assert ours[1] == [("New York", "GPE")] and ("Berlin", "GPE") in ours[4]
+    ours = [[(e.text, e.label, e.start, e.end) for e in p.ents] for p in parsed]
+    theirs = [[(e.text, e.label_, e.start, e.end) for e in doc.ents] for doc in whole]
+    assert [ours[i] for i in (0, 1, 4)] == [theirs[i] for i in (0, 1, 4)]
+    assert [e[:2] for e in ours[1]] == [("New York", "GPE")] and ("Berlin", "GPE") in [e[:2] for e in ours[4]]
     assert ours[2] == ours[3] == [] and [e.label_ for e in whole[2].ents] == ["NORP"]  # "Congrats" is no name
-    assert [[(t.tag, t.dep, t.head) for t in p.tokens] for p in parsed] == \
-        [[(t.tag_, t.dep_, t.head.i) for t in doc] for doc in whole]
+    assert [[(t.text, t.ws, t.tag, t.pos, t.dep, t.head) for t in p.tokens] for p in parsed] == \
+        [[(t.text, t.whitespace_, t.tag_, t.pos_, t.dep_, t.head.i) for t in doc] for doc in whole]
