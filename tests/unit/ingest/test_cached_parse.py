@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fleet_memory.providers.nlp import CachedNLP, RuleNLP
+from fleet_memory.providers.nlp import CachedNLP
+from tests.support.rule_nlp import RuleNLP
 
 
 class Counting(RuleNLP):

@@ -7,7 +7,8 @@ from fleet_memory.ingest.coref import resolve_coreferences
 from fleet_memory.ingest.ner import clean_name, find_entities
 from fleet_memory.ingest.records import CorefFact, Episode, ExtractedFact, NamedFact, ParsedFact
 from fleet_memory.ingest.validate import is_complete, plan_units
-from fleet_memory.providers.nlp import Parsed, RuleNLP, Span, Token
+from fleet_memory.providers.nlp import Parsed, Span, Token
+from tests.support.rule_nlp import RuleNLP
 
 NOW = FixedClock().now()
 NLP = RuleNLP({"Alice": "PERSON", "Bob": "PERSON", "Google": "ORG", "Yosemite": "GPE", "Acme": "ORG"})

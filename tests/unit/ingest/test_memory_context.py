@@ -14,8 +14,8 @@ from fleet_memory.ingest.memory import candidate_names, groups_of, put_context
 from fleet_memory.ingest.ner import find_entities
 from fleet_memory.ingest.records import AgentContext, Episode, ExtractedFact, ParsedFact
 from fleet_memory.language import find_dates
-from fleet_memory.providers.nlp import RuleNLP
 from fleet_memory.store.reads.context import KnownName, RecentPerson
+from tests.support.rule_nlp import RuleNLP
 
 NOW = FixedClock().now()
 NLP = RuleNLP({"Alice": "PERSON", "Bob": "PERSON", "Google": "ORG", "Zed": "PERSON", "Carol": "ORG"})
