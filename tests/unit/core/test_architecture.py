@@ -3,7 +3,8 @@
 - ingest, recall and lifecycle never import each other; they meet in the store and the facade;
 - nothing below the facade imports the facade or a front door (cli, rest, mcp_server);
 - SQL lives in ``store/`` only;
-- no function is longer than 60 lines.
+- no function is longer than 60 lines;
+- no module imports itself through others (no import circle), imports inside functions included.
 """
 
 from __future__ import annotations
@@ -90,6 +91,57 @@ def long_functions(modules) -> list[str]:
             and node.end_lineno - node.lineno + 1 > MAX_LINES]
 
 
+def _package_name(name: str) -> str:
+    return "" if name == "__init__" else name.removesuffix(".__init__")
+
+
+def _import_edges(name: str, tree: ast.Module, known: set[str]) -> set[str]:
+    """The modules of fleet_memory one module imports: ``from a import b`` is an edge to ``a.b`` when
+    that is a module, else to ``a`` (a package's ``__init__`` counts when a name comes from it)."""
+    edges = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        found = _imports(name, ast.Module(body=[node], type_ignores=[]))
+        if not found:
+            continue  # outside fleet_memory
+        if isinstance(node, ast.Import):
+            edges |= found & known
+            continue
+        base = min(found, key=len)
+        modules = {f for f in found if f != base and f in known}
+        edges |= modules | ({base} if len(modules) < len(node.names) else set())
+    return edges - {"", _package_name(name)}
+
+
+def import_cycles(modules) -> list[list[str]]:
+    """Every set of modules that import each other in a circle (strongly connected components of
+    the import graph with more than one module, or a module importing itself)."""
+    known = {_package_name(name) for name, _, _ in modules}
+    graph = {_package_name(name): _import_edges(name, tree, known) & known for name, _, tree in modules}
+    order, low, stack, cycles = {}, {}, [], []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = stack[stack.index(node):]
+            del stack[stack.index(node):]
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return sorted(cycles)
+
+
 def test_ingest_recall_and_lifecycle_are_independent_and_nothing_below_the_facade_imports_upwards():
     assert layering_violations(_modules()) == []
 
@@ -100,6 +152,10 @@ def test_sql_lives_in_the_store_only():
 
 def test_no_function_is_longer_than_sixty_lines():
     assert long_functions(_modules()) == []
+
+
+def test_no_module_imports_itself_through_others():
+    assert import_cycles(_modules()) == []
 
 
 def _fake(source: str, name: str) -> tuple[str, Path, ast.Module]:
@@ -121,3 +177,16 @@ def test_the_checks_catch_sql_and_long_functions_outside_the_store():
     assert not sql_outside_store([_fake('q = "SELECT id FROM memory_units"', "store.units")])
     body = "\n".join("    x = 1" for _ in range(MAX_LINES))
     assert long_functions([_fake(f"def f():\n{body}\n", "recall.search")])
+
+
+def test_the_cycle_check_catches_a_circle_even_through_a_function_level_import():
+    units = _fake("from .filters import UnitFilter\n\ndef f():\n    from .supersession import reopen\n",
+                  "store.tables.units")
+    supersession = _fake("from .units import UNIT_COLUMNS", "store.tables.supersession")
+    filters = _fake("import re", "store.tables.filters")
+    assert import_cycles([units, supersession, filters]) == [["store.tables.supersession", "store.tables.units"]]
+    package = _fake("from .app import create_app", "rest.__init__")
+    app = _fake("from . import agents\nfrom .schemas import Unit", "rest.app")
+    leaves = [_fake("import json", n) for n in ("rest.agents", "rest.schemas")]
+    assert import_cycles([package, app, *leaves]) == []  # a submodule taken from its package is no circle
+    assert import_cycles([package, _fake("from ..rest import create_app", "rest.app")]) == [["rest", "rest.app"]]
