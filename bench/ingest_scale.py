@@ -5,7 +5,7 @@ Agent size: an agent is prefilled to N units by bulk insert (documents + units, 
 texts of the other conversations cycled; vectors are real embeddings of a pool of those texts,
 jittered so no two are equal; event dates spread over the two years around the measured put), given
 entities, mentions and links of the degrees the pipeline leaves, its planner statistics refreshed,
-its own indexes built from ``store.agent_indexes.OWN_INDEX_UNITS`` (as the put that took it across
+its own indexes built from ``store.db.agent_indexes.OWN_INDEX_UNITS`` (as the put that took it across
 would have), and then the first conversation is put with one ``put_many`` (the full pipeline) and
 timed. The sizes are measured interleaved (round after round, one put per size, the order alternating) and
 reported as medians, with the per-stage seconds — on a shared machine a single put per size

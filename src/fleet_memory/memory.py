@@ -307,7 +307,7 @@ class FleetMemory:
 
     def import_agent(self, agent_id: str, lines: Iterable[str]) -> TransferReport:
         """Load an export into ``agent_id`` (which must be empty), in one transaction; an agent of
-        ``store.agent_indexes.OWN_INDEX_UNITS`` units or more then gets its own indexes."""
+        ``store.db.agent_indexes.OWN_INDEX_UNITS`` units or more then gets its own indexes."""
         from .transfer import import_agent
 
         agent = self._agent(agent_id)
@@ -369,7 +369,7 @@ class FleetMemory:
 
     def index_agents(self, *, min_units: int | None = None) -> IndexRefresh:
         """Give every agent of at least ``min_units`` units (default
-        ``store.agent_indexes.OWN_INDEX_UNITS``) its own vector and full-text indexes, so its recall
+        ``store.db.agent_indexes.OWN_INDEX_UNITS``) its own vector and full-text indexes, so its recall
         reads only its own rows however large the fleet; drop those of deleted agents. Builds run
         concurrently with writes (about half a minute per 50,000 units): a maintenance job."""
         limit = agent_index_sql.OWN_INDEX_UNITS if min_units is None else check_positive_int(

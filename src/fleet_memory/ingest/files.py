@@ -17,7 +17,7 @@ Formats, by extension and shape:
   number of seconds since 1970 —, optional ``turn_id``, ``session_id``, ``context``, ``tags``,
   ``metadata``), or ``{"turns": [...]}`` / ``{"messages": [...]}``.
 
-Resuming: an item is identified by its content (the hash of ``store.documents.content_hash``:
+Resuming: an item is identified by its content (the hash of ``store.tables.documents.content_hash``:
 content, context, speaker), its source file, its time (when it has one) and its turn id; the
 k-th item of one identity in a run is skipped when the agent already holds k documents of that
 identity. So re-running an interrupted ingest stores only what is missing, while the same words

@@ -1,6 +1,6 @@
 """The agent's memory as context for a put (stage ``memory``, before extraction): one query for
 the whole put, covering each (agent, user, session) group of its episodes
-(``store.context.agent_context``), however many pronouns or names the put holds.
+(``store.reads.context.agent_context``), however many pronouns or names the put holds.
 
 - People of the recent units: the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` before the group's latest

@@ -1,4 +1,4 @@
-"""A put's reads of its new units' nearest STORED units, on spare connections (``store.beside``),
+"""A put's reads of its new units' nearest STORED units, on spare connections (``store.db.beside``),
 so that the link step finds them ready instead of searching inside the put's transaction.
 
 - ``Neighbours.of_window``: in a worker thread, once a window is embedded, for each agent searched

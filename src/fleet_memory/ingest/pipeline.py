@@ -25,7 +25,7 @@ links and supersession. Each step is a function of the previous step's record (`
                                              the put's one supersession step)
     after the commit: with an LLM judge, supersession judged by it (the one model call outside
     any transaction); planner statistics and own indexes of agents the put grew
-    (``store.agent_indexes.after_growth``).
+    (``store.db.agent_indexes.after_growth``).
 
 Coreference and the names the batch knows carry over from one window to the next, so a window
 reads as the continuation of the previous one; the unit texts are final before they are embedded.
@@ -151,7 +151,7 @@ class Ingestor:
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         """Store the episodes; an episode stored already (``ingest.duplicates``) stores nothing new
         and answers with the units stored the first time — also when an identical put committed it
-        while this one ran (``store.documents.StoredConcurrently``: this put then answers again)."""
+        while this one ran (``store.tables.documents.StoredConcurrently``: this put then answers again)."""
         try:
             return self._put_checked(episodes, progress)
         except StoredConcurrently:  # an identical put committed first: now it is a duplicate

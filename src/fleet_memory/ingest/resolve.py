@@ -2,7 +2,7 @@
 
 For every distinct name in the batch (first appearance order), per agent:
 
-1. Cheap exact match first: the case- and whitespace-normalised name (``store.entities.
+1. Cheap exact match first: the case- and whitespace-normalised name (``store.tables.entities.
    normalize_name``) equals an entity's normalised name or one of its aliases → that entity. One
    query fetches these and the fuzzy candidates together.
 2. Otherwise the few candidates sharing most words / prefix / trigrams with the name (see
@@ -29,7 +29,7 @@ name is always the same entity (step 1), and names are unique per agent in the s
 after "Bob" in the same conversation scores 0.45 + 0.2 (+ co-occurrence) ≥ 0.6 and joins "Bob" as an
 alias; weeks later with nothing in common it scores < 0.6 and becomes its own entity.
 
-Concurrency: the caller holds the agent's advisory lock (``store.entities.lock_entities``) for the
+Concurrency: the caller holds the agent's advisory lock (``store.tables.entities.lock_entities``) for the
 rest of the transaction, and creation is ON CONFLICT on the unique name index, so concurrent puts
 never create two entities for one name. Cost: two queries per agent and batch, plus, per name,
 one bounded index lookup (``name_index``) and scoring of at most ``CANDIDATES`` candidates: linear

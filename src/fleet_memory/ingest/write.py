@@ -6,7 +6,7 @@ record the entity mentions, make the links.
 - ``record_mentions``: entity resolution (``ingest.resolve``) and the mention rows, agent by agent.
 - ``link_put``: temporal links (at the time the unit was said) and semantic links — the stored
   part from the reads beside (``ingest.nearby``) when they are good, else searched here; the
-  batch's own in memory (``store.links.link_units``).
+  batch's own in memory (``store.linking.links.link_units``).
 """
 
 from __future__ import annotations

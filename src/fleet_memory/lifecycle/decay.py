@@ -13,7 +13,7 @@ Unlike the design's loop, which writes the decayed value back and so decays agai
 here is written: the curve is recomputed from the base and the access time each time, so
 maintenance can run any number of times at the same ``now`` with the same outcome. An access
 (recall reinforcement) or a restore moves ``last_accessed`` and starts a fresh curve. The same
-formula runs in SQL for recall's ``min_importance`` filter (``store.filters``).
+formula runs in SQL for recall's ``min_importance`` filter (``store.tables.filters``).
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def standard_jobs(
 ) -> list[tuple[str, Callable[[], Any]]]:
     """The lifecycle round: maintenance (for ``agent_ids``, or every agent in one pass), then
     consolidation for ``agent_ids`` or every agent that has enough candidates, then (for the whole
-    store only) ``index_agents``: large agents get their own indexes (``store.agent_indexes``)."""
+    store only) ``index_agents``: large agents get their own indexes (``store.db.agent_indexes``)."""
 
     def run_maintain() -> Any:
         return maintain(None) if agent_ids is None else [maintain(a) for a in agent_ids]

@@ -3,7 +3,7 @@
 
 Why not NumPy's ``@``: it hands a large product to OpenBLAS's thread pool, whose threads then
 busy-wait for the next one and hold a core for a while after every call: after each put's read of
-its nearest stored units (``store.semantic``), the core PostgreSQL and the next put's stages
+its nearest stored units (``store.linking.semantic``), the core PostgreSQL and the next put's stages
 needed (figures: ``docs/benchmarks.md``). OpenBLAS's thread count is the process's
 (``threadpoolctl`` sets it for everyone), which a library must leave to its host; torch's is set
 per calling thread, so the product runs there on one thread, as the ingest stages' embeddings do.

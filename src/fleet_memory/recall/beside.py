@@ -60,8 +60,8 @@ def merged(founds: Sequence[Found], entity_k: int) -> Found:
 
 def entry_points(conn: psycopg.Connection, agent: str, features: cand_sql.Features, flt: UnitFilter,
                  limits: cand_sql.EntryLimits, beside: Beside | None) -> Found:
-    """``store.candidates.entries``, with an exactly ranked entity channel (not a shortlist: that
-    costs a few milliseconds, ``store.candidates.entity_shortlist``) beside the others when
+    """``store.reads.candidates.entries``, with an exactly ranked entity channel (not a shortlist: that
+    costs a few milliseconds, ``store.reads.candidates.entity_shortlist``) beside the others when
     the named entities have enough mentions between them to be worth a second connection
     (``SPLIT_ENTITY_MENTIONS``), in two halves on two when they have more still
     (``HALVES_ENTITY_MENTIONS``). Whatever did not run beside runs here, after the rest."""

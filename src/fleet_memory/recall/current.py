@@ -3,7 +3,7 @@
 A unit is **superseded at** time ``t`` when its ``valid_until`` (the successor's event time) is at
 or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. Three ways to use it:
 
-- ``search(..., as_of=t)``: a filter (``store.filters``) keeps only units current at ``t`` — stated
+- ``search(..., as_of=t)``: a filter (``store.tables.filters``) keeps only units current at ``t`` — stated
   by then (``event_date <= t``) and not yet superseded (``valid_until`` null or after ``t``) — so the
   answer is what was true then; nothing is penalised.
 - ``include_superseded=False``: a filter hides units superseded by ``now``.
@@ -27,7 +27,7 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   busy: I'm a data analyst at Harlow Logistics." against "Started at the new clinic today as a
   senior analyst.", which shares no word with the question), so a stale unit that was reached is
   evidence that the current value of the same fact answers the question. Each reached superseded
-  unit leads to the current end of its line of successors (``store.supersession.chains``:
+  unit leads to the current end of its line of successors (``store.tables.supersession.chains``:
   Harlow → notice → clinic gives the clinic; a successor the walk did not reach is read in one
   more statement, when it passes the request's filters, and scored on its own features with no
   activation — shown as reached over a ``supersedes`` link):

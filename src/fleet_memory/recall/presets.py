@@ -83,7 +83,7 @@ class RecallSettings:
 
     @property
     def entity_rule(self) -> EntityRule | None:
-        """How the walk derives entity links (``store.links``); None when entity links are off."""
+        """How the walk derives entity links (``store.linking.links``); None when entity links are off."""
         if self.entity_weight <= 0:
             return None
         return EntityRule(self.entity_fanout, self.entity_hub_min, self.entity_hub_share, self.entity_hub_max)

@@ -4,24 +4,24 @@
    statistics, the entities it names (the one lookup rule, ``store.tables.entities.lookup_entities``) and the
    time window it names, relative to ``now`` — then the entry points of every channel, each tagged
    with the channel(s) that found it, all filtered in SQL and fetched in ONE statement
-   (``store.candidates.entries``): ``vector`` (top ``vector_entry_k`` by cosine similarity),
+   (``store.reads.candidates.entries``): ``vector`` (top ``vector_entry_k`` by cosine similarity),
    ``fulltext`` (top ``fulltext_entry_k`` by IDF-weighted match of the query's content words, OR
    semantics), ``entity`` (top ``entity_entry_k`` by similarity among units mentioning an entity the
    query names or said by a person it names) and ``time`` (top ``time_entry_k`` by similarity inside
    the window). The query embedding is computed beside the statements that do not need it: the
    term statistics, the named entities and, for an agent with its own index whose query names a
    window, the window's size, which decides whether a large window is ranked through that index
-   (``store.candidates.time_by_index``).
+   (``store.reads.candidates.time_by_index``).
    Named entities with many mentions are ranked on a shortlist of their mentions, the nearest by
-   Hamming distance between binary-quantized embeddings (``store.candidates.entity_shortlist``);
+   Hamming distance between binary-quantized embeddings (``store.reads.candidates.entity_shortlist``);
    under a restrictive filter, for an agent with its own vector index, a very common entity is
-   ranked through that index (``store.candidates.entity_by_index``; one catalogue lookup checks
+   ranked through that index (``store.reads.candidates.entity_by_index``; one catalogue lookup checks
    the index), and an exactly ranked large entity channel beside the others on spare connections
    (``recall.beside``).
 2. **Walk** (``_walk``). Spreading activation (``activation.spread``, pure) from the entry points
    along temporal, semantic and entity links, at most ``thinking_budget`` units explored (entry
    points included), the strongest ``max_frontier`` units expanded per hop. Per hop, ONE
-   ``store.links.neighbours`` statement: stored links to units that pass the filter and entity
+   ``store.linking.links.neighbours`` statement: stored links to units that pass the filter and entity
    links derived by the preset's ``EntityRule`` (hub entities skipped). The features of units the
    walk reached are read in one more statement, or two: those reached before the last hop beside
    that hop, on a spare connection (``recall.beside``), the rest after it.
@@ -43,7 +43,7 @@ channel may use the agent's own index, + 1 or 2 when the query names a window un
 keeps every unit and the agent has 5,000 units or more (the window's size, then, if the rule
 allows, the index's existence), + 1 or 2 when a read handed to a spare connection could not
 run there), whatever the budget (two of them
-are settings: the transaction's, ``store.database``, and the walk's plans, ``GENERIC_PLANS``);
+are settings: the transaction's, ``store.db.database``, and the walk's plans, ``GENERIC_PLANS``);
 beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
@@ -407,7 +407,7 @@ class Recaller:
         # The query embedding (the one model call) runs beside the first statements.
         embedding = self._embedding_pool.submit(self.embedder.embed, [request.query])
         flt = unit_filter(request, self.config)
-        with self.db.transaction() as conn:  # parallel plans off, like every transaction (store.database)
+        with self.db.transaction() as conn:  # parallel plans off, like every transaction (store.db.database)
             entries = _entries(conn, request, flt, embedding, self._beside)
             if entries is None:
                 return []

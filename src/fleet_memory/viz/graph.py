@@ -7,7 +7,7 @@ A picture shows a bounded neighbourhood, so that large agents stay drawable:
 - otherwise the newest units in ``since``..``until``;
 
 always at most ``limit`` nodes. Edges are what recall's walk would follow among the chosen units,
-read by the same function (``store.links.neighbours``): the stored temporal and semantic links, and
+read by the same function (``store.linking.links.neighbours``): the stored temporal and semantic links, and
 entity links derived by the one rule (for each unit and entity it mentions, the units nearest in
 time that mention it too, at most ``EntityRule.fanout``; a hub entity links nothing), so a picture
 never draws a clique and shows the graph recall really walks. An entity edge is labelled with the

@@ -3,7 +3,7 @@ model: a message about the user's own move recorded — wrongly — as the succe
 residence, of her job and of the user's own job must not reach rank 1 for questions about any of
 them, and no unit is lifted to rank 1 by a link when its own relevance is below the pool's median.
 
-The wrong links are recorded directly through ``store.supersession`` (the put-time rule is off),
+The wrong links are recorded directly through ``store.tables.supersession`` (the put-time rule is off),
 as a faulty rule or a careless caller's ``update`` would leave them."""
 
 from __future__ import annotations

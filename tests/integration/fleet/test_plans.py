@@ -1,4 +1,4 @@
-"""Plans: every statement is planned for the agent it names (custom plans, ``store.database``),
+"""Plans: every statement is planned for the agent it names (custom plans, ``store.db.database``),
 except inside ``cached_plans``, where a bulk insert's foreign-key checks keep their cached plans;
 custom plans come back after it."""
 

@@ -338,7 +338,7 @@ _NEAREST_PER_UNIT = (
     "    ORDER BY u.event_date ASC, abs(u.seq - nu.seq), u.seq LIMIT %(k)s)"
     " ) c"
 )
-"""The rule as one query per new unit (how ``temporal_candidates`` read it before ``store.temporal``):
+"""The rule as one query per new unit (how ``temporal_candidates`` read it before ``store.linking.temporal``):
 the reference the one read of the batch must agree with."""
 
 

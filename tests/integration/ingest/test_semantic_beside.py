@@ -1,7 +1,7 @@
 """A put's semantic link candidates: the nearest STORED units read beside the put's transaction on
 a spare connection while it writes (``Neighbours.of_rest``) or, for an agent searched through its
 own index, window by window while the put still parses and embeds (``Neighbours.of_window``), the
-batch's own in memory (``store.semantic.nearest_of_both``), give the graph one search in the
+batch's own in memory (``store.linking.semantic.nearest_of_both``), give the graph one search in the
 transaction gives. Real embedded PostgreSQL, hashing embedder."""
 
 from __future__ import annotations

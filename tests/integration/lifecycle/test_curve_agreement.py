@@ -1,5 +1,5 @@
 """The forgetting curve exists twice: in Python (``lifecycle.decay``, used by ``maintain``) and in
-SQL (``store.filters``, used by recall's ``min_importance``). They must agree."""
+SQL (``store.tables.filters``, used by recall's ``min_importance``). They must agree."""
 
 from __future__ import annotations
 

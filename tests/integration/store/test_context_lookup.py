@@ -1,4 +1,4 @@
-"""The gazetteer part of ``store.context.agent_context``: a name found by its normalised form and
+"""The gazetteer part of ``store.reads.context.agent_context``: a name found by its normalised form and
 one found by an alias, per group, never another agent's (the two lookups run as separate joins)."""
 
 from __future__ import annotations

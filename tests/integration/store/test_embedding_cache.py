@@ -1,4 +1,4 @@
-"""The embeddings held between puts (``store.embedding_cache``) are always what reading every
+"""The embeddings held between puts (``store.linking.embedding_cache``) are always what reading every
 stored unit gives: after new units, deletions, a unit committed out of order, and beside another
 answer that still uses the same buffer. Which agents a read for a few units takes through it, and
 the index its reads of seqs use."""

@@ -1,4 +1,4 @@
-"""``store.entities.record_mentions``: the mention rows, then ONE update of each entity's count,
+"""``store.tables.entities.record_mentions``: the mention rows, then ONE update of each entity's count,
 first and last seen and aliases (surface forms other than its name, whitespace folded, sorted,
 each once)."""
 

@@ -1,4 +1,4 @@
-"""``store.rows.insert_rows``: a few rows as one ``INSERT`` each, a batch as one binary ``COPY``;
+"""``store.db.rows.insert_rows``: a few rows as one ``INSERT`` each, a batch as one binary ``COPY``;
 both write the same values."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def test_fresh_database_gets_every_migration(empty_db_url):
         indexes = {r[0] for r in conn.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'")}
         recorded = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
     assert TABLES <= tables
-    assert not any("USING hnsw" in i for i in indexes)  # no fleet-wide HNSW: agents own theirs (store.agent_indexes)
+    assert not any("USING hnsw" in i for i in indexes)  # no fleet-wide HNSW: agents own theirs (store.db.agent_indexes)
     assert any("USING gin (tsv)" in i for i in indexes)
     assert any("memory_units USING btree (agent_id, event_date)" in i for i in indexes)
     assert any("entities USING btree (agent_id, normalized_name)" in i for i in indexes)

@@ -1,4 +1,4 @@
-"""Lines of versions (``store.supersession.chains``) on the real PostgreSQL: each unit asked about
+"""Lines of versions (``store.tables.supersession.chains``) on the real PostgreSQL: each unit asked about
 leads to its direct successor and to the first version current at the time asked, at most
 ``CHAIN_DEPTH`` versions on, whatever how long the line and however many of its units are asked."""
 

@@ -18,7 +18,7 @@ def test_product_is_numpys(dtype) -> None:
     assert got.dtype == dtype and got.shape == (45, 2_000)
     single = dtype == np.float32
     assert np.allclose(got, a @ b.T, rtol=1e-5 if single else 1e-12, atol=1e-4 if single else 1e-10)
-    got[0, 0] = -np.inf  # the caller writes into it (``store.semantic`` masks each unit's own column)
+    got[0, 0] = -np.inf  # the caller writes into it (``store.linking.semantic`` masks each unit's own column)
 
 
 def test_product_of_a_slice_and_of_another_precision() -> None:

@@ -1,4 +1,4 @@
-"""``store.pairs.strongest_per_pair``: the columns give what a dict of pairs gave, in the same order."""
+"""``store.linking.pairs.strongest_per_pair``: the columns give what a dict of pairs gave, in the same order."""
 
 import math
 import random
@@ -10,7 +10,7 @@ from fleet_memory.store.linking.pairs import strongest_per_pair
 
 
 def _by_dict(first, second, weights, kinds):
-    """The rule written the plain way (the link stage's before ``store.pairs``)."""
+    """The rule written the plain way (the link stage's before ``store.linking.pairs``)."""
     best = {}
     for a, b, w, k in zip(first, second, weights, kinds):
         if a.int == b.int:

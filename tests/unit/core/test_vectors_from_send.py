@@ -1,4 +1,4 @@
-"""``store.rows.vectors_from_send``: pgvector's binary wire form, many values at once."""
+"""``store.db.rows.vectors_from_send``: pgvector's binary wire form, many values at once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The in-memory pieces of semantic link candidates (``store.semantic``): the batch against itself,
+"""The in-memory pieces of semantic link candidates (``store.linking.semantic``): the batch against itself,
 the two sides merged, and the product taken in blocks. Pure; no database."""
 
 from __future__ import annotations

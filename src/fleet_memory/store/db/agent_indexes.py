@@ -12,11 +12,11 @@ the fleet-wide GIN on ``tsv`` stays (cheap to write, pending-list inserts).
 The design, by agent size (one boundary, ``OWN_INDEX_UNITS`` = 5,000 units):
 
 - below it, every recall statement reaches the agent's rows through B-tree indexes led by
-  ``agent_id`` and ranks them exactly (``store.candidates``; 0.8 ms at 1,000 units, where an
+  ``agent_id`` and ranks them exactly (``store.reads.candidates``; 0.8 ms at 1,000 units, where an
   index is no faster, and deterministic);
 - from it on, the agent has its own partial indexes, an HNSW on ``embedding`` and a GIN on ``tsv``
   ``WHERE agent_id = '<agent>'``, which hold only its rows. Every statement names the agent and
-  runs with a custom plan (``plan_cache_mode``, ``store.database``), so the planner proves the
+  runs with a custom plan (``plan_cache_mode``, ``store.db.database``), so the planner proves the
   predicate and takes them: the same 50,000-unit agent's vector top-30 went from 81 ms to 3 ms, as
   alone. Until they exist (a build failed, rows came in by another path), the same statements
   rank the agent's rows exactly: the right answer, slower.

@@ -48,7 +48,7 @@ end with the transaction, never session state. Parallel plans are off: the state
 handful of index lookups each, and starting parallel workers for one (several ms on a small
 machine) costs more than it could save. Plans are custom: every statement names one agent, and
 the best plan depends on which (a 100-unit agent is scanned exactly, a 50,000-unit one reads its
-own indexes, ``store.agent_indexes``); a cached generic plan is made for no agent in particular
+own indexes, ``store.db.agent_indexes``); a cached generic plan is made for no agent in particular
 and cannot use an agent's partial index. Bulk inserts lift that for their foreign-key checks
 (``cached_plans``)."""
 
@@ -206,7 +206,7 @@ class Database:
     @contextmanager
     def autocommit(self) -> Iterator[psycopg.Connection]:
         """A connection of its own in autocommit mode, outside the pool, for statements that cannot
-        run inside a transaction (concurrent index builds, ``store.agent_indexes``)."""
+        run inside a transaction (concurrent index builds, ``store.db.agent_indexes``)."""
         try:
             with psycopg.connect(self.url, autocommit=True) as conn:
                 yield conn

@@ -9,11 +9,11 @@ from ``unit_entities`` when read, by the one rule in ``neighbours``.
 Writing (``link_units``, per batch of new units; one query per kind for the whole batch):
 - Temporal: each new unit is linked to at most K (default 20) units nearest in time within the
   window (default 24 h); weight = max(0.3, 1 − Δt / window). Among units at the same time (the
-  turns of one session) those written nearest (``seq``) come first (``store.temporal``: one read
+  turns of one session) those written nearest (``seq``) come first (``store.linking.temporal``: one read
   for the batch, the nearest picked in memory). After a batch, every touched unit keeps at most K
   temporal links (its K strongest), so the degree bound holds for old units.
 - Semantic: each new unit is linked to its top k (default 5) units with cosine ≥ 0.7 (weight =
-  cosine), found in ONE query for the whole batch (``store.semantic``: through the agent's own
+  cosine), found in ONE query for the whole batch (``store.linking.semantic``: through the agent's own
   HNSW index from 5,000 units, exactly below) — in the transaction, or handed in by the caller,
   who read the stored units' part beside the transaction and the batch's in memory; touched
   units keep at most k semantic links.
@@ -194,7 +194,7 @@ def link_units(conn: psycopg.Connection, agent_id: str, units: Sequence[tuple[UU
     temporal rows than it kept; into an agent of near-duplicates, most new semantic links were
     written and deleted again.
 
-    Semantic candidates: ``store.semantic.nearest_to_new``, with ``stored``, the new units' nearest
+    Semantic candidates: ``store.linking.semantic.nearest_to_new``, with ``stored``, the new units' nearest
     stored units, when the caller read them beside the transaction. Read on another connection,
     they can name a unit deleted since: a pair whose end no longer exists is dropped (its write
     order is unknown)."""
@@ -233,7 +233,7 @@ def _columns(by_kind: dict[str, list[tuple[UUID, UUID, float]]]) -> PairColumns:
 def unique_pairs(pairs: Iterable[tuple[UUID, UUID, float]]) -> list[tuple[UUID, UUID, float]]:
     """Each unordered pair once, as ``(smaller id, larger id, weight)`` with its largest weight,
     clamped to [0, 1] and rounded as stored (``real``), so that ranking new links beside stored
-    ones sees the same ties; self-pairs dropped (``store.pairs``)."""
+    ones sees the same ties; self-pairs dropped (``store.linking.pairs``)."""
     pairs = list(pairs)
     return _as_tuples(strongest_per_pair([p[0] for p in pairs], [p[1] for p in pairs], [p[2] for p in pairs]))
 
@@ -347,7 +347,7 @@ _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
 def insert_pairs(conn: psycopg.Connection, agent_id: str, pairs: PairColumns, *, fresh: bool) -> int:
     """``insert_links`` for pairs already unique per kind, smaller id first, weights as stored
-    (``store.pairs``; ``kind``: codes of ``KINDS``): one statement, nothing allocated per pair."""
+    (``store.linking.pairs``; ``kind``: codes of ``KINDS``): one statement, nothing allocated per pair."""
     if not pairs.low:
         return 0
     # the arrays go binary (%b): as text each element is checked for quoting (a regex each)

@@ -69,7 +69,7 @@ are held, ``EmbeddingCache.wanted``, while the link stage's own search goes in S
 
 EXACT_BELOW = OWN_INDEX_UNITS
 """Agents with fewer units are searched exactly (one index range on agent_id, then a top-k sort);
-larger ones through their own HNSW index (``store.agent_indexes``)."""
+larger ones through their own HNSW index (``store.db.agent_indexes``)."""
 
 
 IN_MEMORY_FROM = 32
@@ -241,7 +241,7 @@ def semantic_candidates(
     wants the agent: it holds its embeddings, or was asked for it before). From ``exact_below``
     on, the agent's own HNSW index is used (``database.index_order``: the index order, pgvector's default candidate
     list); before that index exists the planner sorts, exactly. ``cache``: the agent's embeddings
-    kept between calls for the in-memory comparison (``store.embedding_cache``), only for a
+    kept between calls for the in-memory comparison (``store.linking.embedding_cache``), only for a
     connection that sees committed rows alone (a read beside a put). ``size``: the agent's unit
     count as the caller read it (``term_df``, one primary-key lookup); else it is counted here, up
     to where it can change the choice (a scan of up to 5,000 index entries and their rows: 1–6 ms a

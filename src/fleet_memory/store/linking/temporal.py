@@ -38,7 +38,7 @@ class Candidates(NamedTuple):
     """Candidates as parallel columns, each new unit's nearest first: ``unit[i]``'s candidate
     ``other[i]``, ``seconds[i]`` apart. Columns, not a tuple per candidate: a conversation has tens
     of thousands, and their tuples set off the interpreter's full garbage collections
-    (``store.pairs``)."""
+    (``store.linking.pairs``)."""
 
     unit: list[UUID]
     other: list[UUID]

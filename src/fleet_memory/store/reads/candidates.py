@@ -153,7 +153,7 @@ def _select(cond: sql.Composable, extra: str, order: str) -> sql.Composable:
 
 EXACT_ENTRIES_BELOW = OWN_INDEX_UNITS
 """Entry points of an agent with fewer units are ranked exactly (every candidate's distance, then
-a top-k sort); from this size on the agent has its own HNSW index (``store.agent_indexes``). Exact
+a top-k sort); from this size on the agent has its own HNSW index (``store.db.agent_indexes``). Exact
 is as fast as the index at that size (measured: 0.8 ms at 1,000 units, where the index is no
 faster), and deterministic — the approximate index may miss a few of the true top k,
 which on small agents showed as run-to-run noise in the LoCoMo scores."""

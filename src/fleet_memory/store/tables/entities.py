@@ -136,7 +136,7 @@ _COUNT_MENTIONS = (  # aliases: the surface forms joined in when one is new, nev
     " WHERE e.agent_id = %(a)s AND e.id = %(i)s")
 """One entity's new mentions, by primary key. Sent once per entity (pipelined) rather than as one
 join with the put's arrays: the join was planned as a nested loop over the agent's entities when
-the planner's statistics predate the agent (``store.planner``), and a put naming thousands of new
+the planner's statistics predate the agent (``store.db.planner``), and a put naming thousands of new
 entities then compared every pair (minutes for a put of 1.5 MB of capitalised fragments). The
 primary-key plan is the same whatever the statistics say."""
 

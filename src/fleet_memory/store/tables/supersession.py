@@ -57,8 +57,8 @@ def similar_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[U
     version, ``chains``), best first, ties by ``seq``. In SQL ONE statement for the batch (a LATERAL
     top-k per new unit). An agent of fewer than ``exact_below`` units is scanned exactly (deterministic,
     and cheap at that size) — in memory when ``cache`` holds its embeddings (``_in_memory``), else
-    in SQL; a larger one through its own HNSW index (``store.agent_indexes``), as semantic links
-    are (``store.links``): an exact scan read every row of a 50,000-unit agent for each new unit
+    in SQL; a larger one through its own HNSW index (``store.db.agent_indexes``), as semantic links
+    are (``store.linking.links``): an exact scan read every row of a 50,000-unit agent for each new unit
     stating a slot. ``size``: the agent's unit count as ``conn`` sees it, when the caller knows it
     (a put's write returns it); else counted here. Cosines are those of the product in memory
     (``semantic.ranked_again``), whichever way the candidates were found."""
@@ -128,7 +128,7 @@ _END_AT = ("UPDATE memory_units u SET valid_until = p.t FROM unnest(%(o)s::uuid[
 """Ends units ``o`` at times ``t`` (parameters ``a``, ``o``, ``t``). The successors' event times are
 read first, by primary key, not joined here: a join of the agent's units with themselves is
 planned as a cross product of both when the planner's statistics predate the agent (it then
-estimates the agent at one row, ``store.planner``), as they do in a new agent's first put. Measured
+estimates the agent at one row, ``store.db.planner``), as they do in a new agent's first put. Measured
 on a store of 31,000 units, a conversation's 749 units into a new agent superseding 13 of them:
 the join took 1.2 s (7.3 million rows compared); this statement 1.2 ms."""
 
