@@ -4,6 +4,7 @@
     ├── InvalidInputError (also ValueError)   bad argument: names the field and the limit
     ├── NotFoundError (also LookupError)      an id or name that does not exist for this agent
     ├── ConfigurationError                    settings that cannot work together
+    │   └── PortInUseError                    ``serve``'s port is taken by another process
     ├── DatabaseError
     │   ├── DatabaseUnavailableError          a configured database cannot be reached / lacks pgvector
     │   └── SchemaError                       schema newer than this code, or embedding size mismatch
@@ -28,6 +29,7 @@ __all__ = [
     "FleetMemoryError",
     "InvalidInputError",
     "NotFoundError",
+    "PortInUseError",
     "ProviderError",
     "SchemaError",
 ]
@@ -62,6 +64,10 @@ class NotFoundError(FleetMemoryError, LookupError):
 
 class ConfigurationError(FleetMemoryError):
     """Settings that cannot work."""
+
+
+class PortInUseError(ConfigurationError):
+    """The port a server was asked to listen on is taken (``fleet-memory serve`` exits with 7)."""
 
 
 class DatabaseError(FleetMemoryError):

@@ -2,7 +2,7 @@
 (``--json``) and mapping fleet-memory's errors to one line on stderr and an exit code.
 
 Exit codes: 0 ok · 1 other fleet-memory error · 2 bad input (also typer's usage errors) ·
-3 not found · 4 database unavailable / schema · 5 model provider · 6 auth.
+3 not found · 4 database unavailable / schema · 5 model provider · 6 auth · 7 ``serve``'s port in use.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ..errors import (
     FleetMemoryError,
     InvalidInputError,
     NotFoundError,
+    PortInUseError,
     ProviderError,
 )
 from ..model import plain
@@ -39,7 +40,8 @@ AGENT = typer.Option(..., "--agent", "-a", envvar="FLEET_MEMORY_AGENT", help="Ag
 JSON = typer.Option(False, "--json", help="Print machine-readable JSON.")
 UNIT_ID = typer.Argument(..., help="The memory unit's id (from put, search or list).")
 
-_EXIT = ((InvalidInputError, 2), (NotFoundError, 3), (DatabaseError, 4), (ProviderError, 5), (AuthError, 6))
+_EXIT = ((InvalidInputError, 2), (NotFoundError, 3), (DatabaseError, 4), (ProviderError, 5), (AuthError, 6),
+         (PortInUseError, 7))
 
 
 @dataclass

@@ -29,9 +29,11 @@ def serve(ctx: typer.Context,
     import uvicorn
 
     from ..rest.app import create_app
+    from ..rest.serving import listen, server_config
 
     if no_auth and host != "127.0.0.1":
         raise ConfigurationError(f"--no-auth is only allowed with --host 127.0.0.1 (got {host!r})")
+    sock = listen(host, port)  # before the database opens or a model loads
     app = create_app(memory_factory=state(ctx).factory, auth=not no_auth, max_body_bytes=int(max_body_mb * 2**20),
                      own_process=True)
     verbose = state(ctx).verbose
@@ -42,8 +44,7 @@ def serve(ctx: typer.Context,
     # with the handler it found: a Python one exits normally, so the embedded server's exit hook
     # runs (the default handler killed the process and left PostgreSQL running).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    uvicorn.run(app, host=host, port=port, log_level="info" if verbose else "warning", access_log=verbose,
-                timeout_graceful_shutdown=5)
+    uvicorn.Server(server_config(app, host=host, port=port, verbose=verbose)).run(sockets=[sock])
 
 
 def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
