@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
+from .genders import other_people
 from .names import FEMALE_NAMES, MALE_NAMES
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -96,30 +97,60 @@ def _render(tokens: Sequence[Token], replacements: dict[int, str]) -> str:
 class _Discourse:
     def __init__(self) -> None:
         self.persons: list[str] = []  # most recent last
+        self.turns: dict[str, int] = {}  # the sentence (or memory unit, below 0) each person was last in
+        self.rivals: list[tuple[int, str | None]] = []  # (turn, pronoun) of people who are no candidates
+        self.turn = 0
+        self.addressed: set[str] = set()  # people spoken to in a conversation turn ("Thanks Alice, …"): "you"
         self.things: list[tuple[str, str]] = []  # non-person entities of the previous sentence
         self.learnt: dict[str, str] = {}
         self.agent: str | None = None
         self.when: datetime | None = None
 
     def person_for(self, gender: str, exclude: frozenset[str] = frozenset()) -> str | None:
-        """The latest person of that gender, else the latest of unknown gender ("She …" after
-        "Ines moved to Porto" is Ines even when the model took Porto for a person)."""
-        unknown = None
-        for name in reversed(self.persons):
-            if name in exclude:
-                continue
-            known = _gender_of(name, self.learnt)
-            if known == gender:
-                return name
-            if known is None and unknown is None:
-                unknown = name
-        return unknown
+        """The antecedent of a he/she pronoun, only when one is clearly right (see the module
+        docstring): the latest turn with a person who may take that pronoun must hold exactly one
+        person known to take it ("She …" after "Ines moved to Porto" is Ines even when the model
+        took Porto for a person; in a memory unit, whose people are stored PERSONs, no other of
+        unknown pronoun either), or else one person of unknown pronoun with none known to take it
+        earlier; and no rival who may take it (a person named by a role alone, "my dad", or whose
+        name the NER missed) from that turn on."""
+        fits = [n for n in reversed(self.persons) if n not in exclude and _gender_of(n, self.learnt) in (gender, None)]
+        if not fits:
+            return None
+        turn = self.turns[fits[0]]
+        if any(t >= turn and g in (gender, None) for t, g in self.rivals):
+            return None
+        together = [n for n in fits if self.turns[n] == turn]
+        same = [n for n in together if _gender_of(n, self.learnt) == gender]
+        if same:  # in memory (turn < 0) the people are stored PERSONs: one of unknown pronoun is a rival too
+            return same[0] if len(same) == 1 and (turn >= 0 or len(together) == 1) else None
+        if len(together) == 1 and not any(_gender_of(n, self.learnt) == gender for n in fits):
+            return together[0]
+        return None
 
-    def mention(self, name: str) -> None:
+    def mention(self, name: str, turn: int | None = None) -> None:
         if name in self.persons:
             self.persons.remove(name)
         self.persons.append(name)
+        self.turns[name] = self.turn if turn is None else turn
         del self.persons[:-20]
+
+    def seed(self, context: AgentContext, index: int) -> None:
+        """The agent's memory before the put: its people unit by unit with their pronouns
+        (``AgentContext.mentions``), else its people each on a turn of their own."""
+        mentions = context.mentions.get(index)
+        if mentions is None:
+            people = context.people.get(index, ())
+            for i, name in enumerate(people):
+                self.mention(name, i - len(people))
+            return
+        for m in mentions:
+            if not m.name:
+                self.rivals.append((-1 - m.unit, m.gender))
+                continue
+            self.mention(m.name, -1 - m.unit)
+            if m.gender is not None:
+                self.learnt.setdefault(m.name, m.gender)
 
 
 def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: str | None,
@@ -145,7 +176,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             if _own_subject_before(tokens, i):
                 continue  # "Guido continued his work": the sentence says whose
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
-            exclude = (speakers if speaker else frozenset()) | _named_in(tokens, state.persons)
+            talking = (speakers | state.addressed) if speaker else frozenset()
+            exclude = talking | _named_in(tokens, state.persons)
             ref = _person_referent(low, i, persons, state, exclude)
         elif low in _IT or low in _THEY:
             ref = _thing_referent(tokens, i, low, spans, state)
@@ -162,9 +194,13 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
     for _, name in persons:
         state.mention(name)
+    if speaker:
+        state.addressed |= _addressed(tokens, spans)
     for ref in referents:
         if ref.label == "PERSON":
             state.mention(ref.surface)
+    state.rivals += [(state.turn, g) for g in other_people(_render(tokens, {}), [n for _, n in persons])]
+    state.turn += 1
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
     return CorefText(_render(tokens, replacements), tuple(referents))
 
@@ -183,6 +219,21 @@ def _person_referent(low: str, i: int, persons: Sequence[tuple[int, str]], state
         return None
     state.learnt.setdefault(name, gender)
     return EntityMention(name, "PERSON")
+
+
+_GREETINGS = {"thanks", "thank", "hi", "hey", "hello", "dear", "bye", "cheers", "morning", "night"}
+
+
+def _addressed(tokens: Sequence[Token], spans: Sequence[Span]) -> set[str]:
+    """The PERSONs a sentence speaks to: after a greeting ("Thanks Alice", "hi Bob") or opening it
+    with a comma ("Alice, …")."""
+    out = set()
+    for e in spans:
+        greeted = e.start > 0 and tokens[e.start - 1].text.lower() in _GREETINGS
+        opening = e.start == 0 and e.end < len(tokens) and tokens[e.end].text == ","
+        if e.label == "PERSON" and (greeted or opening):
+            out.add(e.text)
+    return out
 
 
 def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
@@ -283,8 +334,7 @@ def resolve_coreferences(
         ):
             state = holder.state = _Discourse()
             state.agent = episode.agent_id
-            for name in context.people.get(fact.episode_index, ()):
-                state.mention(name)
+            state.seed(context, fact.episode_index)
         state.when = episode.event_date
         speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
@@ -292,6 +342,7 @@ def resolve_coreferences(
             for e in item.spans:
                 if e.label == "PERSON":
                     state.mention(e.text)
+            state.turn += 1
             continue
         text = _resolve_one(item.parsed.parse, item.spans, item.parsed.appended, fact.speaker, state, speakers)
         out.append(CorefFact(item, text))

@@ -3,12 +3,19 @@ the whole put, covering each (agent, user, session) group of its episodes
 (``store.reads.context.agent_context``), however many pronouns or names the put holds.
 
 - People of the recent units: the agent's units of the same user (never another user's), same
-  session first, whose event date lies within ``temporal_window_hours`` before the group's latest
-  episode: their speakers and the PERSON entities they mention (an entity of another label counts
-  when its name is a known first name: "Carol" stored as ORG). Ordered least relevant first —
-  lower-ranked units first, then by position in the unit — so coreference, seeding its discourse
-  with them, takes the most relevant person as the latest antecedent; the put's own mentions come
-  later still and win.
+  session first, whose event date lies within ``temporal_window_hours`` (at least
+  ``PEOPLE_WINDOW``, a week: a person introduced on Monday is "she" in Wednesday's message)
+  before the group's latest episode: their speakers and the PERSON entities they mention (an
+  entity of another label counts when its name is a known first name: "Carol" stored as ORG).
+  Ordered least relevant first — lower-ranked units first, then by position in the unit — so
+  coreference, seeding its discourse with them, takes the most relevant person as the latest
+  antecedent; the put's own mentions come later still and win.
+- ``mentions``: the same people unit by unit, each with the pronoun memory uses for them
+  (``genders.pronouns_in``: "my sister Priya", "Ravi, he …") and, as rivals, the people a unit
+  names by a gendered role alone ("my dad") or by a role and a name the NER missed
+  (``genders.other_people``), so coreference can tell when no antecedent is clearly right. Every
+  recent unit's text is read, those that name no one too ("Kai says he …" where the model missed
+  Kai teaches Kai's pronoun; "Called my mum" brings a rival).
 - The gazetteer: stored entities whose name or alias is one of the capitalised word runs (1-3
   words, at most ``MAX_NAMES`` per group) of the group's texts, with their stored labels.
 
@@ -18,19 +25,21 @@ Pure apart from the one query the caller runs for all groups (``GroupQuery``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..clock import shifted
 from ..naming import normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
+from .genders import other_people, pronouns_in
 from .names import is_first_name
-from .records import AgentContext, Episode
+from .records import AgentContext, Episode, RecentMention
 
-__all__ = ["Group", "GroupQuery", "MAX_NAMES", "candidate_names", "put_context", "groups_of"]
+__all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "candidate_names", "put_context", "groups_of"]
 
 MAX_NAMES = 200
+PEOPLE_WINDOW = timedelta(days=7)
 _CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
 _RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
@@ -80,11 +89,13 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
     """The put's ``AgentContext``: ``query`` runs once, for all groups."""
     people: dict[int, tuple[str, ...]] = {}
     speakers: dict[int, frozenset[str]] = {}
+    mentions: dict[int, tuple[RecentMention, ...]] = {}
     known: dict[str, dict[str, str]] = {}
-    groups = groups_of(episodes, window)
+    groups = groups_of(episodes, max(window, PEOPLE_WINDOW))
     answers = query([g.query for g in groups]) if groups else []
-    for group, (recent, names) in zip(groups, answers):
-        recent = [p for p in recent if p.label == "PERSON" or is_first_name(p.name.split()[0])]
+    for group, (rows, names) in zip(groups, answers):
+        texts = {p.rank: p.text for p in rows}
+        recent = [p for p in rows if p.name and (p.label == "PERSON" or is_first_name(p.name.split()[0]))]
         ordered = sorted(recent, key=lambda p: (-p.rank, p.position))
         names_in_order: list[str] = []
         for person in ordered:
@@ -92,13 +103,36 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
                 names_in_order.remove(person.name)
             names_in_order.append(person.name)
         talkers = frozenset(p.name for p in recent if p.position < 0)
+        told = _mentions(recent, texts)
         for index in group.indexes:
             people[index] = tuple(names_in_order)
             speakers[index] = talkers
+            mentions[index] = told
         gazetteer = known.setdefault(group.query.agent_id, {})
         for entry in names:
             label = "PERSON" if is_first_name(entry.name.split()[0]) else entry.label
             gazetteer.setdefault(entry.normalized_name, label)
             for alias in entry.aliases:
                 gazetteer.setdefault(normalize_name(alias), label)
-    return AgentContext(people, speakers, known)
+    return AgentContext(people, speakers, known, mentions=mentions)
+
+
+def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple[RecentMention, ...]:
+    """The recent people unit by unit (``texts``: each unit's text by rank), least relevant unit
+    first, each with the pronoun the units' texts give them (any unit that names them; texts that
+    disagree leave it unknown), after the rivals each unit mentions."""
+    everyone = {p.name for p in recent if p.position >= 0}
+    learnt: dict[str, str | None] = {}
+    for text in texts.values():
+        for name, gender in pronouns_in(text, [n for n in everyone if n in text]).items():
+            learnt[name] = gender if learnt.get(name, gender) == gender else None
+    units: dict[int, list[RecentPerson]] = {rank: [] for rank in texts}
+    for person in recent:
+        units.setdefault(person.rank, []).append(person)
+    out: list[RecentMention] = []
+    for rank in sorted(units, reverse=True):
+        members = sorted(units[rank], key=lambda p: p.position)
+        named = [p.name for p in members if p.position >= 0]
+        out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named)]
+        out += [RecentMention(p.name, learnt.get(p.name), rank) for p in members]
+    return tuple(out)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentContext",
+    "RecentMention",
     "Episode",
     "ExtractedFact",
     "ParsedFact",
@@ -70,16 +71,31 @@ class Episode:
 
 
 @dataclass(frozen=True, slots=True)
+class RecentMention:
+    """A person of the agent's recent memory, for pronouns across puts: the name (``""`` for a
+    rival, never an antecedent: one named by a role alone, "my dad", or by a name the NER missed),
+    the pronoun learnt from how memory refers to them (``"f"``, ``"m"`` or None; ``ingest.genders``)
+    and the unit that mentions them (0: the most relevant; the people of one unit were mentioned
+    together)."""
+
+    name: str
+    gender: str | None
+    unit: int
+
+
+@dataclass(frozen=True, slots=True)
 class AgentContext:
     """What the agent's memory tells about a put (stage ``memory``): per episode index, the people
     of the agent's recent units (least relevant first, so the most relevant is the latest
     antecedent) and the speakers among them; per agent, the stored entities the put names
-    (normalised name → label), the gazetteer NER uses, and its units before the put."""
+    (normalised name → label), the gazetteer NER uses, and its units before the put; per episode
+    index, the recent people with their pronouns and units (``mentions``, for coreference)."""
 
     people: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     speakers: Mapping[int, frozenset[str]] = field(default_factory=dict)
     known: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     units: Mapping[str, int] = field(default_factory=dict)
+    mentions: Mapping[int, tuple[RecentMention, ...]] = field(default_factory=dict)  # least relevant first
 
     def gazetteer(self, agent_id: str) -> Mapping[str, str]:
         return self.known.get(agent_id, {})

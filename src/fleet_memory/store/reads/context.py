@@ -5,8 +5,10 @@ session) groups together, whatever the number of pronouns or names in it.
 Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
 DISTINCT FROM``: never another user's) whose event date lies in ``[since, until]``, units of the
 same session first, then the most recent, at most ``units`` of them — with, per unit, its speaker
-and the entities it mentions (with their labels), each with the unit's text; ``known`` — the agent's entities whose normalised
-name or an alias is one of the group's ``names`` (``naming.lookup_forms``), with their stored label.
+and the entities it mentions (with their labels), each with the unit's text, and the text once
+more with no name (``UNIT_TEXT``: a unit that names no one may still say "Kai says he …");
+``known`` — the agent's entities whose normalised name or an alias is one of the group's
+``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
 (agent_id, event_date) index, the unique name index and the GIN alias index (per group, the names
 through the name index and the surface forms through the alias index, one lookup each: one join
@@ -26,7 +28,7 @@ import psycopg
 from ...naming import lookup_forms
 from ..db.rows import fetch
 
-__all__ = ["ContextQuery", "KnownName", "RecentPerson", "agent_context"]
+__all__ = ["ContextQuery", "KnownName", "RecentPerson", "UNIT_TEXT", "agent_context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +41,15 @@ class ContextQuery:
     names: tuple[str, ...]
 
 
+UNIT_TEXT = -2  # the ``position`` of a recent unit's own row: its text, no person
+
+
 @dataclass(frozen=True, slots=True)
 class RecentPerson:
     """A person of a recent unit: ``rank`` 0 is the most relevant unit (same session, latest);
-    ``position`` where the name occurs in the unit's text (-1: the unit's speaker); ``text`` the
-    unit's text (how memory refers to the person: "my sister Priya", "her flat")."""
+    ``position`` where the name occurs in the unit's text (-1: the unit's speaker; ``UNIT_TEXT``:
+    no person, ``name`` is empty); ``text`` the unit's text (how memory refers to the person: "my
+    sister Priya", "her flat")."""
 
     name: str
     rank: int
@@ -86,6 +92,8 @@ UNION ALL
 SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[], r.text FROM recent r
 WHERE r.speaker IS NOT NULL
 UNION ALL
+SELECT 'recent', r.gi, '', '', '', r.rank, -2, '{}'::text[], r.text FROM recent r
+UNION ALL
 SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '' FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
   JOIN (SELECT gi, array_agg(norm) AS ns FROM asked WHERE norm <> '' GROUP BY gi) x ON x.gi = g.gi
@@ -117,7 +125,7 @@ def agent_context(conn: psycopg.Connection, queries: Sequence[ContextQuery],
     out: list[tuple[list[RecentPerson], list[KnownName]]] = [([], []) for _ in queries]
     for r in fetch(conn, _SQL, params, _row):
         people, known = out[r["gi"]]
-        if r["kind"] == "recent" and r["name"]:
+        if r["kind"] == "recent" and (r["name"] or r["position"] == UNIT_TEXT):
             people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"]))
         elif r["kind"] == "known":
             known.append(KnownName(r["name"], r["normalized_name"], r["label"], tuple(r["aliases"] or ())))

@@ -1,0 +1,88 @@
+"""Which pronoun a person takes, learnt from how a text refers to them, and the people a text names
+only by a role. Pure regex work over a unit's text (no parse: the agent's recent units are read
+for every put), for coreference across puts (``ingest.coref``).
+
+- ``pronouns_in(text, names)``: for each name, ``"f"`` or ``"m"`` when the text says so: a
+  gendered role right before or after it ("my sister Priya", "Declan, my brother", "Mr Hughes");
+  else, for the first name of the text only (the likely subject), the first he/him/his or
+  she/her/hers after it with no other name between ("My cousin Ravi, he …", "Anna introduced me
+  to her friend Beth" → Anna is female). Counter-examples kept out: in "Tom told Sarah about his
+  trip" the pronoun follows Sarah, but Sarah is not the text's first name, and Tom has Sarah
+  between him and "his", so nothing is learnt; a neutral role ("my cousin", "our plumber",
+  "her friend Beth") says nothing.
+- ``other_people(text, names)``: the people a text mentions besides ``names`` (the PERSON
+  entities found in it), by a gendered role alone ("my dad and my uncle Frank" → a man besides
+  Frank) or by a role and a name the NER missed ("My mate Jake and my cousin Tom" with only Tom
+  found → someone, of unknown pronoun): rivals for a pronoun, never antecedents. A role used as a
+  possessor ("my son's teacher") is not counted: the sentence is about the teacher; nor is a
+  capitalised word after a preposition ("my trip to Paris").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["FEMALE_ROLES", "MALE_ROLES", "pronouns_in", "other_people"]
+
+FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
+    grandmother stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
+    mother-in-law daughter-in-law landlady mrs ms miss madam lady""".split())
+MALE_ROLES = frozenset("""brother dad father uncle nephew son husband boyfriend grandad granddad grandpa
+    grandfather stepfather stepson stepbrother godfather godson fiancé brother-in-law father-in-law
+    son-in-law landlord mr sir""".split())
+
+_ROLE = r"[a-z]+(?:-in-law)?"
+_NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", re.IGNORECASE)
+_ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
+_ROLE_NAMED = re.compile(r"\b(?i:my|our)\s+(?:[a-z-]+\s+){0,3}?([a-z-]+),?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+)?"
+                         r"([A-Z][a-z]+)\b")
+_NOT_ROLES = frozenset("to in at from with for of on by into near about and or the a an".split())
+_PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
+_GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), key=lambda r: (-len(r), r)))
+_UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})\b(?!['’]s)(?!\s*,?\s*[A-Z])")
+
+
+def _role_gender(word: str) -> str | None:
+    low = word.lower()
+    if low in FEMALE_ROLES:
+        return "f"
+    if low in MALE_ROLES:
+        return "m"
+    return None
+
+
+def _pronoun_after(text: str, start: int, others: Sequence[int]) -> str | None:
+    """The gender of the first he/she-family pronoun after ``start`` when no other name (at
+    positions ``others``) comes before it."""
+    found = _PRONOUN.search(text, start)
+    if found is None or any(start < o < found.start() for o in others):
+        return None
+    return "f" if found.group(1).lower().startswith(("she", "her")) else "m"
+
+
+def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
+    """``{name: "f" | "m"}`` for those of ``names`` whose pronoun ``text`` tells (see above)."""
+    where = {n: text.find(n) for n in names if n and text.find(n) >= 0}
+    out: dict[str, str] = {}
+    for name, at in where.items():
+        before = _NAMED_ROLE.search(text[:at])
+        after = _ROLE_AFTER.match(text[at + len(name):])
+        role = (before and _role_gender(before.group(1))) or (after and _role_gender(after.group(1)))
+        others = [o for n, o in where.items() if n != name]
+        first = all(at <= o for o in others)
+        gender = role or (_pronoun_after(text, at + len(name), others) if first else None)
+        if gender is not None:
+            out[name] = gender
+    return out
+
+
+def other_people(text: str, names: Sequence[str]) -> list[str | None]:
+    """The pronouns (``"f"``, ``"m"`` or None: unknown) of the people ``text`` mentions besides
+    ``names`` (see above)."""
+    found: list[str | None] = [_role_gender(m.group(1)) for m in _UNNAMED.finditer(text)]
+    known = {w for n in names for w in n.split()}
+    for m in _ROLE_NAMED.finditer(text):
+        if m.group(1).lower() not in _NOT_ROLES and m.group(2) not in known:
+            found.append(_role_gender(m.group(1)))
+    return found

@@ -1,0 +1,52 @@
+"""Pronouns across puts, precise (issue 33, item 7): he/she in a new put takes the person the
+agent's memory mentions, with the pronoun memory already uses for them, only when one candidate is
+clearly right; otherwise the pronoun stays. Real spaCy, real embedder, real PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+pytestmark = pytest.mark.models
+
+DAY = datetime(2024, 3, 4, 9, tzinfo=timezone.utc)
+
+
+def _history(memory, agent, texts):
+    """Puts one message a day (the last one two days after the one before it); the last put's texts."""
+    result = None
+    for i, text in enumerate(texts):
+        result = memory.put(agent, text, event_date=DAY + timedelta(days=i + (i == len(texts) - 1)))
+    return result.texts
+
+
+def test_a_person_introduced_days_before_is_the_antecedent(real_memory) -> None:
+    texts = _history(real_memory, "a1", ["My cousin Ravi just started as a nurse at St Mary's.",
+                                         "He says the night shifts are brutal but the team is great."])
+    assert texts == ["Ravi says the night shifts are brutal but the team is great."]
+
+
+def test_a_later_person_of_the_other_pronoun_does_not_take_she(real_memory) -> None:
+    texts = _history(real_memory, "a2", ["My sister Priya has started pottery classes.",
+                                         "My brother Tom is coming over for the match.",
+                                         "She made me a wonky mug for my birthday."])
+    assert texts == ["Priya made me a wonky mug for my birthday."]
+
+
+@pytest.mark.parametrize("intro, later", [
+    ("My mate Jake and my cousin Tom came over to watch the match.", "He forgot his jacket on the sofa."),
+    ("My dad and my uncle Frank went fishing on Saturday.", "He caught a huge pike."),
+    ("Lunch with Sarah and Emily from the old office.", "She is pregnant with twins!"),
+])
+def test_no_clearly_right_antecedent_leaves_the_pronoun(real_memory, intro, later) -> None:
+    assert _history(real_memory, "a3", [intro, later]) == [later]
+
+
+@pytest.mark.parametrize("later, expected", [("She brought a lemon tart.", "Robin brought a lemon tart."),
+                                             ("He brought the wine.", "Kai brought the wine.")])
+def test_the_pronoun_memory_uses_for_a_person_tells_two_apart(real_memory, later, expected) -> None:
+    texts = _history(real_memory, "a4", ["Robin lost her keys at the station again.",
+                                         "Kai says he will bring something to drink.",
+                                         "Robin and Kai came over for dinner on Friday.", later])
+    assert texts == [expected]

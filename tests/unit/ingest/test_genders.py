@@ -1,0 +1,31 @@
+"""How a text tells a person's pronoun, and who else it mentions (ingest/genders.py): pure regex."""
+
+import pytest
+
+from fleet_memory.ingest.genders import other_people, pronouns_in
+
+
+@pytest.mark.parametrize("text, names, expected", [
+    ("My cousin Ravi, he just started as a nurse.", ["Ravi"], {"Ravi": "m"}),
+    ("My sister Priya has started pottery classes.", ["Priya"], {"Priya": "f"}),
+    ("Declan, my brother, fixed the boiler.", ["Declan"], {"Declan": "m"}),
+    ("My landlord Mr Hughes came to fix the window.", ["Hughes"], {"Hughes": "m"}),
+    ("Robin lost her keys at the station again.", ["Robin"], {"Robin": "f"}),
+    ("Anna introduced me to her friend Beth.", ["Anna", "Beth"], {"Anna": "f"}),
+    ("Tom told Sarah about his trip.", ["Tom", "Sarah"], {}),  # "his" follows Sarah, who is not the subject
+    ("Our plumber, Declan, fixed the boiler at last.", ["Declan"], {}),  # a neutral role says nothing
+])
+def test_the_pronoun_a_text_uses_for_a_person(text, names, expected) -> None:
+    assert pronouns_in(text, names) == expected
+
+
+@pytest.mark.parametrize("text, names, expected", [
+    ("My dad and my uncle Frank went fishing on Saturday.", ["Frank"], ["m"]),
+    ("My mate Jake and my cousin Tom came over.", ["Tom"], [None]),  # a name the NER missed
+    ("My mate Jake and my cousin Tom came over.", ["Jake", "Tom"], []),
+    ("My son's teacher, Mr Doyle, called about the play.", ["Doyle"], []),  # the son is a possessor
+    ("Booked my trip to Paris with my sister Ana.", ["Ana"], []),
+    ("Called my mum, she is fine.", [], ["f"]),
+])
+def test_the_other_people_a_text_mentions(text, names, expected) -> None:
+    assert other_people(text, names) == expected
