@@ -18,7 +18,9 @@ def serve(ctx: typer.Context,
           host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every interface)."),
           port: int = typer.Option(8080, help="Port to listen on."),
           no_auth: bool = typer.Option(False, "--no-auth", help="No API keys; only allowed on 127.0.0.1."),
-          max_body_mb: float = typer.Option(16.0, help="Larger request bodies get 413.")) -> None:
+          max_body_mb: float = typer.Option(16.0, help="Larger request bodies get 413."),
+          shutdown_timeout: float = typer.Option(60.0, min=0, help="On SIGTERM, seconds the requests in flight "
+                                                 "may run to their answer before they are cancelled.")) -> None:
     """Run the REST server (OpenAPI at /docs) with the MCP endpoint at /mcp."""
     import signal
     import sys
@@ -44,7 +46,8 @@ def serve(ctx: typer.Context,
     # with the handler it found: a Python one exits normally, so the embedded server's exit hook
     # runs (the default handler killed the process and left PostgreSQL running).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    uvicorn.Server(server_config(app, host=host, port=port, verbose=verbose)).run(sockets=[sock])
+    config = server_config(app, host=host, port=port, verbose=verbose, shutdown_timeout_s=shutdown_timeout)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def mcp(ctx: typer.Context, agent: Optional[str] = typer.Option(
