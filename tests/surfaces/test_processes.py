@@ -87,6 +87,26 @@ def test_a_stale_owner_list_is_repaired_at_start(home) -> None:
     assert _gone(postmaster, 10), "a stale owner pid kept the server running after its last real owner left"
 
 
+def test_a_recycled_owner_pid_does_not_keep_the_server_running(home) -> None:
+    owner = _owner(home, "stay")
+    postmaster = _postmaster(home)
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])  # never an owner
+    try:  # as a killed owner with the stranger's pid left the files: its start time, then its pid
+        pgdata = home / "pg"
+        starts = json.loads((pgdata / ".fm_owner_starts.json").read_text())
+        assert list(starts) == [str(owner.pid)]
+        starts[str(stranger.pid)] = psutil.Process(stranger.pid).create_time() - 3600
+        (pgdata / ".fm_owner_starts.json").write_text(json.dumps(starts))
+        (pgdata / ".handle_pids.json").write_text(json.dumps([stranger.pid, owner.pid]))
+        owner.kill()
+        owner.wait()
+        assert _gone(postmaster, 30), "a live process reusing a dead owner's pid kept the server running"
+        assert stranger.poll() is None
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -6,7 +6,10 @@ hook). A process killed by a signal runs no hook: its pid stays in the file, and
 ran for ever, since no later process was ever "the last". Two remedies:
 
 - ``prune_dead``: at every start, pids of processes that no longer exist are removed (a stale
-  file is detected and repaired, logged at INFO);
+  file is detected and repaired, logged at INFO). A pid alone does not say who it is: a killed
+  owner's pid can be reused by an unrelated process that lives for ever. So each owner also
+  records its process start time (``register``, in ``.fm_owner_starts.json``), and a pid whose
+  process started at another time is a stale owner too;
 - a watchdog: the process that starts the server also starts one small detached process
   (``python -m fleet_memory.store.db.embedded_owners <pgdata>``, one per data directory, its pid in
   ``.fm_watchdog.pid``) that every ``INTERVAL_S`` seconds prunes dead owners under the package's
@@ -26,11 +29,12 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["prune_dead", "ensure_watchdog", "watch", "INTERVAL_S"]
+__all__ = ["prune_dead", "ensure_watchdog", "register", "watch", "INTERVAL_S"]
 
 _log = logging.getLogger(__name__)
 HANDLES = ".handle_pids.json"
 WATCHDOG = ".fm_watchdog.pid"
+STARTS = ".fm_owner_starts.json"  # owner pid → its process start time (seconds since the epoch)
 INTERVAL_S = 1.0
 
 
@@ -41,6 +45,39 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+def _started(pid: int) -> float | None:
+    import psutil
+
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
+def _read_starts(pgdata: Path) -> dict[str, float]:
+    try:
+        starts = json.loads((Path(pgdata) / STARTS).read_text())
+        return {str(k): float(v) for k, v in starts.items()} if isinstance(starts, dict) else {}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def register(pgdata: Path, pid: int) -> None:
+    """Record when owner ``pid`` started, so that its pid reused later is not taken for it. The
+    caller holds the package's lock."""
+    starts = _read_starts(pgdata)
+    started = _started(pid)
+    if started is not None:
+        starts[str(pid)] = started
+        (Path(pgdata) / STARTS).write_text(json.dumps(starts))
+
+
+def _is_owner(pid: int, starts: dict[str, float]) -> bool:
+    """Alive, and the very process that registered (an owner that never registered: alive)."""
+    recorded, started = starts.get(str(pid)), _started(pid) if _alive(pid) else None
+    return started is not None and (recorded is None or abs(recorded - started) < 0.05)
 
 
 def _read(path: Path) -> list[int]:
@@ -54,11 +91,14 @@ def prune_dead(pgdata: Path) -> list[int]:
     """Remove owners that no longer exist from the handle file; return the live ones. The caller
     holds the package's lock."""
     path = Path(pgdata) / HANDLES
-    pids = _read(path)
-    live = [p for p in pids if _alive(p)]
+    pids, starts = _read(path), _read_starts(pgdata)
+    live = [p for p in pids if _is_owner(p, starts)]
     if live != pids:
         _log.info("embedded PostgreSQL in %s: removed stale owner pids %s", pgdata, sorted(set(pids) - set(live)))
         path.write_text(json.dumps(live))
+    owners = {str(p) for p in live}
+    if set(starts) - owners:
+        (Path(pgdata) / STARTS).write_text(json.dumps({k: v for k, v in starts.items() if k in owners}))
     return live
 
 

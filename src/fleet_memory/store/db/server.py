@@ -94,6 +94,7 @@ def _server(pgdata: Path, shared_buffers_mb: int):
             owners.prune_dead(pgdata)  # a stale owner list kept the server alive for ever
         server.start()
         with PostgresServer._lock:
+            owners.register(pgdata, os.getpid())
             owners.ensure_watchdog(pgdata)
     return server
 
