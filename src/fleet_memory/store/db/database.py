@@ -91,6 +91,12 @@ def lock_timeout(conn: psycopg.Connection, timeout: str) -> None:
     conn.execute("SELECT set_config('lock_timeout', %s, true)", (timeout,))
 
 
+POOL_WAIT_S = 30.0
+"""How long a transaction waits for a pooled connection at most."""
+
+PROBE_AFTER_S = 2.0
+"""After this long without a pooled connection, ``Database.transaction`` checks the database directly."""
+
 SPARE_WAIT_S = 0.002
 """How long ``Database.spare`` waits for a ready connection before answering None."""
 
@@ -168,11 +174,26 @@ class Database:
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A connection inside one transaction: committed on success, rolled back on any error."""
         try:
-            with self._pool.connection() as conn:
-                conn.execute(self._settings)
-                yield conn
+            conn = self._connection()
+            try:
+                with conn:  # commits, or rolls back on an error; a pooled connection stays open
+                    conn.execute(self._settings)
+                    yield conn
+            finally:
+                self._pool.putconn(conn)
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
             raise self._failed(exc) from exc
+
+    def _connection(self) -> psycopg.Connection:
+        """A pooled connection. When none comes within ``PROBE_AFTER_S``, one direct connection
+        tells a busy pool (wait on, up to ``POOL_WAIT_S``) from a database that is gone (its
+        one-line ``DatabaseUnavailableError`` now, rather than after the pool's whole wait with a
+        warning for every attempt to reconnect)."""
+        try:
+            return self._pool.getconn(timeout=PROBE_AFTER_S)
+        except PoolTimeout:
+            check_reachable(self.url, timeout_s=5)
+        return self._pool.getconn(timeout=POOL_WAIT_S)
 
     @contextmanager
     def spare(self, wait_s: float | None = None) -> Iterator[psycopg.Connection | None]:
