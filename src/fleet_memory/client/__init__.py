@@ -59,14 +59,23 @@ class _Base:
             request.update(json=None, content=call.lines.encode("utf-8"))
         return {**request, "headers": headers or None}
 
-    def _pause(self, call: Call, error: BusyError, deadline: float) -> float | None:
-        """How long to wait before sending ``call`` again, or None to raise ``error``: a write with
-        an idempotency key whose first request still runs (409) is retried until it is done, within
-        the client's timeout; nothing else is retried."""
-        if call.idempotency_key is None or error.status != 409:
-            return None
-        pause = max(0.1, error.retry_after_s)
-        return pause if time.monotonic() + pause < deadline else None
+    def _answer(self, call: Call, response: httpx.Response | httpx.TransportError, deadline: float) -> Any:
+        """The call's result; or ``_Again(seconds)`` when a write with an idempotency key found its
+        first request still running (409) and the client's timeout leaves time to ask again after
+        the ``Retry-After`` it was given; otherwise the error. Nothing else is retried."""
+        if isinstance(response, httpx.TransportError):
+            raise self._unreachable(response) from response
+        try:
+            return read(call, response)
+        except BusyError as busy:
+            pause = max(0.1, busy.retry_after_s)
+            if call.idempotency_key is None or busy.status != 409 or time.monotonic() + pause >= deadline:
+                raise
+            return _Again(pause)
+
+
+class _Again(float):
+    """Seconds to wait before sending the same call again (``_Base._answer``)."""
 
 
 class Client(_Base):
@@ -76,16 +85,15 @@ class Client(_Base):
 
     def _send(self, call: Call) -> Any:
         deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                return read(call, self._http.request(**self._request(call)))
-            except httpx.TransportError as exc:
-                raise self._unreachable(exc) from exc
-            except BusyError as busy:
-                pause = self._pause(call, busy, deadline)
-                if pause is None:
-                    raise
-                time.sleep(pause)
+        while isinstance(answer := self._answer(call, self._sent(call), deadline), _Again):
+            time.sleep(answer)
+        return answer
+
+    def _sent(self, call: Call) -> httpx.Response | httpx.TransportError:
+        try:
+            return self._http.request(**self._request(call))
+        except httpx.TransportError as exc:
+            return exc
 
     def close(self) -> None:
         self._http.close()
@@ -105,16 +113,15 @@ class AsyncClient(_Base):
 
     async def _send(self, call: Call) -> Any:
         deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                return read(call, await self._http.request(**self._request(call)))
-            except httpx.TransportError as exc:
-                raise self._unreachable(exc) from exc
-            except BusyError as busy:
-                pause = self._pause(call, busy, deadline)
-                if pause is None:
-                    raise
-                await anyio.sleep(pause)
+        while isinstance(answer := self._answer(call, await self._sent(call), deadline), _Again):
+            await anyio.sleep(answer)
+        return answer
+
+    async def _sent(self, call: Call) -> httpx.Response | httpx.TransportError:
+        try:
+            return await self._http.request(**self._request(call))
+        except httpx.TransportError as exc:
+            return exc
 
     async def close(self) -> None:
         await self._http.aclose()
