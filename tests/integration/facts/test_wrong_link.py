@@ -67,4 +67,4 @@ def test_the_stale_units_are_still_demoted(wrongly_linked) -> None:
     results = mem.search(AGENT, "Where does my sister live?", now=NOW, reinforce=False, explain=True, top_k=50)
     vienna = next(r for r in results if "Vienna" in r.text)
     assert vienna.explanation.factors["supersession_term"] < 0
-    assert "demotion" not in vienna.explanation.factors
+    assert "demotion" not in vienna.explanation.factors  # not placed below a successor it does not trust

@@ -11,7 +11,6 @@ from fleet_memory.model import TimeWindow
 from fleet_memory.recall.current import (
     ABOVE_MEDIAN,
     DEMOTION_MARGIN,
-    LIFT_MARGIN,
     asks_about_past,
     demote_below_successors,
     promote_successors,
@@ -59,10 +58,9 @@ def test_a_link_is_followed_only_to_a_relevant_successor() -> None:
     assert trusted_links({**relevance, "job": 1.9}, {"job": "flat"}) == {}
 
 
-def test_a_successor_far_below_its_predecessor_needs_to_stand_clear_of_the_median() -> None:
-    pool = {"x": -1.0, "y": -2.0, "z": 0.0}  # with old and new, the median is 0.0
-    assert trusted_links({**pool, "old": 6.0, "new": ABOVE_MEDIAN - 0.01}, {"old": "new"}) == {}
-    assert trusted_links({**pool, "old": 6.0, "new": ABOVE_MEDIAN}, {"old": "new"}) == {"old": "new"}
-    # near its predecessor, a successor just above the median is enough
-    assert trusted_links({**pool, "old": 1.2, "new": 0.3}, {"old": "new"}) == {"old": "new"}
-    assert trusted_links({**pool, "old": 1.2 + LIFT_MARGIN + 0.3, "new": 0.3}, {"old": "new"}) == {}
+def test_a_successor_far_below_its_predecessor_is_trusted_clear_of_the_median() -> None:
+    pool = {"a": -2.0, "b": -1.0, "c": -0.5, "d": 0.5, "e": 1.0, "old": 9.0}
+    # with "new" above 0.5, the median of the seven is 0.5
+    assert trusted_links({**pool, "new": 0.5 + ABOVE_MEDIAN}, {"old": "new"}) == {"old": "new"}
+    assert trusted_links({**pool, "new": 0.49 + ABOVE_MEDIAN}, {"old": "new"}) == {}
+    assert trusted_links({**pool, "new": 0.0}, {"old": "new"}) == {}  # at the median: not clearly relevant
