@@ -16,6 +16,8 @@ for every put), for coreference across puts (``ingest.coref``).
   found → someone, of unknown pronoun): rivals for a pronoun, never antecedents. A role used as a
   possessor ("my son's teacher") is not counted: the sentence is about the teacher; nor is a
   capitalised word after a preposition ("my trip to Paris").
+- ``only_as_place(text, name)``: every mention of the name follows a preposition of place ("a
+  flat in Bonfim"): a model's PERSON that the text uses as a place is no candidate.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["FEMALE_ROLES", "MALE_ROLES", "pronouns_in", "other_people"]
+__all__ = ["FEMALE_ROLES", "MALE_ROLES", "pronouns_in", "other_people", "only_as_place"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
@@ -86,3 +88,12 @@ def other_people(text: str, names: Sequence[str]) -> list[str | None]:
         if m.group(1).lower() not in _NOT_ROLES and m.group(2) not in known:
             found.append(_role_gender(m.group(1)))
     return found
+
+
+_PLACE = re.compile(r"\b(?:in|at|to|from|near|into|around|outside|inside|towards?)\s+$", re.IGNORECASE)
+
+
+def only_as_place(text: str, name: str) -> bool:
+    """True when ``name`` occurs in ``text`` and each time right after a preposition of place."""
+    starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
+    return bool(starts) and all(_PLACE.search(text[:at]) for at in starts)

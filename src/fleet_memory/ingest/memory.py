@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from ..clock import shifted
 from ..naming import normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
-from .genders import other_people, pronouns_in
+from .genders import only_as_place, other_people, pronouns_in
 from .names import is_first_name
 from .records import AgentContext, Episode, RecentMention
 
@@ -120,7 +120,8 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
 def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple[RecentMention, ...]:
     """The recent people unit by unit (``texts``: each unit's text by rank), least relevant unit
     first, each with the pronoun the units' texts give them (any unit that names them; texts that
-    disagree leave it unknown), after the rivals each unit mentions."""
+    disagree leave it unknown), after the rivals each unit mentions; a PERSON its unit names only
+    as a place ("a flat in Bonfim") is left out."""
     everyone = {p.name for p in recent if p.position >= 0}
     learnt: dict[str, str | None] = {}
     for text in texts.values():
@@ -131,8 +132,9 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple
         units.setdefault(person.rank, []).append(person)
     out: list[RecentMention] = []
     for rank in sorted(units, reverse=True):
-        members = sorted(units[rank], key=lambda p: p.position)
+        text = texts.get(rank, "")
+        members = [p for p in sorted(units[rank], key=lambda p: p.position) if not only_as_place(text, p.name)]
         named = [p.name for p in members if p.position >= 0]
-        out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named)]
+        out += [RecentMention("", gender, rank) for gender in other_people(text, named)]
         out += [RecentMention(p.name, learnt.get(p.name), rank) for p in members]
     return tuple(out)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import other_people, pronouns_in
+from fleet_memory.ingest.genders import only_as_place, other_people, pronouns_in
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -29,3 +29,9 @@ def test_the_pronoun_a_text_uses_for_a_person(text, names, expected) -> None:
 ])
 def test_the_other_people_a_text_mentions(text, names, expected) -> None:
     assert other_people(text, names) == expected
+
+
+def test_a_name_used_only_as_a_place() -> None:
+    assert only_as_place("Ines lives in Porto now, in a flat in Bonfim.", "Bonfim")
+    assert not only_as_place("Ines lives in Porto now, in a flat in Bonfim.", "Ines")
+    assert not only_as_place("Dinner at Tom's, then Tom drove me home.", "Tom")
