@@ -60,7 +60,10 @@ class RecallSettings:
     w_activation: float = 3.5
     similarity_std_floor: float = 0.05
     text_std_floor: float = 1.0
-    single_term_text_cap: float = 1.0  # z(text) at most, for one matching term far in meaning (scoring)
+    # z(text) at most for a unit matching one common query term alone (IDF at most common_word_idf,
+    # about 5 % of the agent's units) and far in meaning (scoring)
+    single_term_text_cap: float = 1.0
+    common_word_idf: float = 3.0
     # priors, added to relevance and bounded (scoring.py): recency and frequency (the memory
     # model), importance (the lifecycle; both in docs/concepts.md); together they move a score by
     # at most prior_span

@@ -163,14 +163,15 @@ def _stored_importance(text: str, tags: tuple[str, ...], stored: float) -> float
     return stored
 
 
-def _signals(c: cand_sql.Candidate, activation: float, entries: tuple[TimeWindow | None, cand_sql.TermStats],
+def _signals(c: cand_sql.Candidate, activation: float, entries: tuple[TimeWindow | None, cand_sql.TermStats, float],
              importance: RankImportance, at: datetime | None = None, past: bool = False) -> Signals:
-    """``entries``: the query's window and term statistics; ``at``: the time supersession is judged
-    at (``recall.current``); ``past``: the question asks about the past."""
-    u, (window, terms) = c.unit, entries
+    """``entries``: the query's window, term statistics and the IDF at or below which a term is a
+    common word (``RecallSettings.common_word_idf``); ``at``: the time supersession is judged at
+    (``recall.current``); ``past``: the question asks about the past."""
+    u, (window, terms, common) = c.unit, entries
     in_window = window is not None and window.start <= u.event_date < window.end
     superseded = at is not None and is_superseded(u.valid_until, at)
-    single = c.text_score > 0.0 and any(abs(c.text_score - idf) < 1e-9 for idf in terms.idf)
+    single = c.text_score > 0.0 and any(abs(c.text_score - idf) < 1e-9 and idf <= common for idf in terms.idf)
     return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date, u.last_accessed,
                    u.access_count, importance(u.text, u.tags, u.importance), superseded, past, single)
 
@@ -229,7 +230,7 @@ def _entries(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter,
     pool = {c.seq: c for c, _ in found}
     stats = pool_stats([c.similarity for c in pool.values()], [c.text_score for c in pool.values()],
                        sim_floor=cfg.similarity_std_floor, text_floor=cfg.text_std_floor)
-    query = (window, features.terms)
+    query = (window, features.terms, cfg.common_word_idf)
     direct = {key: direct_score(_signals(c, 0.0, query, _stored_importance), stats, cfg) for key, c in pool.items()}
     best = max(direct.values())
     return Entries(features, window, units, pool, {c.seq: tuple(ch) for c, ch in found}, stats,
@@ -313,7 +314,8 @@ def _kth_best(scores: list[float], k: int) -> float:
 
 def _ranked(key: int, cand: cand_sql.Candidate, activation: float, request: SearchRequest, entries: Entries,
             importance: RankImportance, at: datetime, past: bool) -> Ranked:
-    signals = _signals(cand, activation, (entries.window, entries.features.terms), importance, at, past)
+    query = (entries.window, entries.features.terms, request.settings.common_word_idf)
+    signals = _signals(cand, activation, query, importance, at, past)
     return Ranked(key, cand, score(signals, entries.stats, request.settings, request.now))
 
 
