@@ -43,25 +43,26 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
 
   **A link is not trusted blindly** (``trusted_links``). Both moves follow a link only when the
   current version is itself relevant to the question: its own query relevance (``direct`` in
-  ``scoring``: similarity, full text, names, window — not the activation it would inherit) stands
-  at least ``ABOVE_MEDIAN`` (0.2, a fifth of a standard deviation of similarity) above the median
-  over the units ranked. Otherwise the stale unit keeps its own score with its
-  ``−superseded_weight`` (it is only demoted) and the current version ranks on its own merits. A
-  wrong link — the user's own move recorded as the successor of a sister's residence, of her job
-  and of the user's job — then does not lift the move to rank 1: for each of those questions it
-  stands at most 0.07 above the median of its pool (tests/integration/facts/test_wrong_link.py).
-  Why not a margin below the stale unit's relevance: a true successor often shares far fewer
-  words with the question than the stale sentence and stands far below it — 9.3 below for
-  "Project Heron has been renamed Project Kestrel" against "Our project at work is called Project
-  Heron, it's the new route optimisation dashboard" ("What is the route optimisation dashboard
-  project called?", ``bench/realuse.py``), 3.7 below for "Started at the new clinic today as a
-  senior analyst." against "Work is busy: I'm a data analyst at Harlow Logistics." ("Where do I
-  work?") — while above the median (by 1.5 and by 0.24); a margin of 1.5 took current-wins on
-  ``bench/realuse.py`` from 1.0 to .53. The bar is thin where the successor shares no word with
-  the question (the clinic clears it by 0.04), and it cannot stop a wrong link to a unit as
-  relevant as that ("I live in Manchester now" recorded after the Harlow job stood 0.24 above
-  the median for "Where do I work?"): that is the put-time rule's precision to keep. In a pool of
-  two the median is their mean, so a successor less relevant than its predecessor is not lifted.
+  ``scoring``: similarity, full text, names, window — not the activation it would inherit) is at
+  least the median over the units ranked, and at least ``ABOVE_MEDIAN`` (0.5, half a standard
+  deviation of similarity) above the median of the units on no link (the pool's background:
+  in an agent of three units — the old value, the new one and some chatter — the new one *is*
+  the median of all three). Otherwise the stale unit keeps its own score with its
+  ``−superseded_weight`` (it is only demoted) and the current version ranks on its own merits.
+  So a unit the question is not about, less relevant than the pool's median, never reaches rank
+  1 by a link: the user's move recorded as the successor of a sister's residence and of her job
+  stands 0.19 and 0.09 above the background for those questions and stays off rank 1
+  (tests/integration/facts/test_wrong_link.py). Why not a margin below the stale unit's
+  relevance: a true successor often shares far fewer words with the question than the stale
+  sentence and stands far below it — 9.3 below for "Project Heron has been renamed Project
+  Kestrel" against "Our project at work is called Project Heron, it's the new route
+  optimisation dashboard" ("What is the route optimisation dashboard project called?",
+  ``bench/realuse.py``), 3.7 below for "Started at the new clinic today as a senior analyst."
+  against "Work is busy: I'm a data analyst at Harlow Logistics." ("Where do I work?"); a
+  margin of 1.5 took current-wins on ``bench/realuse.py`` from 1.0 to .53. What relevance cannot
+  tell: the clinic stands 0.69 above its background, and the same move, wrongly linked after the
+  user's job, 0.85 above its own for "Where do I work?" — a wrong link to a unit that relevant is
+  the put-time rule's precision to prevent.
 
 Past cues (word boundaries, case-insensitive; ``query.PAST_WORDS`` and more): before, used to,
 previously, originally, formerly, former, previous, old (not "how old"), earlier, at first, first
@@ -89,7 +90,7 @@ __all__ = ["asks_about_past", "is_superseded", "supersession_term", "trusted_lin
            "demote_below_successors", "DEMOTION_MARGIN", "ABOVE_MEDIAN"]
 
 DEMOTION_MARGIN = 0.05
-ABOVE_MEDIAN = 0.2
+ABOVE_MEDIAN = 0.5
 
 K = TypeVar("K", bound=Hashable)
 
@@ -125,11 +126,14 @@ def supersession_term(superseded: bool, past: bool, superseded_weight: float, pa
 def trusted_links(relevance: Mapping[K, float], current: Mapping[K, K],
                   above: float = ABOVE_MEDIAN) -> dict[K, K]:
     """The links of ``current`` (stale → current) recall may follow: those whose current unit's own
-    ``relevance`` stands at least ``above`` above the median over ``relevance`` (the units ranked).
-    Units missing from ``relevance`` are not trusted."""
+    ``relevance`` is at least the median over ``relevance`` (the units ranked) and stands at least
+    ``above`` above the median of the units on no link of ``current`` (when there are any). Units
+    missing from ``relevance`` are not trusted."""
     if not relevance:
         return {}
-    bar = statistics.median(relevance.values()) + above
+    linked = set(current) | set(current.values())
+    others = [v for k, v in relevance.items() if k not in linked]
+    bar = max(statistics.median(relevance.values()), statistics.median(others) + above if others else float("-inf"))
     return {old: new for old, new in current.items() if old in relevance and new in relevance
             and relevance[new] >= bar}
 

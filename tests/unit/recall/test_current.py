@@ -58,9 +58,12 @@ def test_a_link_is_followed_only_to_a_relevant_successor() -> None:
     assert trusted_links({**relevance, "job": 1.9}, {"job": "flat"}) == {}
 
 
-def test_a_successor_far_below_its_predecessor_is_trusted_clear_of_the_median() -> None:
-    pool = {"a": -2.0, "b": -1.0, "c": -0.5, "d": 0.5, "e": 1.0, "old": 9.0}
-    # with "new" above 0.5, the median of the seven is 0.5
-    assert trusted_links({**pool, "new": 0.5 + ABOVE_MEDIAN}, {"old": "new"}) == {"old": "new"}
-    assert trusted_links({**pool, "new": 0.49 + ABOVE_MEDIAN}, {"old": "new"}) == {}
-    assert trusted_links({**pool, "new": 0.0}, {"old": "new"}) == {}  # at the median: not clearly relevant
+def test_a_successor_far_below_its_predecessor_is_trusted_clear_of_the_background() -> None:
+    background = {"a": -2.0, "b": -1.0, "c": 0.0, "d": 0.5, "e": 1.0}  # median 0.0
+    assert trusted_links({**background, "old": 9.0, "new": ABOVE_MEDIAN}, {"old": "new"}) == {"old": "new"}
+    assert trusted_links({**background, "old": 9.0, "new": ABOVE_MEDIAN - 0.01}, {"old": "new"}) == {}
+
+
+def test_in_a_pool_of_three_the_new_value_above_the_chatter_is_trusted() -> None:
+    assert trusted_links({"old": 3.0, "new": 1.0, "chatter": -2.0}, {"old": "new"}) == {"old": "new"}
+    assert trusted_links({"old": 3.0, "new": -1.9, "chatter": -2.0}, {"old": "new"}) == {}
