@@ -359,7 +359,7 @@ class FleetMemory:
             keys.authorize(record, agent_id)
         return record
 
-    # lifecycle (seed 001): forgetting, consolidation, context, conversation extraction ----
+    # lifecycle: forgetting, consolidation, context, conversation extraction -------------
     def maintain(self, agent_id: str | None = None, *, now: datetime | str | None = None) -> MaintenanceReport:
         """Archive units (of one agent, or all) whose effective importance on the forgetting curve is
         below ``LifecycleConfig.archive_below`` at ``now`` (default: the clock). Idempotent; bounded

@@ -82,7 +82,7 @@ def build_request(
 ) -> SearchRequest:
     """Check every option of ``search``; raise ``InvalidInputError`` naming the first bad one.
 
-    ``top_k`` / ``limit``: results wanted (``limit`` is seed 001's name); ``thinking_budget``: units
+    ``top_k`` / ``limit``: results wanted (``limit`` is the lifecycle API's name for it); ``thinking_budget``: units
     the walk may explore; ``types``, ``min_importance`` (effective, decayed), ``max_age_days``,
     ``since`` / ``until`` (event date), ``tags`` (all of them), ``user_id``, ``session_id``,
     ``include_archived``, ``metadata`` (each key equal to its value): filters applied before
