@@ -5,6 +5,12 @@ comes first, into the next one. An episode with no valid fact keeps its fragment
 clinic today." or "Off to a friend's birthday dinner."; assembly names the implied subject). Facts from an LLM
 (``self_contained``) count as valid. Runs after coreference, which reads every fact (fragments
 too), so that a plan holds the facts with their final texts. O(tokens).
+
+A unit takes at most ``MAX_FRAGMENTS`` fragments (the nearest ones: those before it that follow
+the previous unit's share, those after it up to the next valid fact); the rest are left out of
+every unit (the document keeps them). Real text attaches a few ("Wow." before "I went to the
+park."); a text of nothing but verbless capitalised fragments once made units of 13,000
+characters, each naming hundreds of entities, for a put of a megabyte to resolve them all.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from collections.abc import Sequence
 from ..providers.nlp import Parsed
 from .records import CorefFact, UnitPlan
 
-__all__ = ["is_complete", "plan_units"]
+__all__ = ["MAX_FRAGMENTS", "is_complete", "plan_units"]
+
+MAX_FRAGMENTS = 12
 
 _SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _VERB_POS = {"VERB", "AUX"}
@@ -71,7 +79,7 @@ def plan_units(facts: Sequence[CorefFact]) -> list[UnitPlan]:
 
     def close_episode() -> None:
         if open_plan is None and pending and _keepable(pending):
-            plans.append(UnitPlan(tuple(pending), subjectless=True))
+            plans.append(UnitPlan(tuple(pending[:MAX_FRAGMENTS]), subjectless=True))
 
     for item in facts:
         episode = item.fact.episode_index
@@ -83,11 +91,12 @@ def plan_units(facts: Sequence[CorefFact]) -> list[UnitPlan]:
             plans.append([item])
             open_plan, pending = None, []
         elif valid:
-            open_plan = pending + [item]
+            open_plan = pending[-MAX_FRAGMENTS:] + [item]
             pending = []
             plans.append(open_plan)
         elif open_plan is not None:
-            open_plan.append(item)
+            if len(open_plan) <= MAX_FRAGMENTS:  # the valid fact and its fragments so far
+                open_plan.append(item)
         else:
             pending.append(item)
     close_episode()

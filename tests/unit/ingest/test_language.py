@@ -116,3 +116,19 @@ def test_in_a_conversation_she_is_not_one_of_the_speakers():
     assert coref[1].coref.text == "Mary loves Yosemite."
     *_, coref = _run(["Alice said hello.", "She loves Yosemite."], speakers=["Bob", "Alice"])
     assert coref[1].coref.text == "She loves Yosemite."
+
+
+def test_a_unit_takes_at_most_max_fragments_the_nearest_ones():
+    from fleet_memory.ingest.validate import MAX_FRAGMENTS
+
+    before = [f"Especially in spring number {i}." for i in range(MAX_FRAGMENTS + 3)]
+    after = [f"Mostly in Yosemite number {i}." for i in range(MAX_FRAGMENTS + 5)]
+    texts = before + ["Alice loves hiking."] + after + ["Bob runs."]
+    coref = _run(texts)[3]
+    one_episode = [CorefFact(NamedFact(ParsedFact(ExtractedFact(0, c.fact.text, "episodic"), c.parse), ()), c.coref)
+                   for c in coref]
+    first, second = ([m.fact.text for m in p.members] for p in plan_units(one_episode))
+    assert first == before[-MAX_FRAGMENTS:] + ["Alice loves hiking."]  # full: nothing after it fits
+    assert second == ["Bob runs."]
+    plans = plan_units(one_episode[len(before):])
+    assert [m.fact.text for m in plans[0].members] == ["Alice loves hiking."] + after[:MAX_FRAGMENTS]
