@@ -184,14 +184,15 @@ class Ingestor:
                     link_put(conn, episodes, written, reads, cfg)
                 with timer("supersede"):
                     supersede_put(conn, episodes, written, self.candidate_nlp, cfg, self.clock.now(),
-                                  rule=cfg.supersede and self._judge is None, cache=self._embeddings)
+                                  rule=cfg.supersede and self._judge is None, cache=self._embeddings,
+                                  embedder=self.embedder)
         except BaseException:
             neighbours.cancel()
             raise
         _log.debug("put_many of %d episodes: %s", len(episodes), timer.seconds)
         if cfg.supersede and (judge := self._judge) is not None:
             judge_after_commit(self.db, written.units, self.candidate_nlp, judge, cfg, self.config.llm_retries,
-                               self.clock, self._embeddings)
+                               self.clock, self._embeddings, self.embedder)
         agent_indexes.after_growth(self.db, written.unit_counts, Counter(u.row.agent_id for u in written.units))
         return _results(episodes, facts, written, timer.seconds, self.uses_llm)
 

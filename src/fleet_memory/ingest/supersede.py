@@ -87,6 +87,7 @@ from ..clock import Clock
 from ..config import IngestConfig
 from ..errors import FleetMemoryError, ProviderError
 from ..providers.llm import LLM, structured_call
+from ..providers.embedder import Embedder
 from ..providers.nlp import NLP, Parsed, Token
 from ..store import Database
 from ..store.linking.embedding_cache import EmbeddingCache
@@ -123,6 +124,9 @@ SLOTS: dict[str, re.Pattern[str]] = {
                        r"|brought forward|called off)\b|\b(is|are|'s) off\b|\bmeets? (at|on|in)\b", _I),
     "name": re.compile(r"\b(is|are|was) (called|named)\b|\brenamed\b|\bnew name\b", _I),
 }
+_NOUN_SLOT = {"manager": "manager", "boss": "manager", "supervisor": "manager", "number": "phone",
+              "phone": "phone", "mobile": "phone", "email": "email", "password": "password", "diet": "diet",
+              "job": "employer", "name": "name", "home": "residence", "flat": "residence"}
 _SLOT_NOUNS = frozenset({"manager", "boss", "supervisor", "number", "phone", "mobile", "email", "address",
                          "password", "diet", "job", "name", "home", "flat", "cell", "telephone", "landline"})
 _FIRST_PERSON = frozenset({"i", "me", "my", "we", "us", "our", "mine", "ours", "myself"})
@@ -230,8 +234,17 @@ _CHANGE_CUES = re.compile(
     r"|promoted|quit|gave up|dropped|sold|left|not \w+ any ?more)\b", _I)
 # what is not a change: another of the same (additive), a stay elsewhere (visit), the same plan again
 _NOT_A_CHANGE = re.compile(
-    r"\b(also|too|as well|another|second|other|added|extra|visit\w*|trip|stay(ed|ing)?|drop-in|rented"
-    r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual)\b", _I)
+    r"\b(also|as well|another|second|(?<!the )other(?! one)|added|extra|visit\w*|trip|stay(ed|ing)?|drop-in|rented"
+    r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual)\b"
+    r"|\btoo\b(?![ \t]+[a-z])", _I)  # "a cat too", not "too loud"
+_CHANGED_AGAIN = re.compile(r"\b(changed|switched|moved)\b", _I)
+_PLAN_ENDED = re.compile(r"\b(cancell?ed|canceled|called off|postponed|rescheduled)\b", _I)
+_STAY = re.compile(r"trip|visit\w*|stay\w*", _I)
+_VALUE_CHARS = re.compile(r"[\d@]")
+_MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|recently|finally|today", _I)
+# the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
+# module docstring for how it was chosen and where it is thin)
+MASKED_SIMILARITY = 0.5
 _QUESTION_START = re.compile(
     r"^\s*(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
 # verbs that carry no attribute of their own ("I take the train" / "I take sertraline")
@@ -276,9 +289,10 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or _QUESTION_START.match(text) is not None
 
 
-def _may_relate(a: str, b: str) -> bool:
-    """The cheap test before any parse: a shared slot, or a content word in common."""
-    if slots(a) & slots(b):
+def _may_relate(a: str, b: str, newer: str) -> bool:
+    """The cheap test before any parse: a shared slot, a change cue in the newer text (the masked
+    texts may match), or a content word in common."""
+    if slots(a) & slots(b) or _CHANGE_CUES.search(newer):
         return True
     words = [{_stem(w) for w in _WORD.findall(t.lower()) if len(w) > 3 and w not in _LIGHT} for t in (a, b)]
     return bool(words[0] & words[1])
@@ -289,39 +303,117 @@ def _holders(fact: Fact) -> frozenset[str]:
     return _own(keys, fact.who)
 
 
-def judge(a: Fact, b: Fact) -> tuple[str | None, bool]:
-    """(the reason when the rule supersedes, whether the pair is worth asking an LLM about); see the
-    module docstring for the rule."""
-    ordered = _ordered(a, b)
-    if ordered is None or is_question(a.text) or is_question(b.text):
-        return None, False
-    older, newer = ordered
+def _not_a_change(text: str) -> bool:
+    """An addition, a stay elsewhere or the same value again (``_NOT_A_CHANGE``), unless a stronger
+    cue says otherwise: "changed his number again" is a change, "cancelled the Kyoto trip" a plan's."""
+    cues = {m.group(0).lower() for m in _NOT_A_CHANGE.finditer(text)}
+    if _CHANGED_AGAIN.search(text):
+        cues.discard("again")
+    if _PLAN_ENDED.search(text):
+        cues = {c for c in cues if not _STAY.fullmatch(c)}
+    return bool(cues)
+
+
+def _slot_owners(fact: Fact, slot: str) -> frozenset[str]:
+    """Whose ``slot`` the text names by a possessed slot noun, a name beside it or not: "My manager
+    Oluwaseun wants ..." names the user's manager, as "My new manager is Nkechi" does."""
+    tokens = fact.parsed.tokens
+    owners = set()
+    for i, t in enumerate(tokens):
+        if _NOUN_SLOT.get(t.text.lower()) != slot:
+            continue
+        for k in tokens:
+            if k.head == i and k.dep == "poss":
+                owner = k.text.lower().removesuffix("'s").removesuffix("’s")
+                owners.add(SELF if owner in _FIRST_PERSON else owner)
+    return _own(frozenset(owners), fact.who)
+
+
+def _same_holder(a: Fact, b: Fact) -> bool:
     _, proper_a = subject_keys(a.parsed)
     _, proper_b = subject_keys(b.parsed)
-    same_holder = bool(_holders(a) & _holders(b)) and not (proper_a and proper_b and not proper_a & proper_b)
+    return bool(_holders(a) & _holders(b)) and not (proper_a and proper_b and not proper_a & proper_b)
+
+
+def _slot_reason(a: Fact, b: Fact, same_holder: bool) -> str | None:
+    """The shared slot that links the pair: a plan by its own keys (the objects count: "moved the
+    wedding"), another slot by the same holder or the same owner of the slot's noun."""
     shared = slots(a.text) & slots(b.text)
-    related = _overlap(relation_words(a.parsed), relation_words(b.parsed))
-    worth = same_holder or bool(shared)
-    if not same_holder or _NOT_A_CHANGE.search(newer.text):
-        return None, worth
     if "plan" in shared:
         pa, _ = subject_keys(a.parsed, plan=True)
         pb, _ = subject_keys(b.parsed, plan=True)
         if (pa & pb) - {SELF}:
-            return "plan", True
+            return "plan"
     for slot in sorted(shared - {"plan"}):
+        if same_holder or _slot_owners(a, slot) & (_slot_owners(b, slot) | _holders(b)) \
+                or _slot_owners(b, slot) & _holders(a):
+            return slot
+    return None
+
+
+def judge(a: Fact, b: Fact, masked: float | None = None) -> tuple[str | None, bool]:
+    """(the reason when the rule supersedes, whether the pair is worth asking an LLM about); see the
+    module docstring for the rule. ``masked``: the cosine similarity of the two texts with their
+    values masked (``masked_text``), when an embedder was at hand."""
+    ordered = _ordered(a, b)
+    if ordered is None or is_question(a.text) or is_question(b.text):
+        return None, False
+    older, newer = ordered
+    same_holder = _same_holder(a, b)
+    worth = same_holder or bool(slots(a.text) & slots(b.text))
+    if _not_a_change(newer.text):
+        return None, worth
+    slot = _slot_reason(a, b, same_holder)
+    if slot is not None:
         return slot, True
-    if related >= 0.5 and _CHANGE_CUES.search(newer.text):
+    if not same_holder or not _CHANGE_CUES.search(newer.text):
+        return None, worth
+    if _overlap(relation_words(a.parsed), relation_words(b.parsed)) >= 0.5:
         return "relation", True
+    if masked is not None and masked >= MASKED_SIMILARITY and not slots(newer.text) - slots(older.text):
+        return "masked", True
     return None, worth
 
 
-def rule_pairs(pairs: Sequence[tuple[Fact, Fact]]) -> tuple[list[Pair], list[tuple[Fact, Fact]]]:
+def masked_text(parsed: Parsed) -> str:
+    """The text with its values masked: named entities, proper nouns, numbers and anything with a
+    digit or an @ become one "X" each run; time words and change cues go. "I support Everton." →
+    "I support X ."; "Celtics are my NBA team these days." → "X are my X team ."."""
+    named = {i for span in parsed.ents for i in range(span.start, span.end)}
+    out: list[str] = []
+    for i, t in enumerate(parsed.tokens):
+        if i in named or t.pos in ("PROPN", "NUM") or _VALUE_CHARS.search(t.text):
+            if not out or out[-1] != "X":
+                out.append("X")
+        elif not (_MASKED_TIME.fullmatch(t.text) or _CHANGE_CUES.fullmatch(t.text)):
+            out.append(t.text)
+    return " ".join(out)
+
+
+def _masked_similarity(pairs: Sequence[tuple[Fact, Fact]], embedder: Embedder | None) -> list[float | None]:
+    """Per pair, the cosine of its two masked texts (``masked_text``), for the pairs whose newer text
+    has a change cue (the others cannot link by it); one embedder call for all."""
+    need = []
+    for a, b in pairs:
+        ordered = _ordered(a, b)
+        need.append(embedder is not None and ordered is not None and bool(_CHANGE_CUES.search(ordered[1].text)))
+    texts = sorted({masked_text(f.parsed) for (a, b), n in zip(pairs, need) if n for f in (a, b)})
+    if not texts:
+        return [None] * len(pairs)
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    at = {t: v for t, v in zip(texts, vectors)}
+    return [float(at[masked_text(a.parsed)] @ at[masked_text(b.parsed)]) if n else None
+            for (a, b), n in zip(pairs, need)]
+
+
+def rule_pairs(pairs: Sequence[tuple[Fact, Fact]],
+               embedder: Embedder | None = None) -> tuple[list[Pair], list[tuple[Fact, Fact]]]:
     """(supersessions by the rule, the pairs worth asking an LLM about — older first)."""
     decided: list[Pair] = []
     ask: list[tuple[Fact, Fact]] = []
-    for a, b in pairs:
-        slot, worth = judge(a, b)
+    for (a, b), masked in zip(pairs, _masked_similarity(pairs, embedder)):
+        slot, worth = judge(a, b, masked)
         ordered = _ordered(a, b)
         if ordered is None:
             continue
@@ -402,7 +494,8 @@ def stated_by_agent(units: Sequence[WrittenUnit]) -> dict[str, list[StatedUnit]]
 
 
 def supersede_put(conn: psycopg.Connection, episodes: Sequence[Episode], written: WrittenPut, nlp: NLP,
-                  config: IngestConfig, now: datetime, *, rule: bool, cache: EmbeddingCache | None = None) -> int:
+                  config: IngestConfig, now: datetime, *, rule: bool, cache: EmbeddingCache | None = None,
+                  embedder: Embedder | None = None) -> int:
     """A put's supersession, inside its transaction: with ``rule`` (supersession on and no LLM
     judge, whose turn comes after the commit: ``judge_after_commit``), the offline rule on every
     agent's new units — ``read_candidates`` then ``record``, with the agent's unit count after the
@@ -412,7 +505,7 @@ def supersede_put(conn: psycopg.Connection, episodes: Sequence[Episode], written
     made = 0
     for agent_id, stated in (stated_by_agent(written.units) if rule else {}).items():
         judged = read_candidates(conn, agent_id, stated, nlp, config, wide=False,
-                                 size=written.unit_counts.get(agent_id), cache=cache)
+                                 size=written.unit_counts.get(agent_id), cache=cache, embedder=embedder)
         made += record(conn, agent_id, judged, now) if judged else 0
     first: dict[int, WrittenUnit] = {}
     for unit in written.units:
@@ -425,7 +518,8 @@ def supersede_put(conn: psycopg.Connection, episodes: Sequence[Episode], written
 
 
 def judge_after_commit(db: Database, units: Sequence[WrittenUnit], nlp: NLP, llm: LLM, config: IngestConfig,
-                       retries: int, clock: Clock, cache: EmbeddingCache | None = None) -> None:
+                       retries: int, clock: Clock, cache: EmbeddingCache | None = None,
+                       embedder: Embedder | None = None) -> None:
     """Supersession judged by the LLM, after the put committed, so no transaction stays open while
     the model answers: per agent, the candidates and the rule in one short transaction, the call
     outside any, the result recorded in another. Supersession only refines stored units: when a
@@ -433,7 +527,8 @@ def judge_after_commit(db: Database, units: Sequence[WrittenUnit], nlp: NLP, llm
     for agent_id, stated in stated_by_agent(units).items():
         try:
             with db.transaction() as conn:
-                judged = read_candidates(conn, agent_id, stated, nlp, config, wide=True, cache=cache)
+                judged = read_candidates(conn, agent_id, stated, nlp, config, wide=True, cache=cache,
+                                         embedder=embedder)
             if judged is None:
                 continue
             judged = with_llm(judged, llm, retries)
@@ -444,7 +539,8 @@ def judge_after_commit(db: Database, units: Sequence[WrittenUnit], nlp: NLP, llm
 
 
 def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[StatedUnit], nlp: NLP, config: IngestConfig,
-          *, wide: bool, size: int | None = None, cache: EmbeddingCache | None = None) -> Judged | None:
+          *, wide: bool, size: int | None = None, cache: EmbeddingCache | None = None,
+          embedder: Embedder | None = None) -> Judged | None:
     """Candidates (cheap: only new units that state a slot, one search for them; unless ``wide`` — the
     LLM's net — only those that share a slot with the new unit and have another event time, the
     rule's first tests, which made the parse of every candidate most of the stage's time), one
@@ -458,7 +554,7 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[State
     said = {u.id: u for u in stating}
     if not wide:  # the rule needs a shared slot and two times: the other pairs are not parsed
         found = [c for c in found if c.unit.event_date != said[c.new_id].event_date
-                 and _may_relate(c.unit.text, said[c.new_id].text)]
+                 and _may_relate(c.unit.text, said[c.new_id].text, _newer_text(c, said[c.new_id]))]
     if not found:
         return None
     texts: dict[UUID, tuple[str, datetime, str]] = {}
@@ -466,11 +562,15 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[State
         u = said[c.new_id]
         texts.setdefault(u.id, (u.text, u.event_date, u.who))
         texts.setdefault(c.unit.id, (c.unit.text, c.unit.event_date, speaker_key(c.unit.user_id, c.unit.speaker)))
-    decided, ask = rule_pairs(_pairs(found, texts, nlp))
+    decided, ask = rule_pairs(_pairs(found, texts, nlp), embedder)
     written = {c.unit.id: (0, c.seq) for c in found}  # stored before this put's units, in seq order
     written.update((u.id, (1, i)) for i, u in enumerate(new))  # the put's own, in the order written
     return Judged(decided, ask, {c.unit.id for c in found if c.unit.valid_until is not None},
                   {i: t[1] for i, t in texts.items()}, written)
+
+
+def _newer_text(candidate: sup_sql.SimilarUnit, new: StatedUnit) -> str:
+    return new.text if new.event_date > candidate.unit.event_date else candidate.unit.text
 
 
 def with_llm(judged: Judged, llm: LLM, retries: int) -> Judged:
