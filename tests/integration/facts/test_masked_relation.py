@@ -1,0 +1,50 @@
+"""The masked relation (issue 33, item 2), with the real models (spaCy parse, MiniLM embeddings): a
+change no slot lists and no content word shows is found by the similarity of the two texts with
+their values masked (``ingest.supersede.masked_text``), for the same holder and with a change cue;
+the controls it must not link: another attribute of the same holder, a slot the newer text states
+and the older does not, another holder."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from fleet_memory.ingest.supersede import masked_text
+from fleet_memory.providers.nlp import SpacyNLP
+
+pytestmark = pytest.mark.models
+
+AGENT = "facts"
+JUNE_2024 = datetime(2024, 6, 10, tzinfo=timezone.utc)
+FEB_2025 = datetime(2025, 2, 14, tzinfo=timezone.utc)
+
+
+def _superseded(mem, older: str, newer: str) -> bool:
+    mem.put(AGENT, older, event_date=JUNE_2024)
+    mem.put(AGENT, newer, event_date=FEB_2025)
+    [unit] = [u for u in mem.list_units(AGENT, limit=100).units if u.text == older]
+    return unit.valid_until == FEB_2025
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("I drive a Honda Civic.", "Driving a Mazda 3 since May."),  # no word in common but the holder
+    ("My barber is Tony on Mill Lane.", "I get my hair cut at Fade Lab now."),
+])
+def test_a_change_no_slot_lists_is_found_by_the_masked_texts(real_memory, older, newer) -> None:
+    assert _superseded(real_memory, older, newer)
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("I support Everton.", "I've started learning the piano now."),  # same holder and a cue, another attribute
+    ("Tomasz is training for the Warsaw marathon in the autumn.",  # masked 0.51: the phone slot vetoes
+     "Tomasz has a new phone number: 07700 900982, the old one is gone."),
+    ("My sister Priya drives a Honda Civic.", "Driving a Mazda 3 since May."),  # another holder
+])
+def test_what_the_masked_texts_must_not_link(real_memory, older, newer) -> None:
+    assert not _superseded(real_memory, older, newer)
+
+
+def test_the_values_are_masked_and_the_cues_dropped() -> None:
+    parsed = SpacyNLP().parse(["I support Everton.", "Driving a Mazda 3 since May.", "My barber is Tony on Mill Lane."])
+    assert [masked_text(p) for p in parsed] == ["I support X .", "Driving a X .", "My barber is X on X ."]
