@@ -29,6 +29,7 @@ __all__ = [
     "check_date",
     "check_top_k",
     "check_offset",
+    "MAX_OFFSET",
     "check_positive_int",
     "check_importance",
     "check_memory_type",
@@ -132,9 +133,14 @@ def check_positive_int(value: object, field: str, maximum: int) -> int:
     return value
 
 
+MAX_OFFSET = 1_000_000_000
+"""The largest page offset any list takes (far past any agent's rows; SQL's bigint is the hard end)."""
+
+
 def check_offset(value: object, field: str = "offset") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(field, f"must be a non-negative integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OFFSET:
+        raise InvalidInputError(field, f"must be an integer from 0 to {MAX_OFFSET:,}, got {value!r}",
+                                f"0 to {MAX_OFFSET:,}")
     return value
 
 

@@ -187,7 +187,7 @@ def test_a_tampered_export_imports_nothing(cli, db_url, tmp_path):
     lines = [line for line in export.read_text().splitlines() if '"table": "documents"' not in line]
     export.write_text("\n".join(lines) + "\n")  # units now point at a document that is not there
     result = cli("import", str(export), "-a", "a2")
-    assert result.exit_code == 2 and "memory_units do not fit" in result.stderr
+    assert result.exit_code == 2 and "memory_units row does not fit" in result.stderr
     assert _rows(db_url, "a2") == {name: [] for name in _rows(db_url, "a2")}
 
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from ..config import Limits
+from ..validation import MAX_OFFSET
 from . import schemas as s
 from .deps import Agent, Memory, get_memory, key_of
 
@@ -34,7 +35,7 @@ def agents_router() -> APIRouter:
 
     @r.get("/v1/agents", response_model=list[s.AgentSummaryOut], dependencies=[Depends(admin_scope)])
     def list_agents(memory: Memory, limit: int = Query(100, ge=1, le=_L.max_top_k),
-                    offset: int = Query(0, ge=0)) -> Any:
+                    offset: int = Query(0, ge=0, le=MAX_OFFSET)) -> Any:
         """Every agent in the store with its unit and document counts (admin key only)."""
         return memory.list_agents(limit=limit, offset=offset)
 

@@ -29,6 +29,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 
 from .. import __version__
 from ..config import Limits
+from ..validation import MAX_OFFSET
 from ..errors import (AuthError, BusyError, DatabaseError, FleetMemoryError, InvalidInputError, NotFoundError,
                       ProviderError)
 from ..idempotency import MAX_KEY_CHARS
@@ -106,7 +107,7 @@ def memories_router() -> APIRouter:
 
     @r.get("/memories", response_model=s.UnitPageOut)
     def list_units(agent: Agent, memory: Memory, limit: int = Query(100, ge=1, le=_MAX_PAGE),
-                   offset: int = Query(0, ge=0),
+                   offset: int = Query(0, ge=0, le=MAX_OFFSET),
                    include_archived: bool = False) -> Any:
         page = memory.list_units(agent, limit=limit, offset=offset, include_archived=include_archived)
         return {"units": [u.to_dict() for u in page.units], "next_offset": page.next_offset}

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Optional
 from fastapi import APIRouter, Path, Query, Response
 
 from ..config import Limits
+from ..validation import MAX_OFFSET
 
 from . import schemas as s
 from .deps import Agent, Memory
@@ -22,7 +23,7 @@ def entities_router() -> APIRouter:
 
     @r.get("/entities", response_model=list[s.EntityOut])
     def list_entities(agent: Agent, memory: Memory, limit: int = Query(100, ge=1, le=_MAX),
-                      offset: int = Query(0, ge=0), label: Optional[str] = None) -> Any:
+                      offset: int = Query(0, ge=0, le=MAX_OFFSET), label: Optional[str] = None) -> Any:
         return memory.list_entities(agent, limit=limit, offset=offset, label=label)
 
     @r.get("/entities/{entity:path}", response_model=s.EntityDetailOut)

@@ -124,3 +124,14 @@ def test_a_put_that_fails_halfway_leaves_no_rows(db_url, clock):
                 [{"content": f"Alice visited museum number {i} in Paris."} for i in range(5)], agent_id="agent_1"
             )
         _nothing_written(memory)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.list_agents(offset=2**63),
+    lambda m: m.list_units("a", offset=2**63),
+    lambda m: m.list_entities("a", offset=10**12),
+])
+def test_an_offset_past_any_page_is_refused_by_name(memory, call):
+    with pytest.raises(InvalidInputError) as caught:  # bigint out of range in SQL before: a 500 over REST
+        call(memory)
+    assert caught.value.field == "offset" and "1,000,000,000" in caught.value.limit
