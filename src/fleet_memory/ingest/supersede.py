@@ -384,6 +384,15 @@ def _only_self(fact: Fact) -> bool:
                 or any(span.label == "PERSON" for span in fact.parsed.ents))
 
 
+def _change_cued(fact: Fact) -> bool:
+    """A change cue that says the text changes something: a gerund after a preposition describes
+    instead ("does not cover damage from moving the appliance" states a warranty's terms; "since
+    moving, I bank with ..." still counts through "since")."""
+    tokens = fact.parsed.tokens
+    describing = {t.text.lower() for t in tokens if t.dep == "pcomp" and t.tag == "VBG"}
+    return any(m.group(0).lower() not in describing for m in _CHANGE_CUES.finditer(fact.text))
+
+
 def _same_holder(a: Fact, b: Fact) -> bool:
     _, proper_a = subject_keys(a.parsed)
     _, proper_b = subject_keys(b.parsed)
@@ -421,7 +430,7 @@ def judge(a: Fact, b: Fact, masked: float | None = None) -> tuple[str | None, bo
     slot = _slot_reason(a, b, same_holder)
     if slot is not None:
         return slot, True
-    if not (same_holder or a.who == b.who and _only_self(a) and _only_self(b)) or not _CHANGE_CUES.search(newer.text):
+    if not (same_holder or a.who == b.who and _only_self(a) and _only_self(b)) or not _change_cued(newer):
         return None, worth
     if _overlap(relation_words(a.parsed), relation_words(b.parsed)) >= 0.5:
         return "relation", True
