@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from fleet_memory import InvalidInputError
 from fleet_memory.client import Client
 from fleet_memory.rest import create_app
+from fleet_memory.validation import MAX_OFFSET
 from tests.support.servers import real_server
 
 
@@ -86,7 +87,7 @@ def test_the_openapi_document_bounds_every_body_path_header_and_page(client) -> 
     assert parameter("/v1/agents/{agent_id}/users/{user_id}", "delete", "user_id") == \
         {"minLength": 1, "maxLength": limits.max_agent_id_chars}
     assert parameter("/v1/agents", "get", "limit") == {"minimum": 1, "maximum": limits.max_top_k}
-    assert parameter("/v1/agents", "get", "offset") == {"minimum": 0}
+    assert parameter("/v1/agents", "get", "offset") == {"minimum": 0, "maximum": MAX_OFFSET}
     for path in ("/v1/agents/{agent_id}/memories", "/v1/agents/{agent_id}/memories/batch",
                  "/v1/agents/{agent_id}/memories/{unit_id}/versions"):
         assert parameter(path, "post", "Idempotency-Key") == {"minLength": 1, "maxLength": MAX_KEY_CHARS}
