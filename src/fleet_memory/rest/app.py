@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["create_app"]
 
 _MAX_PAGE = Limits().max_top_k
+WARM_UP_JOIN_S = 300.0  # at shutdown, how long to let a model load that is under way finish
 _GRAPH_LIMIT = Query(200, ge=1, le=5_000)
 
 
@@ -245,8 +246,9 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
         owned = memory is None
         app.state.memory = memory if memory is not None else await run_in_threadpool(memory_factory or FleetMemory)
         startup.mark("database")
+        warming = None
         if own_process:
-            startup.warm_in_background(app.state.memory)
+            warming = startup.warm_in_background(app.state.memory)
         else:
             startup.finish()
         try:
@@ -255,6 +257,8 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
                 yield
                 tasks.cancel_scope.cancel()
         finally:
+            if warming is not None:  # a process that exits while torch loads a model aborts (SIGABRT)
+                await run_in_threadpool(warming.join, WARM_UP_JOIN_S)
             if owned:
                 app.state.memory.close()
 
