@@ -18,7 +18,7 @@ for name, command in (
     ("maintain", lifecycle.maintain), ("restore", lifecycle.restore), ("consolidate", lifecycle.consolidate),
     ("context", lifecycle.context), ("conversation", lifecycle.conversation), ("graph", graph.graph),
     ("forget-user", agents.forget_user), ("export", transfer.export), ("import", transfer.import_),
-    ("serve", servers.serve), ("mcp", servers.mcp),
+    ("serve", servers.serve), ("ui", servers.ui), ("mcp", servers.mcp),
 ):
     app.command(name)(guarded(command))
 

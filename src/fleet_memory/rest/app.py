@@ -7,6 +7,7 @@
 - Errors: bad input → 422 naming the field (Pydantic's, or the facade's ``InvalidInputError``),
   unknown ids → 404, a body over ``max_body_bytes`` → 413, database down → 503, model → 502.
 - ``/mcp``: the MCP server (streamable HTTP, stateless JSON) behind the same keys.
+- ``/ui``: the memory browser (``fleet_memory.ui``), static pages that call these routes with a key.
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ from ..idempotency import MAX_KEY_CHARS
 from . import schemas as s
 from .deps import Agent, Memory
 from .agents import agents_router
+from ..ui import mount_ui
 from .docs import mount_docs
 from .errors import location, validation_error
 from .entities import entities_router
+from .keys import keys_router
 from .limits import BodyLimit, McpAuth
 from .mcp_http import LazyMcp
 from .startup import Startup
@@ -272,9 +275,11 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router()):
+    for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router(),
+                   keys_router()):
         app.include_router(router)
     mount_docs(app)
+    mount_ui(app)  # the memory browser: static pages calling the routes above
     app.add_route("/mcp", McpAuth(mcp, lambda: app.state, auth), methods=["GET", "POST", "DELETE"],
                   include_in_schema=False)
 

@@ -257,3 +257,13 @@ class HealthOut(BaseModel):
 
 class RemovedOut(BaseModel):
     removed: int = Field(..., description="Memory units removed.")
+
+
+class KeyScopeOut(BaseModel):
+    """What the request's API key may do (``GET /v1/me``)."""
+
+    auth: bool = Field(..., description="False when the server runs without keys (serve --no-auth).")
+    name: Optional[str]
+    prefix: Optional[str] = Field(..., description="The key's first characters, as `keys list` shows them.")
+    admin: bool = Field(..., description="An admin key acts for every agent and may list them.")
+    agent_ids: list[str] = Field(..., description="The agents a non-admin key may act for.")
