@@ -11,7 +11,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test check system-deps bench clean
+.PHONY: setup demo test check test-citus system-deps bench clean
 
 setup: $(STAMP)
 
@@ -45,6 +45,12 @@ test: setup system-deps
 check: setup
 	@start=$$(date +%s); $(BIN)/python -m pytest -q -m "not slow and not browser and not fuzz"; status=$$?; \
 	echo "make check: $$(( $$(date +%s) - start )) s"; exit $$status
+
+# The integration and surface tests on a real Citus cluster (coordinator and two workers on this
+# machine), built once from ../shared/vendor: tests/citus/cluster.sh. Not part of make test.
+test-citus: setup
+	@start=$$(date +%s); tests/citus/cluster.sh; status=$$?; \
+	echo "make test-citus: $$(( $$(date +%s) - start )) s"; exit $$status
 
 bench: setup
 	$(BIN)/python bench/locomo.py --data ../shared/bench/locomo_dev.jsonl

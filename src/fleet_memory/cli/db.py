@@ -1,6 +1,7 @@
 """``db status``: where the data is, the schema version, sizes; ``db index-agents``: large agents' own
 indexes (``FleetMemory.index_agents``); ``db check-distribution``: the statements that distribute
-the schema by agent with Citus, or what keeps it from being distributable."""
+the schema by agent with Citus, or what keeps it from being distributable; ``db distribute``: run
+them on a Citus coordinator."""
 
 from __future__ import annotations
 
@@ -61,3 +62,19 @@ def check_distribution(ctx: typer.Context, as_json: bool = JSON) -> None:
             out.print(line, markup=False, highlight=False, soft_wrap=True)
     if found["violations"]:
         raise typer.Exit(1)
+
+
+@app.command("distribute")
+def distribute(ctx: typer.Context, as_json: bool = JSON) -> None:
+    """On a Citus coordinator (the configured database, with its workers registered): apply the
+    migrations, then make the shared tables reference tables and distribute every agent table by
+    agent_id, co-located. Safe to run again: only tables Citus does not hold yet are distributed
+    (run it after an upgrade whose migration adds a table)."""
+    from ..store.db import distribution
+
+    with memory_from(ctx) as memory, memory.db.autocommit() as conn:
+        done = distribution.distribute(conn)
+    if as_json:
+        return print_json({"distributed": done})
+    console().print(f"distributed {len(done)} table(s)" + (f": {', '.join(done)}" if done else
+                                                           " (all were already distributed)"))

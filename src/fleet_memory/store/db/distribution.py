@@ -28,7 +28,9 @@ from collections.abc import Sequence
 
 import psycopg
 
-__all__ = ["DISTRIBUTION_COLUMN", "REFERENCE_TABLES", "violations", "citus_statements"]
+from ...errors import SchemaError
+
+__all__ = ["DISTRIBUTION_COLUMN", "REFERENCE_TABLES", "violations", "citus_statements", "distribute"]
 
 DISTRIBUTION_COLUMN = "agent_id"
 REFERENCE_TABLES = ("api_keys", "fm_settings", "schema_migrations")
@@ -111,23 +113,51 @@ def violations(conn: psycopg.Connection) -> list[str]:
     return sorted(found)
 
 
+def _plan(conn: psycopg.Connection) -> list[tuple[str | None, str]]:
+    """(the table a statement distributes, or None for a setting; the statement), in order."""
+    from ..tables.transfer import agent_tables
+
+    present = set(_tables(conn).values())
+    ordered = agent_tables(conn)
+    out: list[tuple[str | None, str]] = []
+    if conn.execute("SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE NOT tgisinternal AND tgrelid::regclass::text"
+                    " = ANY(%s))", (ordered,)).fetchone()[0]:
+        # a trigger on agent data (migration 011's mention bits) reads only the same agent's rows, on
+        # the co-located shard: what Citus asks of a trigger before it lets one be distributed
+        out.append((None, "SET citus.enable_unsafe_triggers TO on;"))
+    out += [(t, f"SELECT create_reference_table('{t}');") for t in REFERENCE_TABLES if t in present]
+    for i, table in enumerate(ordered):
+        colocate = "" if i == 0 else f", colocate_with => '{ordered[0]}'"
+        out.append((table, f"SELECT create_distributed_table('{table}', '{DISTRIBUTION_COLUMN}'{colocate});"))
+    return out
+
+
 def citus_statements(conn: psycopg.Connection) -> list[str]:
     """The SQL that distributes this schema with Citus: the setting that lets a table with triggers
     be distributed (when one has), ``create_reference_table`` for the shared
     tables, then ``create_distributed_table`` by ``agent_id`` for agent data, parents before
     children (Citus wants a foreign key's target distributed first), all co-located."""
-    from ..tables.transfer import agent_tables
+    return [statement for _, statement in _plan(conn)]
 
-    present = set(_tables(conn).values())
-    ordered = agent_tables(conn)
-    out = []
-    if conn.execute("SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE NOT tgisinternal AND tgrelid::regclass::text"
-                    " = ANY(%s))", (ordered,)).fetchone()[0]:
-        # a trigger on agent data (migration 011's mention bits) reads only the same agent's rows, on
-        # the co-located shard: what Citus asks of a trigger before it lets one be distributed
-        out.append("SET citus.enable_unsafe_triggers TO on;")
-    out += [f"SELECT create_reference_table('{t}');" for t in REFERENCE_TABLES if t in present]
-    for i, table in enumerate(ordered):
-        colocate = "" if i == 0 else f", colocate_with => '{ordered[0]}'"
-        out.append(f"SELECT create_distributed_table('{table}', '{DISTRIBUTION_COLUMN}'{colocate});")
-    return out
+
+def distribute(conn: psycopg.Connection) -> list[str]:
+    """Distribute this (migrated) schema on a Citus coordinator: run the statements of
+    ``citus_statements`` for the tables Citus does not hold yet, so running it again does nothing
+    (and a table a later migration added is distributed then). ``conn`` in autocommit mode; returns
+    the tables distributed now. Refused on a server without Citus and on a schema that breaks the rule."""
+    if not conn.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')").fetchone()[0]:
+        raise SchemaError("this database is not a Citus coordinator (no citus extension):"
+                          " CREATE EXTENSION citus there and register the workers first")
+    found = violations(conn)
+    if found:
+        raise SchemaError("the schema cannot be distributed by agent_id: " + "; ".join(found))
+    held = {row[0] for row in conn.execute(
+        "SELECT c.relname::text FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid"
+        " WHERE c.relnamespace = current_schema()::regnamespace").fetchall()}
+    done = []
+    for table, statement in _plan(conn):
+        if table is None or table not in held:
+            conn.execute(statement)
+            if table is not None:
+                done.append(table)
+    return done
