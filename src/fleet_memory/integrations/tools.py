@@ -1,0 +1,73 @@
+"""The three memory tools every framework module exposes — ``remember``, ``recall``, ``forget`` — as
+plain functions over a fleet memory and a ``Scope``, with no framework imported. Each framework
+module wraps these in its own tool type, so the tools behave the same everywhere.
+
+A ``Scope`` is who the memory belongs to: one fleet-memory agent and, optionally, one user (and a
+session, kept with what is stored). ``remember`` stores for that user, ``recall`` searches only
+that user's memories when a user is set, and ``forget`` removes a memory only when it belongs to
+the scope's user: one user's agent never reads or deletes another user's memories. The answers are
+short texts, since a model reads them; ``recall`` lists each memory's id so ``forget`` can name it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidInputError, NotFoundError
+from ..model import SearchResult
+
+__all__ = ["Scope", "remember", "recall", "recall_results", "forget", "format_results", "DESCRIPTIONS"]
+
+DESCRIPTIONS = {
+    "remember": "Store a fact in long-term memory so it can be recalled in later conversations. "
+                "Pass one self-contained statement, e.g. 'Alice prefers tea over coffee.'",
+    "recall": "Search long-term memory for facts relevant to a question; returns the best matches, each "
+              "with its id.",
+    "forget": "Remove one memory from long-term memory, by the id that recall showed.",
+}
+MAX_RECALL = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    agent_id: str
+    user_id: str | None = None
+    session_id: str | None = None
+    source: str | None = None  # the framework, kept with what is stored
+
+
+def remember(memory: Any, scope: Scope, text: str) -> str:
+    result = memory.put(scope.agent_id, text, user_id=scope.user_id, session_id=scope.session_id,
+                        source=scope.source, memory_type="semantic")
+    if not result.units:
+        return f"Nothing stored: {result.skipped_reason}"
+    return "Stored: " + "; ".join(f"[{u.id}] {u.text}" for u in result.units)
+
+
+def recall_results(memory: Any, scope: Scope, query: str, limit: int = 5) -> list[SearchResult]:
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_RECALL:
+        raise InvalidInputError("limit", f"is {limit!r}", f"a whole number from 1 to {MAX_RECALL}")
+    return memory.search(scope.agent_id, query, top_k=limit, user_id=scope.user_id)
+
+
+def recall(memory: Any, scope: Scope, query: str, limit: int = 5) -> str:
+    return format_results(recall_results(memory, scope, query, limit))
+
+
+def forget(memory: Any, scope: Scope, memory_id: str) -> str:
+    try:
+        unit = memory.get(scope.agent_id, memory_id)
+    except (NotFoundError, InvalidInputError):
+        return f"No memory with id {memory_id}."
+    if scope.user_id is not None and unit.user_id != scope.user_id:
+        return f"No memory with id {memory_id}."  # another user's: not even its existence is told
+    memory.delete(scope.agent_id, unit.id)
+    return f"Forgotten: {unit.text}"
+
+
+def format_results(results: Sequence[SearchResult]) -> str:
+    if not results:
+        return "No memories found."
+    return "\n".join(f"- [{r.id}] {r.text} ({r.event_date.date().isoformat()})" for r in results)
