@@ -14,11 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from ..errors import InvalidInputError, NotFoundError
 from ..model import SearchResult
+from ..store.reads import graph as graph_sql
+from ..store.tables import units as unit_sql
 
-__all__ = ["Scope", "remember", "recall", "recall_results", "forget", "format_results", "DESCRIPTIONS"]
+__all__ = ["Scope", "remember", "recall", "recall_results", "forget", "format_results", "unit_details",
+           "UnitDetail", "DESCRIPTIONS"]
 
 DESCRIPTIONS = {
     "remember": "Store a fact in long-term memory so it can be recalled in later conversations. "
@@ -28,6 +32,13 @@ DESCRIPTIONS = {
     "forget": "Remove one memory from long-term memory, by the id that recall showed.",
 }
 MAX_RECALL = 50
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDetail:
+    entities: tuple[str, ...]
+    source: str | None
+    user_id: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,20 @@ def forget(memory: Any, scope: Scope, memory_id: str) -> str:
         return f"No memory with id {memory_id}."  # another user's: not even its existence is told
     memory.delete(scope.agent_id, unit.id)
     return f"Forgotten: {unit.text}"
+
+
+def unit_details(memory: Any, agent_id: str, results: Sequence[SearchResult]) -> dict[UUID, UnitDetail]:
+    """The entities each result mentions and the source it was stored from, in one transaction."""
+    ids = [r.id for r in results]
+    if not ids:
+        return {}
+    with memory.db.transaction() as conn:
+        units = unit_sql.get_units(conn, agent_id, ids)
+        mentions = graph_sql.mentions_among(conn, agent_id, ids)
+    names: dict[UUID, list[str]] = {}
+    for unit_id, _entity_id, name, _label in mentions:
+        names.setdefault(unit_id, []).append(name)
+    return {u.id: UnitDetail(tuple(sorted(names.get(u.id, ()))), u.source, u.user_id) for u in units}
 
 
 def format_results(results: Sequence[SearchResult]) -> str:

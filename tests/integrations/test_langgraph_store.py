@@ -1,0 +1,108 @@
+"""The LangGraph store inside LangGraph: ``graph.compile(store=…)`` with ``get_store()`` in a node,
+and an agent whose scripted model calls tools that use the store; stored in one run, recalled in a
+later run through new objects; users kept apart by the namespace."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TypedDict
+
+import pytest
+
+pytest.importorskip("langgraph")
+pytest.importorskip("langchain")
+
+from langchain.agents import create_agent  # noqa: E402
+from langchain_core.messages import ToolMessage  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
+from langgraph.config import get_config, get_store  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+
+from fleet_memory.integrations.langgraph import FleetMemoryStore  # noqa: E402
+
+from .chat_model import calls, scripted  # noqa: E402
+from .conftest import ANSWER, FACTS, QUESTION  # noqa: E402
+
+
+class State(TypedDict, total=False):
+    facts: list[str]
+    question: str
+    answer: str
+
+
+def _remember(state: State) -> State:
+    user = get_config()["configurable"]["user_id"]
+    for i, fact in enumerate(state.get("facts", [])):
+        get_store().put(("users", user, "facts"), f"fact-{i}", {"text": fact})
+    return {}
+
+
+def _recall(state: State) -> State:
+    user = get_config()["configurable"]["user_id"]
+    hits = get_store().search(("users", user, "facts"), query=state["question"], limit=1) if state.get("question") else []
+    return {"answer": hits[0].value["text"] if hits else ""}
+
+
+def _graph(store: FleetMemoryStore):
+    builder = StateGraph(State)
+    builder.add_node("remember", _remember)
+    builder.add_node("recall", _recall)
+    builder.add_edge(START, "remember")
+    builder.add_edge("remember", "recall")
+    builder.add_edge("recall", END)
+    return builder.compile(store=store)
+
+
+def test_a_graph_stores_in_one_run_and_recalls_in_the_next(open_memory):
+    alice = {"configurable": {"user_id": "alice"}}
+    _graph(FleetMemoryStore(open_memory(), user_level=1)).invoke({"facts": FACTS}, alice)
+    store = FleetMemoryStore(open_memory(), user_level=1)  # a later process
+    assert _graph(store).invoke({"question": QUESTION}, alice)["answer"] == ANSWER
+    assert _graph(store).invoke({"question": QUESTION}, {"configurable": {"user_id": "bob"}})["answer"] == ""
+    hits = store.search(("users", "alice"), query=QUESTION, limit=3)
+    assert hits[0].value == {"text": ANSWER} and hits[0].score > 0
+    assert len(hits) == 3 and [h.score for h in hits[1:]].count(None) <= 2
+    assert store.memory.search("langgraph", QUESTION, user_id="alice")[0].text == ANSWER  # alice is the user
+    assert store.memory.forget_user("langgraph", "alice") > 0
+    assert store.search(("users", "alice")) == []
+
+
+@tool
+def save_fact(key: str, fact: str) -> str:
+    """Save a fact about the user under a key."""
+    user = get_config()["configurable"]["user_id"]
+    get_store().put(("users", user, "facts"), key, {"text": fact})
+    return "saved"
+
+
+@tool
+def find_facts(query: str) -> str:
+    """Find the saved facts about the user that answer a question."""
+    user = get_config()["configurable"]["user_id"]
+    return "\n".join(hit.value["text"] for hit in get_store().search(("users", user, "facts"), query=query, limit=1))
+
+
+def test_an_agent_whose_model_calls_store_tools(open_memory):
+    config = {"configurable": {"user_id": "alice"}}
+    model = scripted(calls(*[("save_fact", {"key": f"f{i}", "fact": f}) for i, f in enumerate(FACTS)]), "Saved.")
+    agent = create_agent(model, tools=[save_fact, find_facts], store=FleetMemoryStore(open_memory(), user_level=1))
+    agent.invoke({"messages": [("user", "Remember these three things.")]}, config)
+
+    later = create_agent(scripted(calls(("find_facts", {"query": QUESTION})), "It is orchid42."),
+                         tools=[save_fact, find_facts], store=FleetMemoryStore(open_memory(), user_level=1))
+    out = later.invoke({"messages": [("user", QUESTION)]}, config)
+    [answer] = [m.content for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert answer == ANSWER
+
+
+def test_the_async_methods_run_the_same_operations(open_memory):
+    asyncio.run(_async_round_trip(FleetMemoryStore(open_memory())))
+
+
+async def _async_round_trip(store: FleetMemoryStore) -> None:
+    await store.aput(("docs",), "a", {"text": "The billing service runs on Fridays."})
+    assert (await store.aget(("docs",), "a")).value == {"text": "The billing service runs on Fridays."}
+    assert [i.key for i in await store.asearch(("docs",), query="When does billing run?")] == ["a"]
+    assert await store.alist_namespaces() == [("docs",)]
+    await store.adelete(("docs",), "a")
+    assert await store.aget(("docs",), "a") is None
