@@ -17,11 +17,11 @@ from typing import Any
 from uuid import UUID
 
 from ..errors import InvalidInputError, NotFoundError
-from ..model import SearchResult
+from ..model import MemoryUnit, PutResult, SearchResult
 from ..store.reads import graph as graph_sql
 from ..store.tables import units as unit_sql
 
-__all__ = ["Scope", "remember", "recall", "recall_results", "forget", "format_results", "unit_details",
+__all__ = ["Scope", "remember", "remember_result", "recall", "recall_results", "forget", "forget_unit", "format_results", "unit_details",
            "UnitDetail", "DESCRIPTIONS"]
 
 DESCRIPTIONS = {
@@ -49,9 +49,13 @@ class Scope:
     source: str | None = None  # the framework, kept with what is stored
 
 
+def remember_result(memory: Any, scope: Scope, text: str) -> PutResult:
+    return memory.put(scope.agent_id, text, user_id=scope.user_id, session_id=scope.session_id,
+                      source=scope.source, memory_type="semantic")
+
+
 def remember(memory: Any, scope: Scope, text: str) -> str:
-    result = memory.put(scope.agent_id, text, user_id=scope.user_id, session_id=scope.session_id,
-                        source=scope.source, memory_type="semantic")
+    result = remember_result(memory, scope, text)
     if not result.units:
         return f"Nothing stored: {result.skipped_reason}"
     return "Stored: " + "; ".join(f"[{u.id}] {u.text}" for u in result.units)
@@ -67,15 +71,22 @@ def recall(memory: Any, scope: Scope, query: str, limit: int = 5) -> str:
     return format_results(recall_results(memory, scope, query, limit))
 
 
-def forget(memory: Any, scope: Scope, memory_id: str) -> str:
+def forget_unit(memory: Any, scope: Scope, memory_id: str) -> MemoryUnit | None:
+    """Delete the scope's memory ``memory_id``; the unit deleted, or None when the scope has none
+    by that id (another user's counts as none: not even its existence is told)."""
     try:
         unit = memory.get(scope.agent_id, memory_id)
     except (NotFoundError, InvalidInputError):
-        return f"No memory with id {memory_id}."
+        return None
     if scope.user_id is not None and unit.user_id != scope.user_id:
-        return f"No memory with id {memory_id}."  # another user's: not even its existence is told
+        return None
     memory.delete(scope.agent_id, unit.id)
-    return f"Forgotten: {unit.text}"
+    return unit
+
+
+def forget(memory: Any, scope: Scope, memory_id: str) -> str:
+    unit = forget_unit(memory, scope, memory_id)
+    return f"Forgotten: {unit.text}" if unit else f"No memory with id {memory_id}."
 
 
 def unit_details(memory: Any, agent_id: str, results: Sequence[SearchResult]) -> dict[UUID, UnitDetail]:
