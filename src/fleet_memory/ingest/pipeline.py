@@ -72,7 +72,7 @@ from .memory import put_context
 from .nearby import Neighbours, Read
 from .ner import find_entities
 from .records import AgentContext, EmbeddedUnit, Episode, ExtractedFact, ParsedFact, UnitDraft, WrittenPut
-from .supersede import judge_after_commit, supersede_put
+from .supersede import judge_after_commit, rule_texts, supersede_put
 from .validate import plan_units
 from .windows import BACK_WORKERS, MIN_WINDOW_FACTS, WINDOW_FACTS, Overlap, fact_windows, window_size
 from .write import ImportanceFn, link_put, record_mentions, write_put
@@ -125,7 +125,9 @@ class Ingestor:
         self.clock = clock
         self.importance = importance
         self.nlp = nlp if nlp is not None else SpacyNLP()
-        self.candidate_nlp = CachedNLP(self.nlp)  # supersession re-reads the same older units
+        # parses kept, for the put's parse and supersession's: a unit's text is most often the
+        # sentence parsed, and older units come up again and again as candidates
+        self.parser = CachedNLP(self.nlp)
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.min_window_facts = MIN_WINDOW_FACTS
@@ -147,6 +149,11 @@ class Ingestor:
     def _judge(self) -> LLM | None:
         """The LLM that judges supersession after the commit (``IngestConfig.llm_supersession``)."""
         return self.llm if self.config.ingest.llm_supersession else None
+
+    @property
+    def _rule_on(self) -> bool:
+        """Supersession by the offline rule inside the put (on, and no LLM judge after it)."""
+        return self.config.ingest.supersede and self._judge is None
 
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         """Store the episodes; an episode stored already (``ingest.duplicates``) stores nothing new
@@ -183,15 +190,15 @@ class Ingestor:
                 with timer("link"):
                     link_put(conn, episodes, written, reads, cfg)
                 with timer("supersede"):
-                    supersede_put(conn, episodes, written, self.candidate_nlp, cfg, self.clock.now(),
-                                  rule=cfg.supersede and self._judge is None, cache=self._embeddings,
+                    supersede_put(conn, episodes, written, self.parser, cfg, self.clock.now(),
+                                  rule=self._rule_on, cache=self._embeddings,
                                   embedder=self.embedder)
         except BaseException:
             neighbours.cancel()
             raise
         _log.debug("put_many of %d episodes: %s", len(episodes), timer.seconds)
         if cfg.supersede and (judge := self._judge) is not None:
-            judge_after_commit(self.db, written.units, self.candidate_nlp, judge, cfg, self.config.llm_retries,
+            judge_after_commit(self.db, written.units, self.parser, judge, cfg, self.config.llm_retries,
                                self.clock, self._embeddings, self.embedder)
         agent_indexes.after_growth(self.db, written.unit_counts, Counter(u.row.agent_id for u in written.units))
         return _results(episodes, facts, written, timer.seconds, self.uses_llm)
@@ -206,7 +213,7 @@ class Ingestor:
         with Overlap[Window](BACK_WORKERS, inline=len(windows) <= 1) as back:
             for window in windows:
                 with timer("parse"):
-                    parsed = parse_facts(self.nlp, window)
+                    parsed = parse_facts(self.parser, window)
                 with timer("entities"):
                     named = find_entities(episodes, parsed, context, known)
                 with timer("coref"):
@@ -217,6 +224,9 @@ class Ingestor:
                 with timer("assemble"):
                     drafts = tuple(draft_unit(plan, episodes[plan.members[0].fact.episode_index]) for plan in plans)
                 back.submit(self._embed_window, episodes, drafts, context, neighbours, timer, back.alone)
+                if self._rule_on:  # while the workers embed: the parses supersession will read
+                    with timer("supersede"):
+                        self.parser.parse(rule_texts([d.text for d in drafts]))
             done = back.results()
         return tuple(u for units, _ in done for u in units), tuple(r for _, reads in done for r in reads)
 

@@ -110,6 +110,7 @@ corrections an ``update`` states), then, with an LLM judge, ``judge_after_commit
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Sequence
@@ -136,7 +137,7 @@ from .records import Episode, WrittenPut, WrittenUnit
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",
            "llm_verdicts", "Verdicts",
            "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
-           "read_candidates", "with_llm", "record"]
+           "read_candidates", "rule_texts", "with_llm", "record"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -176,8 +177,10 @@ _log = logging.getLogger(__name__)
 _END_OF_TIME = datetime.max.replace(tzinfo=timezone.utc)  # "current" = not superseded at all
 
 
+@functools.lru_cache(maxsize=8_192)
 def slots(text: str) -> frozenset[str]:
-    """The predicate slots the text states a value for (``SLOTS``)."""
+    """The predicate slots the text states a value for (``SLOTS``); the same older units are read
+    again for every new unit near them, so the answers are kept."""
     return frozenset(name for name, pattern in SLOTS.items() if pattern.search(text))
 
 
@@ -340,6 +343,12 @@ def _may_change(text: str) -> bool:
     forty times slower for no link the rule could make (a unit dated before a stored one that
     carries the cue is the case this leaves out)."""
     return bool(slots(text) or _CHANGE_CUES.search(text))
+
+
+def rule_texts(texts: Sequence[str]) -> list[str]:
+    """Of a put's new unit texts, those the rule will parse (``read_candidates``): the pipeline
+    parses them while the units are embedded, and supersession then finds them in its cache."""
+    return [t for t in texts if not is_question(t) and _may_change(t)]
 
 
 def _holders(fact: Fact) -> frozenset[str]:
