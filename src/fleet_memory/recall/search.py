@@ -413,8 +413,8 @@ class Recaller:
             entries = _entries(conn, request, flt, embedding, self._beside)
             if entries is None:
                 return []
-            if request.settings.max_hops and self.db.prepared_statements:
-                conn.execute(GENERIC_PLANS)  # only named (prepared) statements keep a plan
+            if request.settings.max_hops and self.db.generic_plans:
+                conn.execute(GENERIC_PLANS)  # only named (prepared) statements keep a plan; not on Citus
             walk = _walk(conn, request, flt, entries, self._beside)
             ranked, successors, walk = _score(conn, request, flt, entries, walk, self.importance)
             if request.reinforce:

@@ -117,6 +117,7 @@ class Database:
             f", set_config('statement_timeout', '{round(statement_timeout_s * 1000)}', true)")
         self.embedded = embedded
         self.prepared_statements = prepared_statements
+        self.distributed = False  # a Citus coordinator (``open`` asks): see ``generic_plans``
         kwargs: dict = {"autocommit": False}
         if not prepared_statements:
             kwargs["prepare_threshold"] = None
@@ -147,12 +148,23 @@ class Database:
             check_reachable(url)
         with psycopg.connect(url, autocommit=True) as conn:
             applied = migrations.migrate(conn, embedding_dim)
+            distributed = conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')").fetchone()[0]
         if applied:
             _log.info("applied migrations %s to %s", applied, mask_url(url))
         db = cls(url, embedded=embedded, min_size=min_size, max_size=max_size,
                  prepared_statements=prepared_statements, statement_timeout_s=statement_timeout_s)
+        db.distributed = distributed
         db._pool.open(wait=True, timeout=30)
         return db
+
+    @property
+    def generic_plans(self) -> bool:
+        """May a transaction ask for generic plans (``plan_cache_mode``) of the statements it
+        prepares? Only named (prepared) statements keep a plan; and a Citus coordinator plans a
+        generic statement that joins tables or has a CTE not at all ("could not create distributed
+        plan"): it routes a statement by the agent_id value, which a generic plan does not have."""
+        return self.prepared_statements and not self.distributed
 
     @property
     def display_url(self) -> str:

@@ -113,6 +113,16 @@ def violations(conn: psycopg.Connection) -> list[str]:
     return sorted(found)
 
 
+def _generic_functions(conn: psycopg.Connection) -> list[str]:
+    """Functions of the schema that run their statements on generic plans (migration 016's trigger).
+    A trigger runs on a worker, beside the shard, and its statements go through Citus again; Citus
+    plans a generic statement that is not a single-table lookup not at all ("could not create
+    distributed plan"), so on a cluster they run on custom plans, which name the agent."""
+    return [r[0] for r in conn.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace"
+        " AND 'plan_cache_mode=force_generic_plan' = ANY(p.proconfig) ORDER BY 1").fetchall()]
+
+
 def _plan(conn: psycopg.Connection) -> list[tuple[str | None, str]]:
     """(the table a statement distributes, or None for a setting; the statement), in order."""
     from ..tables.transfer import agent_tables
@@ -125,6 +135,7 @@ def _plan(conn: psycopg.Connection) -> list[tuple[str | None, str]]:
         # a trigger on agent data (migration 011's mention bits) reads only the same agent's rows, on
         # the co-located shard: what Citus asks of a trigger before it lets one be distributed
         out.append((None, "SET citus.enable_unsafe_triggers TO on;"))
+    out += [(None, f"ALTER FUNCTION {f} SET plan_cache_mode = force_custom_plan;") for f in _generic_functions(conn)]
     out += [(t, f"SELECT create_reference_table('{t}');") for t in REFERENCE_TABLES if t in present]
     for i, table in enumerate(ordered):
         colocate = "" if i == 0 else f", colocate_with => '{ordered[0]}'"
@@ -134,7 +145,8 @@ def _plan(conn: psycopg.Connection) -> list[tuple[str | None, str]]:
 
 def citus_statements(conn: psycopg.Connection) -> list[str]:
     """The SQL that distributes this schema with Citus: the setting that lets a table with triggers
-    be distributed (when one has), ``create_reference_table`` for the shared
+    be distributed (when one has), custom plans for functions on generic ones,
+    ``create_reference_table`` for the shared
     tables, then ``create_distributed_table`` by ``agent_id`` for agent data, parents before
     children (Citus wants a foreign key's target distributed first), all co-located."""
     return [statement for _, statement in _plan(conn)]

@@ -1,6 +1,6 @@
 """What an agent already knows that helps read a new put: the people of its recent units and the
-stored entities the put names (the gazetteer). ONE statement per put, for all its (agent, user,
-session) groups together, whatever the number of pronouns or names in it.
+stored entities the put names (the gazetteer). ONE statement per agent of a put (``store.db.routing``),
+for all its (user, session) groups together, whatever the number of pronouns or names in it.
 
 Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
 DISTINCT FROM``: never another user's) whose event date lies in ``[since, until]``, units of the
@@ -27,6 +27,7 @@ import psycopg
 
 from ...naming import lookup_forms
 from ..db.rows import fetch
+from ..db.routing import by_agent
 
 __all__ = ["ContextQuery", "KnownName", "RecentPerson", "UNIT_TEXT", "agent_context"]
 
@@ -68,15 +69,15 @@ class KnownName:
 
 _SQL = """
 WITH g AS (
-  SELECT * FROM unnest(%(gi)s::int[], %(a)s::text[], %(u)s::text[], %(s)s::text[], %(since)s::timestamptz[],
-                       %(until)s::timestamptz[]) AS g(gi, agent_id, user_id, session_id, since, until)
+  SELECT * FROM unnest(%(gi)s::int[], %(u)s::text[], %(s)s::text[], %(since)s::timestamptz[],
+                       %(until)s::timestamptz[]) AS g(gi, user_id, session_id, since, until)
 ), recent AS (
-  SELECT g.gi, g.agent_id, r.id, r.text, r.speaker, r.rank FROM g CROSS JOIN LATERAL (
+  SELECT g.gi, r.id, r.text, r.speaker, r.rank FROM g CROSS JOIN LATERAL (
     SELECT u.id, u.text, u.speaker,
            row_number() OVER (ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC,
                                        u.event_date DESC, u.created_at DESC) - 1 AS rank
     FROM memory_units u
-    WHERE u.agent_id = g.agent_id AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
+    WHERE u.agent_id = %(a)s AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
       AND u.event_date BETWEEN g.since AND g.until
     ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.event_date DESC, u.created_at DESC
     LIMIT %(k)s) r
@@ -86,8 +87,8 @@ WITH g AS (
 SELECT 'recent' AS kind, r.gi, e.name, '' AS normalized_name, e.label, r.rank,
        strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases, r.text
 FROM recent r
-JOIN unit_entities ue ON ue.agent_id = r.agent_id AND ue.unit_id = r.id
-JOIN entities e ON e.agent_id = r.agent_id AND e.id = ue.entity_id
+JOIN unit_entities ue ON ue.agent_id = %(a)s AND ue.unit_id = r.id
+JOIN entities e ON e.agent_id = %(a)s AND e.id = ue.entity_id
 UNION ALL
 SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[], r.text FROM recent r
 WHERE r.speaker IS NOT NULL
@@ -97,11 +98,11 @@ UNION ALL
 SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '' FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
   JOIN (SELECT gi, array_agg(norm) AS ns FROM asked WHERE norm <> '' GROUP BY gi) x ON x.gi = g.gi
-  CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = g.agent_id AND e.normalized_name = ANY(x.ns)) e
+  CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = %(a)s AND e.normalized_name = ANY(x.ns)) e
   UNION ALL
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
   JOIN (SELECT gi, array_agg(surface) AS fs FROM asked WHERE surface <> '' GROUP BY gi) x ON x.gi = g.gi
-  CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = g.agent_id AND e.aliases && x.fs) e
+  CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = %(a)s AND e.aliases && x.fs) e
 ) k
 """
 
@@ -109,27 +110,30 @@ SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.alias
 def agent_context(conn: psycopg.Connection, queries: Sequence[ContextQuery],
                   units: int = 8) -> list[tuple[list[RecentPerson], list[KnownName]]]:
     """Per query, in order: ``(recent people, known names)`` as the module docstring describes;
-    one statement for all of them."""
-    if not queries:
-        return []
+    one statement per agent."""
+    out: list[tuple[list[RecentPerson], list[KnownName]]] = [([], []) for _ in queries]
+    for agent_id, at in by_agent(q.agent_id for q in queries).items():
+        for r in fetch(conn, _SQL, _params(agent_id, at, queries, units), _row):
+            people, known = out[r["gi"]]
+            if r["kind"] == "recent" and (r["name"] or r["position"] == UNIT_TEXT):
+                people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"]))
+            elif r["kind"] == "known":
+                known.append(KnownName(r["name"], r["normalized_name"], r["label"], tuple(r["aliases"] or ())))
+    return out
+
+
+def _params(agent_id: str, at: Sequence[int], queries: Sequence[ContextQuery], units: int) -> dict[str, Any]:
+    """The statement's parameters for the groups ``at`` (positions in ``queries``) of one agent."""
+    mine = [queries[gi] for gi in at]
     asked: list[tuple[int, str, str]] = []
-    for gi, q in enumerate(queries):
+    for gi, q in zip(at, mine):
         normalized, surfaces = lookup_forms(q.names)
         asked += [(gi, n, "") for n in normalized] + [(gi, "", f) for f in surfaces]
-    params = {
-        "gi": list(range(len(queries))), "a": [q.agent_id for q in queries], "u": [q.user_id for q in queries],
-        "s": [q.session_id for q in queries], "since": [q.since for q in queries],
-        "until": [q.until for q in queries], "k": units,
+    return {
+        "a": agent_id, "gi": list(at), "u": [q.user_id for q in mine], "s": [q.session_id for q in mine],
+        "since": [q.since for q in mine], "until": [q.until for q in mine], "k": units,
         "ni": [a[0] for a in asked], "n": [a[1] for a in asked], "f": [a[2] for a in asked],
     }
-    out: list[tuple[list[RecentPerson], list[KnownName]]] = [([], []) for _ in queries]
-    for r in fetch(conn, _SQL, params, _row):
-        people, known = out[r["gi"]]
-        if r["kind"] == "recent" and (r["name"] or r["position"] == UNIT_TEXT):
-            people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"]))
-        elif r["kind"] == "known":
-            known.append(KnownName(r["name"], r["normalized_name"], r["label"], tuple(r["aliases"] or ())))
-    return out
 
 
 def _row(c: Mapping[str, Any]) -> Mapping[str, Any]:

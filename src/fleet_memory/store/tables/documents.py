@@ -13,6 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from ..db.rows import insert_rows
+from ..db.routing import by_agent
 
 __all__ = ["NewDocument", "StoredConcurrently", "content_hash", "insert_documents", "existing_hashes",
            "find_duplicates", "stored_identities"]
@@ -89,26 +90,28 @@ def stored_identities(conn: psycopg.Connection, agent_id: str,
     ).fetchall()]
 
 
+_DUPLICATES = (
+    "SELECT k.i, d.id, u.id, u.text, u.memory_type"
+    " FROM unnest(%(h)s::text[], %(e)s::timestamptz[], %(u)s::text[]) WITH ORDINALITY AS k(h, e, usr, i)"
+    " CROSS JOIN LATERAL (SELECT id FROM documents x WHERE x.agent_id = %(a)s AND x.content_hash = k.h"
+    "   AND x.event_date = k.e AND NOT EXISTS (SELECT 1 FROM memory_units m WHERE m.agent_id = %(a)s"
+    "   AND m.document_id = x.id AND m.user_id IS DISTINCT FROM k.usr)"
+    "   ORDER BY x.created_at, x.id LIMIT 1) d"
+    " LEFT JOIN memory_units u ON u.agent_id = %(a)s AND u.document_id = d.id ORDER BY k.i, u.seq"
+)
+
+
 def find_duplicates(conn: psycopg.Connection, keys: Sequence[tuple[str, str, datetime, str | None]]
                     ) -> dict[int, tuple[UUID, list[tuple[UUID, str, str]]]]:
     """For each ``(agent_id, content_hash, event_date, user_id)`` (by position) already stored for
     that user: the first such document and its units ``(id, text, memory_type)`` in write order —
-    never another user's units. One statement."""
-    if not keys:
-        return {}
-    rows = conn.execute(
-        "SELECT k.i, d.id, u.id, u.text, u.memory_type"
-        " FROM unnest(%s::text[], %s::text[], %s::timestamptz[], %s::text[]) WITH ORDINALITY AS k(a, h, e, usr, i)"
-        " CROSS JOIN LATERAL (SELECT id FROM documents x WHERE x.agent_id = k.a AND x.content_hash = k.h"
-        "   AND x.event_date = k.e AND NOT EXISTS (SELECT 1 FROM memory_units m WHERE m.agent_id = k.a"
-        "   AND m.document_id = x.id AND m.user_id IS DISTINCT FROM k.usr)"
-        "   ORDER BY x.created_at, x.id LIMIT 1) d"
-        " LEFT JOIN memory_units u ON u.agent_id = k.a AND u.document_id = d.id ORDER BY k.i, u.seq",
-        ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], [k[3] for k in keys]),
-    ).fetchall()
+    never another user's units. One statement per agent (``store.db.routing``)."""
     found: dict[int, tuple[UUID, list[tuple[UUID, str, str]]]] = {}
-    for i, doc_id, uid, text, mtype in rows:
-        entry = found.setdefault(int(i) - 1, (doc_id, []))
-        if uid is not None:
-            entry[1].append((uid, text, mtype))
-    return found
+    for agent_id, at in by_agent(k[0] for k in keys).items():
+        rows = conn.execute(_DUPLICATES, {"a": agent_id, "h": [keys[p][1] for p in at],
+                                          "e": [keys[p][2] for p in at], "u": [keys[p][3] for p in at]}).fetchall()
+        for i, doc_id, uid, text, mtype in rows:
+            entry = found.setdefault(at[int(i) - 1], (doc_id, []))
+            if uid is not None:
+                entry[1].append((uid, text, mtype))
+    return dict(sorted(found.items()))

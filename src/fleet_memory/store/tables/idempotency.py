@@ -74,11 +74,14 @@ def release(conn: psycopg.Connection, agent_id: str, key: str, owner: str) -> No
 
 def expire(conn: psycopg.Connection, agent_id: str | None, before: datetime, limit: int) -> int:
     """Delete at most ``limit`` keys created before ``before`` (of one agent, or of all): indexed on
-    ``created_at`` (migration 009), so live keys are never read. Returns how many went."""
+    ``created_at`` (migration 009), so live keys are never read. Returns how many went.
+    ``agent_id`` is named in both halves, so a Citus coordinator routes one agent's expiry to its
+    shard; for all agents, a multi-shard delete of the keys a multi-shard read chose (by primary
+    key: Citus cannot delete by ``ctid`` across shards)."""
     agent = "agent_id = %(a)s AND " if agent_id is not None else ""
     return conn.execute(
-        "DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys"
-        f" WHERE {agent}created_at < %(b)s LIMIT %(n)s))",
+        f"DELETE FROM idempotency_keys WHERE {agent}(agent_id, key) IN (SELECT agent_id, key FROM idempotency_keys"
+        f" WHERE {agent}created_at < %(b)s LIMIT %(n)s)",
         {"a": agent_id, "b": before, "n": limit},
     ).rowcount
 

@@ -20,6 +20,7 @@ import psycopg
 
 from ...model import MemoryUnit
 from ..db.rows import as_real, as_vector, fetch, fetch_one
+from ..db.routing import by_agent
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = [
@@ -63,46 +64,53 @@ class ClusterCandidate:
     seq: int  # write order: among units of one time, the one written first comes first
 
 
+_CURVE_COLUMNS = "agent_id, id, memory_type, importance, created_at, last_accessed"
+
+
 def lock_batch(
     conn: psycopg.Connection, agent_id: str | None, after: tuple[str, UUID] | None, limit: int
 ) -> list[CurveRow]:
-    """The next page of live (not archived) units after the keyset cursor ``after``, locked for
-    this transaction; rows another transaction holds are skipped (it is dealing with them)."""
-    cols = "agent_id, id, memory_type, importance, created_at, last_accessed"
+    """The next page of live (not archived) units after the keyset cursor ``after`` over
+    ``(agent_id, id)``, locked for this transaction; rows another transaction holds are skipped
+    (it is dealing with them). Every locking statement names one agent (``FOR UPDATE`` runs on
+    one shard only, under Citus): across agents, the page is filled agent after agent, the next
+    agent found by a multi-shard ``min`` that locks nothing."""
     if agent_id is not None:
-        after_id = after[1] if after is not None else _UUID_MIN
-        first = after is None
-        rows = conn.execute(
-            f"SELECT {cols} FROM memory_units WHERE agent_id = %s AND archived_at IS NULL"
-            " AND (%s OR id > %s) ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED",
-            (agent_id, first, after_id, limit),
-        ).fetchall()
-    elif after is None:
-        rows = conn.execute(
-            f"SELECT {cols} FROM memory_units WHERE archived_at IS NULL"
-            " ORDER BY agent_id, id LIMIT %s FOR UPDATE SKIP LOCKED",
-            (limit,),
-        ).fetchall()
-    else:
-        rows = conn.execute(
-            f"SELECT {cols} FROM memory_units WHERE archived_at IS NULL AND (agent_id, id) > (%s, %s)"
-            " ORDER BY agent_id, id LIMIT %s FOR UPDATE SKIP LOCKED",
-            (after[0], after[1], limit),
-        ).fetchall()
+        return _lock_page(conn, agent_id, None if after is None else after[1], limit)
+    rows: list[CurveRow] = []
+    current = None
+    if after is not None:
+        current = after[0]
+        rows += _lock_page(conn, current, after[1], limit)
+    while len(rows) < limit:
+        current = conn.execute("SELECT min(agent_id) FROM memory_units WHERE archived_at IS NULL"
+                               " AND (%(a)s::text IS NULL OR agent_id > %(a)s)", {"a": current}).fetchone()[0]
+        if current is None:
+            break
+        rows += _lock_page(conn, current, None, limit - len(rows))
+    return rows
+
+
+def _lock_page(conn: psycopg.Connection, agent_id: str, after_id: UUID | None, limit: int) -> list[CurveRow]:
+    rows = conn.execute(
+        f"SELECT {_CURVE_COLUMNS} FROM memory_units WHERE agent_id = %s AND archived_at IS NULL"
+        " AND (%s OR id > %s) ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED",
+        (agent_id, after_id is None, after_id or _UUID_MIN, limit),
+    ).fetchall()
     return [CurveRow(agent, uid, mtype, float(importance), created, accessed)
             for agent, uid, mtype, importance, created, accessed in rows]
 
 
 def archive(conn: psycopg.Connection, keys: Sequence[tuple[str, UUID]], now: datetime) -> int:
-    """Set ``archived_at`` on the given (agent_id, id) units that are not archived yet."""
-    if not keys:
-        return 0
-    cur = conn.execute(
-        "UPDATE memory_units m SET archived_at = %s FROM unnest(%s::text[], %s::uuid[]) AS k(agent_id, id)"
-        " WHERE m.agent_id = k.agent_id AND m.id = k.id AND m.archived_at IS NULL",
-        (now, [k[0] for k in keys], [k[1] for k in keys]),
-    )
-    return cur.rowcount
+    """Set ``archived_at`` on the given (agent_id, id) units that are not archived yet: one
+    statement per agent (``store.db.routing``)."""
+    done = 0
+    for agent_id, at in by_agent(k[0] for k in keys).items():
+        done += conn.execute(
+            "UPDATE memory_units SET archived_at = %s WHERE agent_id = %s AND id = ANY(%s) AND archived_at IS NULL",
+            (now, agent_id, [keys[p][1] for p in at]),
+        ).rowcount
+    return done
 
 
 def restore(conn: psycopg.Connection, agent_id: str, unit_id: UUID, now: datetime) -> MemoryUnit | None:
