@@ -225,7 +225,7 @@ class Ingestor:
                     drafts = tuple(draft_unit(plan, episodes[plan.members[0].fact.episode_index]) for plan in plans)
                 back.submit(self._embed_window, episodes, drafts, context, neighbours, timer, back.alone)
                 if self._rule_on:  # while the workers embed: the parses supersession will read
-                    with timer("supersede"):
+                    with timer("parse"):
                         self.parser.parse(rule_texts([d.text for d in drafts]))
             done = back.results()
         return tuple(u for units, _ in done for u in units), tuple(r for _, reads in done for r in reads)
