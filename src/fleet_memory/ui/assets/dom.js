@@ -10,7 +10,7 @@ export function h(tag, props, ...children) {
     else if (k in el && typeof v !== "string") el[k] = v;
     else el.setAttribute(k, v === true ? "" : v);
   });
-  children.flat().forEach((c) => {
+  children.flat(Infinity).forEach((c) => {
     if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
   });
   return el;

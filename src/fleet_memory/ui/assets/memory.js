@@ -34,15 +34,18 @@ function sourcesOf(agent, sources) {
 function editForm(agent, unit, problem) {
   const text = h("textarea", { name: "content", rows: "3", required: true });
   text.value = unit.text;
+  const when = h("input", { name: "event_date", type: "datetime-local" });
   const form = h("form", { class: "card", "aria-labelledby": "edit-title" },
     h("h2", { id: "edit-title" }, "Edit"), field("New version of the text", text,
       "Saved as a new version; this one stays in the history."),
+    field("When it changed (UTC)", when, "Leave empty for now."),
     h("button", { type: "submit" }, "Save new version"));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!(await confirmAction("Save this text as a new version?", "Save"))) return;
     try {
-      const out = await call("POST", agentPath(agent, "/memories/" + unit.id + "/versions"), { content: text.value });
+      const body = when.value ? { content: text.value, event_date: when.value } : { content: text.value };
+      const out = await call("POST", agentPath(agent, "/memories/" + unit.id + "/versions"), body);
       say("Saved a new version.");
       location.hash = agentHref(agent, "/memories/" + out.units[0].id);
     } catch (error) { problem.replaceChildren(errorBox(error)); }

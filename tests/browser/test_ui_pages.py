@@ -1,0 +1,150 @@
+"""The memory browser's pages in Chromium: sign in, agents, memories, one memory, search with its
+explanations, an edit that keeps both versions, forgetting, merging entities and the graph; each
+page is screenshotted and passes the accessibility checks (``pages.accessibility_problems``)."""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+
+from .conftest import ALICE
+from .pages import (accessibility_problems, console_errors, find, main_text, offsite, open_page, sent_requests,
+                    shot, sign_in, wait, wait_drawn)
+
+
+def _checked(driver, name: str) -> None:
+    """Screenshot the page and hold it to the accessibility checks."""
+    shot(driver, name)
+    problems = accessibility_problems(driver)
+    assert problems == [], "\n".join(problems)
+
+
+def _confirm(driver, verb: str) -> None:
+    button = find(driver, "dialog.confirm[open] button.danger")
+    assert button.text == verb
+    button.click()
+
+
+def _search(driver, url: str, agent: str, text: str, compare: bool = False) -> list[str]:
+    open_page(driver, url, f"agents/{agent}/search")
+    find(driver, "input[name=query]").send_keys(text)
+    if compare:
+        driver.find_element(By.NAME, "compare").click()
+    before = driver.execute_script("return document.body.getAttribute('data-search-done')")
+    driver.find_element(By.CSS_SELECTOR, "form[role=search] button[type=submit]").click()
+    wait(driver, lambda d: d.execute_script("return document.body.getAttribute('data-search-done')") != before)
+    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, ".ranking:first-child .result .text a")]
+
+
+def test_sign_in_then_the_agents_and_memories_of_the_key(browser, seeded):
+    browser.get(f"{seeded.url}/ui/")
+    browser.execute_script("sessionStorage.clear()")
+    open_page(browser, seeded.url, "signin")
+    _checked(browser, "sign-in")
+    find(browser, "input[name=api-key]").send_keys("fm_not-a-key")
+    browser.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    assert "invalid or revoked API key" in find(browser, "main .error").text
+
+    sign_in(browser, seeded.url, seeded.alice_key)
+    assert "alice" in main_text(browser) and "bob" not in main_text(browser)
+    assert "6" in [td.text for td in browser.find_elements(By.CSS_SELECTOR, "tbody td")]  # alice's units
+    _checked(browser, "agents")
+    assert browser.current_url.find(seeded.alice_key) == -1
+    assert browser.execute_script("return localStorage.length") == 0
+
+    browser.find_element(By.LINK_TEXT, "alice").click()
+    wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
+         == "#/agents/alice/memories")
+    rows = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.unit-link")]
+    assert rows == [t for t, _ in sorted(ALICE, key=lambda item: item[1])]  # oldest first
+    _checked(browser, "memories")
+    assert offsite(sent_requests(browser)) == []
+    assert console_errors(browser) == []
+
+
+def test_search_shows_channels_path_and_factors_beside_plain_vector_search(browser, seeded):
+    sign_in(browser, seeded.url, seeded.alice_key)
+    found = _search(browser, seeded.url, "alice", "Where did Maria move?", compare=True)
+    assert found[0] == "Maria moved to Lisbon in March."
+    assert browser.find_element(By.CSS_SELECTOR, ".side-by-side .ranking:nth-child(2) h2").text == "Plain vector search"
+    first = browser.find_element(By.CSS_SELECTOR, ".result")
+    channels = [li.text for li in first.find_elements(By.CSS_SELECTOR, ".channels li")]
+    assert "entity" in channels and "vector" in channels
+    first.find_element(By.CSS_SELECTOR, "details.explanation summary").click()
+    factors = {row.find_element(By.TAG_NAME, "th").text for row in first.find_elements(By.CSS_SELECTOR, ".factors tr")}
+    assert {"relevance", "recency", "importance"} <= factors
+    assert first.find_element(By.CSS_SELECTOR, ".path li").text.startswith("entry point: ")
+    _checked(browser, "search")
+    first.find_element(By.CSS_SELECTOR, ".text a").click()
+    wait_drawn(browser)
+    assert "Maria moved to Lisbon in March." in main_text(browser)
+    assert [r["method"] for r in sent_requests(browser) if r["url"].endswith("/search")] == ["POST", "POST"]
+
+
+def test_editing_a_fact_keeps_both_versions_in_its_history(browser, seeded):
+    sign_in(browser, seeded.url, seeded.alice_key)
+    open_page(browser, seeded.url, "agents/alice/memories")
+    browser.find_element(By.LINK_TEXT, "Our letting agent is Foxtons.").click()
+    box = find(browser, "textarea[name=content]")
+    _checked(browser, "memory")
+    old_hash = browser.execute_script("return location.hash")
+    box.clear()
+    box.send_keys("Our letting agent is Hamptons now.")
+    browser.find_element(By.CSS_SELECTOR, "form[aria-labelledby=edit-title] button[type=submit]").click()
+    _confirm(browser, "Save")
+    wait(browser, lambda d: d.execute_script("return location.hash") != old_hash
+         and d.execute_script("return document.body.getAttribute('data-page-ready')") == d.execute_script(
+             "return location.hash"))
+    versions = [row.find_elements(By.TAG_NAME, "td")[1].text
+                for row in browser.find_elements(By.CSS_SELECTOR, "section[aria-labelledby=versions-title] tbody tr")]
+    assert versions == ["Our letting agent is Foxtons.", "Our letting agent is Hamptons now. (this version)"]
+    _checked(browser, "memory-history")
+    history = seeded.memory.history("alice", old_hash.rsplit("/", 1)[1])
+    assert [u.text for u in history] == ["Our letting agent is Foxtons.", "Our letting agent is Hamptons now."]
+
+
+def test_a_forgotten_memory_is_gone_from_search(browser, seeded):
+    sign_in(browser, seeded.url, seeded.alice_key)
+    dentist = "The dentist appointment is on Friday at nine."
+    assert dentist in _search(browser, seeded.url, "alice", "dentist appointment")
+    browser.find_element(By.LINK_TEXT, dentist).click()
+    find(browser, "button.danger").click()
+    _confirm(browser, "Forget")
+    wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
+         == "#/agents/alice/memories")
+    assert dentist not in main_text(browser)
+    assert dentist not in _search(browser, seeded.url, "alice", "dentist appointment")
+    assert dentist not in [u.text for u in seeded.memory.list_units("alice").units]
+
+
+def test_merging_two_entities_and_the_entity_page(browser, seeded):
+    sign_in(browser, seeded.url, seeded.alice_key)
+    open_page(browser, seeded.url, "agents/alice/entities")
+    names = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "tbody td:first-child a")]
+    assert {"Sofia", "Ines", "Maria"} <= set(names)
+    _checked(browser, "entities")
+    browser.find_element(By.NAME, "keep").send_keys("Ines")
+    browser.find_element(By.NAME, "drop").send_keys("Sofia")
+    browser.find_element(By.CSS_SELECTOR, "form[aria-labelledby=merge-title] button[type=submit]").click()
+    _confirm(browser, "Merge")
+    wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
+         == "#/agents/alice/entities/Ines")
+    assert "aliases: Sofia" in main_text(browser)
+    mentions = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "main section ul li a")]
+    assert {"Sofia plays the cello every Sunday.", "Ines sent the cello photos from Porto."} <= set(mentions)
+    _checked(browser, "entity")
+    remaining = {e.name for e in seeded.memory.list_entities("alice")}
+    assert "Sofia" not in remaining and "Ines" in remaining
+
+
+def test_the_graph_around_an_entity_opens_a_memory_on_click(browser, seeded):
+    sign_in(browser, seeded.url, seeded.alice_key)
+    open_page(browser, seeded.url, "agents/alice/graph?entity=Maria")
+    wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-rendered')") == "true")
+    circles = browser.find_elements(By.CSS_SELECTOR, "#graph circle.node")
+    assert len(circles) >= 1
+    _checked(browser, "graph")
+    unit = circles[0].get_attribute("data-id")
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", circles[0])
+    wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
+         == f"#/agents/alice/memories/{unit}")
+    assert console_errors(browser) == []
