@@ -106,3 +106,38 @@ async def _async_round_trip(store: FleetMemoryStore) -> None:
     assert await store.alist_namespaces() == [("docs",)]
     await store.adelete(("docs",), "a")
     assert await store.aget(("docs",), "a") is None
+
+
+def test_a_put_of_an_existing_key_is_an_update_and_delete_removes_everything(open_memory, clock):
+    memory = open_memory()
+    store = FleetMemoryStore(memory, agent_id="me", user_level=0)
+    store.put(("ines", "facts"), "home", {"text": "Ines lives in Lisbon.", "since": 2024})
+    first = store.get(("ines", "facts"), "home")
+    clock.advance(days=200)
+    store.put(("ines", "facts"), "home", {"text": "Ines lives in Porto now.", "since": 2025})
+    item = store.get(("ines", "facts"), "home")
+    assert item.value == {"text": "Ines lives in Porto now.", "since": 2025} and item.created_at == first.created_at
+    assert item.updated_at > first.updated_at
+    [hit] = memory.search("me", "Where does Ines live?", top_k=1)
+    assert hit.text == "Ines lives in Porto now."
+    assert [u.text for u in memory.history("me", hit.id)] == ["Ines lives in Lisbon.", "Ines lives in Porto now."]
+    assert [i.value["since"] for i in store.search(("ines",), query="Where does Ines live?")] == [2025]
+
+    store.delete(("ines", "facts"), "home")
+    assert store.get(("ines", "facts"), "home") is None and store.list_namespaces() == []
+    stats = memory.stats("me")
+    assert (stats.documents, stats.units) == (0, 0)
+
+
+def test_index_names_the_fields_that_are_recalled(open_memory):
+    store = FleetMemoryStore(open_memory(), index=["note"])
+    store.put(("docs",), "a", {"note": "The billing service runs on Fridays.", "title": "Payroll calendar"})
+    store.put(("docs",), "b", {"note": "Deploys freeze in December."}, index=False)
+    store.put(("docs",), "c", {"body": {"lines": ["Payroll closes early."]}}, index=["body.lines[*]"])
+    ingested = {u.text for u in store.memory.list_units("langgraph").units}
+    assert ingested == {"The billing service runs on Fridays.", "Payroll closes early."}
+    ranked = store.search(("docs",), query="When does the billing service run?")
+    assert ranked[0].key == "a" and ranked[0].score > 0 and {i.key for i in ranked} == {"a", "b", "c"}
+    assert [i.score for i in ranked if i.key == "b"] == [None]  # listed after the ranked ones, unscored
+    assert store.search(("docs",), query="When does payroll close?")[0].key == "c"
+    assert [i.key for i in store.search(("docs",), query="payroll", limit=1, offset=2)] == ["b"]

@@ -43,3 +43,19 @@ def test_flushed_messages_are_recalled_in_a_later_session(open_memory):
 
     other = _memory(FleetMemoryBlock(memory=open_memory(), agent_id="assistant", user_id="bob"), "s3")
     assert all("dentist" not in (m.content or "") for m in asyncio.run(other.aget(input="What is Bob's job?")))
+
+
+def test_a_chat_engine_with_the_mock_llm_sees_what_an_earlier_session_said(open_memory):
+    from llama_index.core.chat_engine import SimpleChatEngine
+    from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
+
+    first = _memory(FleetMemoryBlock(memory=open_memory(), agent_id="assistant", user_id="alice"), "s1")
+    engine = SimpleChatEngine.from_defaults(llm=MockLLMWithChatMemoryOfLastCall(max_tokens=5), memory=first)
+    for fact in FACTS:
+        engine.chat(fact)
+
+    llm = MockLLMWithChatMemoryOfLastCall(max_tokens=5)  # a later process: new objects, a new session
+    later = _memory(FleetMemoryBlock(memory=open_memory(), agent_id="assistant", user_id="alice"), "s2")
+    SimpleChatEngine.from_defaults(llm=llm, memory=later).chat("What is Bob's job?")
+    system = "\n".join(m.content or "" for m in llm.last_chat_messages if m.role.value == "system")
+    assert "Bob works as a dentist in Lyon." in system
