@@ -168,10 +168,10 @@ def _signals(c: cand_sql.Candidate, activation: float, entries: tuple[TimeWindow
     """``entries``: the query's window, term statistics and the IDF at or below which a term is a
     common word (``RecallSettings.common_word_idf``); ``at``: the time supersession is judged at
     (``recall.current``); ``past``: the question asks about the past."""
-    u, (window, terms, common) = c.unit, entries
+    u, (window, _, common) = c.unit, entries
     in_window = window is not None and window.start <= u.event_date < window.end
     superseded = at is not None and is_superseded(u.valid_until, at)
-    single = c.text_score > 0.0 and any(abs(c.text_score - idf) < 1e-9 and idf <= common for idf in terms.idf)
+    single = c.text_terms == 1 and c.text_score <= common  # one term matched: the score is its IDF
     return Signals(c.similarity, c.text_score, c.named, in_window, activation, u.event_date, u.last_accessed,
                    u.access_count, importance(u.text, u.tags, u.importance), superseded, past, single)
 

@@ -63,6 +63,7 @@ class Candidate:
     text_score: float
     named: bool
     seq: int  # write order: the walk's key, so ties break the same way for the same input
+    text_terms: int = 0  # how many query terms ``text_score`` sums
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,17 +99,23 @@ _TEXT_SCORE = (
     "coalesce((SELECT sum(t.w) FROM unnest(%(rq_tq)s::tsquery[], %(rq_tw)s::float8[]) AS t(q, w)"
     "  WHERE u.tsv @@ t.q), 0)::float8"
 )
+_TEXT_TERMS = (  # how many query terms the unit matches (``Candidate.text_terms``)
+    "(SELECT count(*) FROM unnest(%(rq_tq)s::tsquery[]) AS t(q) WHERE u.tsv @@ t.q)::int"
+)
+# ``named`` names the agent as a parameter, not ``u.agent_id``: a Citus coordinator routes the
+# statement to one shard only when every table in it, a correlated subquery's too, is filtered so
 _FEATURES = (
-    "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity, " + _TEXT_SCORE + " AS text_score,"
+    "(1 - (u.embedding <=> %(rq_q)s))::float8 AS similarity, " + _TEXT_SCORE + " AS text_score, "
+    + _TEXT_TERMS + " AS text_terms,"
     " EXISTS (SELECT 1 FROM unnest(%(rq_eids)s::uuid[]) AS qe(id) JOIN unit_entities ue"
-    "  ON ue.agent_id = u.agent_id AND ue.unit_id = u.id AND ue.entity_id = qe.id) AS named,"
+    "  ON ue.agent_id = %(agent_id)s AND ue.unit_id = u.id AND ue.entity_id = qe.id) AS named,"
     " u.seq"
 )
 
 
 def _candidate(c: Mapping[str, Any]) -> Candidate:
     return Candidate(unit_from_row(c), float(c["similarity"]), float(c["text_score"]), bool(c["named"]),
-                     int(c["seq"]))
+                     int(c["seq"]), int(c["text_terms"]))
 
 
 def _entry(c: Mapping[str, Any]) -> tuple[Candidate, list[int]]:
