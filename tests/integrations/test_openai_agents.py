@@ -91,3 +91,16 @@ def test_with_memories_adds_what_is_recalled_to_the_instructions(open_memory):
     model = ScriptedModel(message("?"))
     _run(with_memories(agent.clone(model=model), memory, "assistant", QUESTION, user_id="bob"), QUESTION)
     assert "orchid42" not in model.instructions[0]
+
+
+def test_with_memories_extends_dynamic_instructions(open_memory):
+    memory = open_memory()
+    memory.put("assistant", FACTS[2])
+
+    async def dynamic(ctx, agent) -> str:
+        return f"Help {ctx.context['user_id']}."
+
+    model = ScriptedModel(message("ok"))
+    agent = Agent(name="assistant", instructions=dynamic, model=model)
+    _run(with_memories(agent, memory, "assistant", QUESTION), QUESTION, {"user_id": "alice"})
+    assert model.instructions[0].startswith("Help alice.\n\n") and "orchid42" in model.instructions[0]
