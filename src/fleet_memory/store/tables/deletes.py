@@ -1,7 +1,8 @@
 """Every path that deletes units, in one place: one unit, a document and its units, one user of
 an agent, a whole agent. Each runs in the caller's transaction, and each deletion of units first
 does what ``before_delete`` says: their words leave ``term_df``, and the units they superseded are
-current again or superseded by the next version that stays (``reopen``).
+current again or superseded by the next version that stays (``reopen``); after it the entities
+they mentioned are recounted (``entities.recount``).
 
 ``forget_user`` removes everything that came only from one ``user_id`` of one agent, so that no
 table keeps a row of theirs: every unit of that user, every semantic unit consolidated from any of
@@ -81,18 +82,24 @@ def reopen(conn: psycopg.Connection, agent_id: str, deleted: Sequence[UUID]) -> 
 
 
 def delete_unit(conn: psycopg.Connection, agent_id: str, unit_id: UUID) -> bool:
-    """Delete one unit; the units it superseded are current again."""
+    """Delete one unit; the units it superseded are current again, the entities it mentioned are
+    recounted (and go when it was their last mention)."""
+    named = entity_sql.mentioned_in(conn, agent_id, [unit_id])
     before_delete(conn, agent_id, [unit_id])
     cur = conn.execute("DELETE FROM memory_units WHERE agent_id = %s AND id = %s", (agent_id, unit_id))
+    entity_sql.recount(conn, agent_id, named)
     return cur.rowcount > 0
 
 
 def delete_document(conn: psycopg.Connection, agent_id: str, document_id: UUID) -> bool:
-    """Delete a document and its units; the units they superseded are current again."""
+    """Delete a document and its units; the units they superseded are current again, the entities
+    they mentioned are recounted."""
     units = [r[0] for r in conn.execute("SELECT id FROM memory_units WHERE agent_id = %s AND document_id = %s",
                                         (agent_id, document_id))]
+    named = entity_sql.mentioned_in(conn, agent_id, units)
     before_delete(conn, agent_id, units)
     cur = conn.execute("DELETE FROM documents WHERE agent_id = %s AND id = %s", (agent_id, document_id))
+    entity_sql.recount(conn, agent_id, named)
     return cur.rowcount > 0
 
 
