@@ -37,6 +37,7 @@ ALICE = [  # (text, event date)
     ("I bought a green road bike in June.", "2024-06-15"),
 ]
 BOB_SECRET = "The vault code for Bob is 4417."
+BOB_OTHER = "The spare key hangs in the shed."
 
 
 def pytest_collection_modifyitems(items):
@@ -64,6 +65,7 @@ def seeded(db_url, clock) -> Iterator[Seeded]:
         for text, day in ALICE:
             memory.put("alice", text, event_date=datetime.fromisoformat(day).replace(tzinfo=timezone.utc))
         memory.put("bob", BOB_SECRET)
+        memory.put("bob", BOB_OTHER)
         alice, _ = memory.create_api_key("ui-alice", agent_ids=["alice"])
         bob, _ = memory.create_api_key("ui-bob", agent_ids=["bob"])
         admin, _ = memory.create_api_key("ui-admin", admin=True)

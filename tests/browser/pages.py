@@ -29,8 +29,10 @@ def find(driver, css: str):
 
 def open_page(driver, url: str, route: str) -> None:
     """Go to ``/ui/#/route`` and wait until that page is drawn."""
+    target = f"{url}/ui/#/{route}"
+    same = driver.current_url == target  # going to the same address again draws nothing new: reload
     driver.execute_script("document.body && document.body.removeAttribute('data-page-ready')")
-    driver.get(f"{url}/ui/#/{route}")
+    driver.refresh() if same else driver.get(target)
     wait(driver, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')"))
 
 
@@ -47,6 +49,18 @@ def sign_in(driver, url: str, key: str) -> None:
     driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
     wait(driver, lambda d: d.execute_script("return location.hash") == "#/agents"
          and d.execute_script("return document.body.getAttribute('data-page-ready')") == "#/agents")
+
+
+def search(driver, url: str, agent: str, text: str, compare: bool = False) -> list[str]:
+    """Run a search on the agent's search page; the texts of the (first) ranking's results."""
+    open_page(driver, url, f"agents/{agent}/search")
+    find(driver, "input[name=query]").send_keys(text)
+    if compare:
+        driver.find_element(By.NAME, "compare").click()
+    before = driver.execute_script("return document.body.getAttribute('data-search-done')")
+    driver.find_element(By.CSS_SELECTOR, "form[role=search] button[type=submit]").click()
+    wait(driver, lambda d: d.execute_script("return document.body.getAttribute('data-search-done')") != before)
+    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, ".ranking:first-child .result .text a")]
 
 
 def main_text(driver) -> str:

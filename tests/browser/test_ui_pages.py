@@ -7,8 +7,8 @@ from __future__ import annotations
 from selenium.webdriver.common.by import By
 
 from .conftest import ALICE
-from .pages import (accessibility_problems, console_errors, find, main_text, offsite, open_page, sent_requests,
-                    shot, sign_in, wait, wait_drawn)
+from .pages import (accessibility_problems, console_errors, find, main_text, offsite, open_page, search,
+                    sent_requests, shot, sign_in, wait, wait_drawn)
 
 
 def _checked(driver, name: str) -> None:
@@ -22,17 +22,6 @@ def _confirm(driver, verb: str) -> None:
     button = find(driver, "dialog.confirm[open] button.danger")
     assert button.text == verb
     button.click()
-
-
-def _search(driver, url: str, agent: str, text: str, compare: bool = False) -> list[str]:
-    open_page(driver, url, f"agents/{agent}/search")
-    find(driver, "input[name=query]").send_keys(text)
-    if compare:
-        driver.find_element(By.NAME, "compare").click()
-    before = driver.execute_script("return document.body.getAttribute('data-search-done')")
-    driver.find_element(By.CSS_SELECTOR, "form[role=search] button[type=submit]").click()
-    wait(driver, lambda d: d.execute_script("return document.body.getAttribute('data-search-done')") != before)
-    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, ".ranking:first-child .result .text a")]
 
 
 def test_sign_in_then_the_agents_and_memories_of_the_key(browser, seeded):
@@ -61,9 +50,9 @@ def test_sign_in_then_the_agents_and_memories_of_the_key(browser, seeded):
     assert console_errors(browser) == []
 
 
-def test_search_shows_channels_path_and_factors_beside_plain_vector_search(browser, seeded):
+def test_search_shows_channels_path_and_factors_beside_plain_vectorsearch(browser, seeded):
     sign_in(browser, seeded.url, seeded.alice_key)
-    found = _search(browser, seeded.url, "alice", "Where did Maria move?", compare=True)
+    found = search(browser, seeded.url, "alice", "Where did Maria move?", compare=True)
     assert found[0] == "Maria moved to Lisbon in March."
     assert browser.find_element(By.CSS_SELECTOR, ".side-by-side .ranking:nth-child(2) h2").text == "Plain vector search"
     first = browser.find_element(By.CSS_SELECTOR, ".result")
@@ -102,17 +91,17 @@ def test_editing_a_fact_keeps_both_versions_in_its_history(browser, seeded):
     assert [u.text for u in history] == ["Our letting agent is Foxtons.", "Our letting agent is Hamptons now."]
 
 
-def test_a_forgotten_memory_is_gone_from_search(browser, seeded):
+def test_a_forgotten_memory_is_gone_fromsearch(browser, seeded):
     sign_in(browser, seeded.url, seeded.alice_key)
     dentist = "The dentist appointment is on Friday at nine."
-    assert dentist in _search(browser, seeded.url, "alice", "dentist appointment")
+    assert dentist in search(browser, seeded.url, "alice", "dentist appointment")
     browser.find_element(By.LINK_TEXT, dentist).click()
     find(browser, "button.danger").click()
     _confirm(browser, "Forget")
     wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
          == "#/agents/alice/memories")
     assert dentist not in main_text(browser)
-    assert dentist not in _search(browser, seeded.url, "alice", "dentist appointment")
+    assert dentist not in search(browser, seeded.url, "alice", "dentist appointment")
     assert dentist not in [u.text for u in seeded.memory.list_units("alice").units]
 
 

@@ -7,6 +7,7 @@ import { h, link, date, num, field, errorBox } from "./dom.js";
 import { agentHref } from "./session.js";
 
 const TYPES = ["episodic", "semantic", "procedural"];
+let searches = 0;  // counted on <body data-search-done>, so a test knows when an answer is drawn
 
 function input(name, props) { return h("input", { name, ...(props || {}) }); }
 
@@ -89,7 +90,6 @@ async function run(agent, form, out) {
   const label = "Ranking (" + (body.preset || "default") + ")";
   out.replaceChildren(h("div", { class: compare ? "side-by-side" : "" }, results(agent, label, main),
     compare ? results(agent, "Plain vector search", plain) : null));
-  document.body.setAttribute("data-search-done", String(Date.now()));
 }
 
 export async function searchPage(agent) {
@@ -97,7 +97,8 @@ export async function searchPage(agent) {
   const form = h("form", { class: "card", role: "search" }, controls(), h("button", { type: "submit" }, "Search"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    run(agent, form, out).catch((error) => out.replaceChildren(errorBox(error)));
+    run(agent, form, out).catch((error) => out.replaceChildren(errorBox(error)))
+      .finally(() => document.body.setAttribute("data-search-done", String(++searches)));
   });
   return ["Search " + agent, h("section", {}, form, out)];
 }
