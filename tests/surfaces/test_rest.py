@@ -64,6 +64,7 @@ ROUTES = [  # every agent route with a valid request: (method, path template, JS
     ("DELETE", "/v1/agents/{agent_id}", None),
 ]
 ADMIN_ROUTES = [("GET", "/v1/agents")]
+KEY_ROUTES = [("GET", "/v1/me")]  # the key's own scope, for the memory browser: tests/surfaces/test_ui_routes.py
 REFUSED_WITH_THE_RIGHT_KEY = {"/v1/agents/{agent_id}/import": 422}  # a1 has memories: nothing to import into
 
 
@@ -76,7 +77,7 @@ def _call(client, method, path, body, headers):
 def test_the_route_table_covers_every_agent_route(client):
     paths = client.get("/openapi.json").json()["paths"]
     declared = {(m.upper(), p) for p, ops in paths.items() if p.startswith("/v1/") for m in ops}
-    assert declared == {(m, p) for m, p, _ in ROUTES} | set(ADMIN_ROUTES)
+    assert declared == {(m, p) for m, p, _ in ROUTES} | set(ADMIN_ROUTES) | set(KEY_ROUTES)
 
 
 @pytest.mark.parametrize("method, template, body", ROUTES, ids=[f"{m} {p[20:]}" for m, p, _ in ROUTES])
