@@ -3,15 +3,14 @@ framework; each is an optional extra and imports its framework only when the mod
 (``import fleet_memory`` and ``import fleet_memory.integrations`` import none of them). Importing a
 module whose framework is missing raises ``extras.MissingExtraError`` naming the extra.
 
-==============  =====================  ===============================================================
-module          extra                  seam
-==============  =====================  ===============================================================
-langgraph       fleet-memory[langgraph]  ``FleetMemoryStore``: a ``langgraph.store.base.BaseStore``
-langchain       fleet-memory[langchain]  ``FleetMemoryRetriever`` (``BaseRetriever``), ``memory_tools``
-llamaindex      fleet-memory[llamaindex] ``FleetMemoryBlock`` for ``llama_index.core.memory.Memory``
-openai_agents   fleet-memory[openai-agents] ``memory_tools`` (function tools), ``with_memories``
-pydantic_ai     fleet-memory[pydantic-ai]   ``FleetMemoryToolset`` (a ``FunctionToolset``)
-==============  =====================  ===============================================================
+- ``langgraph`` (extra ``langgraph``): ``FleetMemoryStore``, a ``langgraph.store.base.BaseStore``.
+- ``langchain`` (extra ``langchain``): ``FleetMemoryRetriever`` (a ``BaseRetriever``) and
+  ``memory_tools`` (``StructuredTool``s).
+- ``llamaindex`` (extra ``llamaindex``): ``FleetMemoryBlock``, a memory block of
+  ``llama_index.core.memory.Memory``.
+- ``openai_agents`` (extra ``openai-agents``): ``memory_tools`` (function tools) and
+  ``with_memories`` (recalled memories in a run's instructions).
+- ``pydantic_ai`` (extra ``pydantic-ai``): ``FleetMemoryToolset``, a ``FunctionToolset``.
 
 Identity: every object is bound to one fleet-memory agent and, where the framework names one, one
 user; the mapping of each framework's notion (namespace, thread, user id) is in its module and in

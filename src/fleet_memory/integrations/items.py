@@ -11,7 +11,8 @@ metadata filter). The namespace's user (``ItemStore.user_of``) becomes the put's
 Writing an existing key is an update, as for any fact that changes: the new text is stored by
 ``FleetMemory.update`` as the new version of the old text's first unit (which stays, superseded, in
 ``history``); the old version's other units are deleted. Deleting a key deletes its item document
-and every text document it ever had. Writes of one key from two processes at once are not
+and every text document it ever had, in one transaction. A put is several transactions (the text's
+ingestion, then the item document), and writes of one key from two processes at once are not
 serialised: the one written last wins on read.
 """
 
