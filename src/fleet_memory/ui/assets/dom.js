@@ -1,4 +1,4 @@
-/* Building the page: elements made with text only (never innerHTML), so stored text can never
+/* Building the page: elements made with text only (never parsed as HTML), so stored text can never
    become markup; small shared pieces (labelled fields, tables, pagers, confirmations). */
 
 export function h(tag, props, ...children) {

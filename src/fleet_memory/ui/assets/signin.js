@@ -1,4 +1,4 @@
-/* Sign in with an API key: checked with GET /v1/me before it is kept (sessionStorage only). */
+/* Sign in with an API key: checked with GET /v1/me before it is kept (for this tab only: api.js). */
 import { call, setApiKey, forgetApiKey } from "./api.js";
 import { h, field, errorBox } from "./dom.js";
 
