@@ -58,6 +58,7 @@ class CountingDatabase:
     def __init__(self, db) -> None:
         self._db = db
         self.prepared_statements = db.prepared_statements
+        self.generic_plans = db.generic_plans
         self.statements: list[str] = []
 
     @contextmanager

@@ -13,7 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from ..db.rows import insert_rows
-from ..db.routing import by_agent
+from ..db.routing import by_agent, violates
 
 __all__ = ["NewDocument", "StoredConcurrently", "content_hash", "insert_documents", "existing_hashes",
            "find_duplicates", "stored_identities"]
@@ -68,8 +68,8 @@ def insert_documents(conn: psycopg.Connection, docs: Sequence[NewDocument]) -> N
     rows.sort(key=lambda r: (not r[-1], r[1], r[3], r[7], r[10] or ""))
     try:
         insert_rows(conn, "documents", _COLUMNS, rows)
-    except psycopg.errors.UniqueViolation as exc:
-        if exc.diag.constraint_name == "documents_put_once_idx":
+    except (psycopg.errors.UniqueViolation, psycopg.errors.InternalError_) as exc:
+        if violates(exc, "documents_put_once_idx"):
             raise StoredConcurrently(str(exc)) from exc
         raise
 

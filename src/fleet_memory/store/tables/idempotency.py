@@ -2,7 +2,10 @@
 heartbeat), read it, renew the claim, take over a dead owner's claim, complete it, release it after
 a failure, expire old keys, forget the keys whose response names deleted rows. One statement each;
 see ``fleet_memory.idempotency`` for the protocol. Heartbeats use the database's clock, the one
-every process sharing the database agrees on."""
+every process sharing the database agrees on; an update stamps ``statement_timestamp()`` (its own
+statement's start: one short statement each, so within its run of ``clock_timestamp()``),
+which Citus evaluates on the coordinator, where it refuses a volatile function in
+an update of a distributed table."""
 
 from __future__ import annotations
 
@@ -49,7 +52,7 @@ def read(conn: psycopg.Connection, agent_id: str, key: str, silent_after_s: floa
 
 def beat(conn: psycopg.Connection, agent_id: str, key: str, owner: str) -> None:
     """Renew the owner's claim on a running key."""
-    conn.execute("UPDATE idempotency_keys SET heartbeat_at = clock_timestamp()"
+    conn.execute("UPDATE idempotency_keys SET heartbeat_at = statement_timestamp()"
                  " WHERE agent_id = %s AND key = %s AND owner = %s AND response IS NULL", (agent_id, key, owner))
 
 
@@ -57,7 +60,7 @@ def take_over(conn: psycopg.Connection, agent_id: str, key: str, old_owner: str 
     """Make ``owner`` the owner of a running key still held by ``old_owner``; False when someone
     else took it first or it completed meanwhile."""
     return conn.execute(
-        "UPDATE idempotency_keys SET owner = %s, heartbeat_at = clock_timestamp() WHERE agent_id = %s AND key = %s"
+        "UPDATE idempotency_keys SET owner = %s, heartbeat_at = statement_timestamp() WHERE agent_id = %s AND key = %s"
         " AND response IS NULL AND owner IS NOT DISTINCT FROM %s", (owner, agent_id, key, old_owner)).rowcount == 1
 
 

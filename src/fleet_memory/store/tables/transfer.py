@@ -19,6 +19,7 @@ from psycopg.types.json import Json
 
 from ...errors import InvalidInputError
 from ..db.database import cached_plans
+from ..db.routing import REFUSED
 
 __all__ = ["agent_tables", "column_types", "iter_rows", "insert_rows", "renumber_unit_seq", "agent_is_empty",
            "embedding_dim"]
@@ -101,13 +102,13 @@ def insert_rows(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, A
     try:
         _insert(conn, table, cols, rows)
         return len(rows)
-    except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
+    except REFUSED as exc:
         if lines is None:
             raise InvalidInputError("file", f"rows of {table} do not fit this database: {_reason(exc)}") from None
     for row, line in zip(rows, lines):
         try:
             _insert(conn, table, cols, [row])
-        except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
+        except REFUSED as exc:
             raise InvalidInputError(f"line {line}", f"this {table} row does not fit this database: "
                                     f"{_reason(exc)}") from None
     return len(rows)
