@@ -1,15 +1,20 @@
 """Optional parts and the extras that install them. The core (library, command line) needs none;
-the REST server, the MCP server and PNG pictures each check for theirs before importing it and
-name the extra to install when it is missing.
+the REST server, the MCP server, PNG pictures and the agent-framework integrations each check for
+theirs before importing it and name the extra to install when it is missing.
 
-=========  ===========================  ==========================================
-extra      modules                      used by
-=========  ===========================  ==========================================
-server     fastapi, uvicorn, mcp,       ``fleet-memory serve``, ``rest.create_app``
-           fastapi-offline (docs assets)
-mcp        mcp                          ``fleet-memory mcp``, ``mcp_server``
-viz        matplotlib                   ``graph --png``, ``demo``, ``viz.render_png``
-=========  ===========================  ==========================================
+=============  ===========================  ==========================================
+extra          modules                      used by
+=============  ===========================  ==========================================
+server         fastapi, uvicorn, mcp,       ``fleet-memory serve``, ``rest.create_app``
+               fastapi-offline (docs assets)
+mcp            mcp                          ``fleet-memory mcp``, ``mcp_server``
+viz            matplotlib                   ``graph --png``, ``demo``, ``viz.render_png``
+langgraph      langgraph                    ``integrations.langgraph``
+langchain      langchain, langchain-core    ``integrations.langchain``
+llamaindex     llama-index-core             ``integrations.llamaindex``
+openai-agents  openai-agents                ``integrations.openai_agents``
+pydantic-ai    pydantic-ai-slim             ``integrations.pydantic_ai``
+=============  ===========================  ==========================================
 """
 
 from __future__ import annotations
