@@ -50,7 +50,7 @@ def test_sign_in_then_the_agents_and_memories_of_the_key(browser, seeded):
     assert console_errors(browser) == []
 
 
-def test_search_shows_channels_path_and_factors_beside_plain_vectorsearch(browser, seeded):
+def test_search_shows_channels_path_and_factors_beside_plain_vector_search(browser, seeded):
     sign_in(browser, seeded.url, seeded.alice_key)
     found = search(browser, seeded.url, "alice", "Where did Maria move?", compare=True)
     assert found[0] == "Maria moved to Lisbon in March."
@@ -63,6 +63,12 @@ def test_search_shows_channels_path_and_factors_beside_plain_vectorsearch(browse
     assert {"relevance", "recency", "importance"} <= factors
     assert first.find_element(By.CSS_SELECTOR, ".path li").text.startswith("entry point: ")
     _checked(browser, "search")
+    browser.set_window_size(400, 900)  # a narrow window: one column, nothing wider than the screen
+    try:
+        assert browser.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        shot(browser, "search-narrow")
+    finally:
+        browser.set_window_size(1280, 900)
     first.find_element(By.CSS_SELECTOR, ".text a").click()
     wait_drawn(browser)
     assert "Maria moved to Lisbon in March." in main_text(browser)
