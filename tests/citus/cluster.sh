@@ -90,7 +90,8 @@ citus.log_remote_commands = off
 CONF
   as_user "$PGBIN/pg_ctl" -D "$data" -l "$CLUSTER/$1.log" -w -t 60 start >/dev/null
   as_user "$PGBIN/psql" -qAt -h localhost -p "$2" -d postgres -c "CREATE DATABASE $DBNAME" >/dev/null
-  psql_on "$2" -c "CREATE EXTENSION citus; CREATE EXTENSION vector;" >/dev/null
+  # pgvector in a schema of its own: the tests' search_path is "their schema, fm_ext", never public
+  psql_on "$2" -c "CREATE EXTENSION citus; CREATE SCHEMA fm_ext; CREATE EXTENSION vector SCHEMA fm_ext;" >/dev/null
 }
 
 psql_on() {  # psql_on PORT ARGS...: psql into the cluster's database on one node

@@ -3,9 +3,11 @@
 When ``FLEET_MEMORY_TEST_DATABASE_URL`` names a database (the cluster's coordinator), the fixtures
 of ``tests/conftest.py`` give every test a schema of its own there instead of a database of the
 embedded server: created, migrated and distributed by ``agent_id`` as ``fleet-memory db
-distribute`` does, reached through a URL whose ``search_path`` is that schema, and dropped after
-the test. Only tests that use such a database run in that lane; the others (no SQL, or the
-embedded server itself) are deselected.
+distribute`` does, reached through a URL whose ``search_path`` is that schema and ``fm_ext`` (where
+the cluster keeps pgvector; never ``public``, so nothing a test writes elsewhere is seen by the
+next one), and dropped after the test. Only tests that use such a database run in that lane; the
+others (no SQL, or the embedded server itself) are deselected, and so are those of ``PLAIN_ONLY``,
+each with its reason.
 """
 
 from __future__ import annotations
@@ -25,6 +27,26 @@ __all__ = ["URL_VARIABLE", "cluster_url", "schema", "deselect_embedded"]
 
 URL_VARIABLE = "FLEET_MEMORY_TEST_DATABASE_URL"
 _DATABASE_FIXTURES = {"db_url", "empty_db_url"}
+EXTENSION_SCHEMA = "fm_ext"
+
+PLAIN_ONLY = {
+    "tests/integration/fleet/test_pooling.py":
+        "PgBouncer does not pass the options startup parameter, so the test's search_path is lost",
+    "tests/surfaces/test_cli_hardening.py::test_postgres_dying_mid_ingest_is_one_line_and_exit_4":
+        "closes its database to connections: on the cluster every test shares one database, a schema each",
+    "tests/integration/fleet/test_distribution.py":
+        "checks the rule on an undistributed schema; tests/citus/test_distribute.py runs it on the cluster",
+    "tests/integration/fleet/test_replicate.py":
+        "bench's clone copies rows from one agent to another: a join between shards, a benchmark tool",
+    "tests/integration/store/test_planner.py":
+        "reads planner estimates on the coordinator, which keeps no statistics of distributed tables",
+    "tests/integration/store/test_migrations.py::test_every_table_carries_agent_id":
+        "the citus extension's own tables and views are in the catalogue beside ours",
+    "tests/integration/ingest/test_links.py::test_fresh_links_are_a_plain_insert_that_refuses_a_stored_pair":
+        "expects UniqueViolation; a shard's refusal of a multi-row insert comes back as an internal error",
+    "tests/integration/ingest/test_links.py::test_semantic_candidates_exact_and_through_hnsw_agree":
+        "reads the plan: index_order's set_config does not reach the shard's planner (docs/deploy.md)",
+}
 
 
 def cluster_url() -> str | None:
@@ -33,7 +55,7 @@ def cluster_url() -> str | None:
 
 def _with_search_path(url: str, name: str) -> str:
     joiner = "&" if "?" in url else "?"
-    return f"{url}{joiner}options={quote(f'-csearch_path={name},public')}"
+    return f"{url}{joiner}options={quote(f'-csearch_path={name},{EXTENSION_SCHEMA}')}"
 
 
 @contextmanager
@@ -57,12 +79,13 @@ def schema(base_url: str, *, migrated: bool, embedding_dim: int = 384) -> Iterat
 
 def deselect_embedded(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keep the tests that take a database from the fixtures (and do not reach for the embedded
-    server's object itself); report the rest as deselected."""
+    server's object itself) and are not ``PLAIN_ONLY``; report the rest as deselected."""
     kept, dropped = [], []
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         direct = set(getattr(getattr(item, "_fixtureinfo", None), "argnames", ()))
-        uses_cluster = bool(names & _DATABASE_FIXTURES) and "pg_server" not in direct
+        plain = any(item.nodeid == key or item.nodeid.startswith((key + "::", key + "[")) for key in PLAIN_ONLY)
+        uses_cluster = bool(names & _DATABASE_FIXTURES) and "pg_server" not in direct and not plain
         (kept if uses_cluster else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
