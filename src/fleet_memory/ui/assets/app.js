@@ -74,7 +74,8 @@ async function keysOff() {
 function render(main, title, body) {
   document.title = title + " · fleet-memory";
   main.replaceChildren(h("h1", {}, title), body);
-  main.focus();
+  window.scrollTo(0, 0);
+  main.focus({ preventScroll: true });
   document.body.setAttribute("data-page-ready", location.hash || "#/");
 }
 

@@ -75,6 +75,11 @@ export function errorBox(error) {
   return h("p", { class: "error", role: "alert" }, error.message || String(error));
 }
 
+let said = null;
+/* A short notice in the status region (read out by screen readers), cleared after a while. */
 export function say(message) {
-  document.getElementById("status").textContent = message;
+  const status = document.getElementById("status");
+  status.textContent = message;
+  clearTimeout(said);
+  said = setTimeout(() => { status.textContent = ""; }, 8000);
 }
