@@ -40,13 +40,9 @@ BOB_SECRET = "The vault code for Bob is 4417."
 BOB_OTHER = "The spare key hangs in the shed."
 
 
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
-            item.add_marker(pytest.mark.browser)
-            if CHROMIUM is None or CHROMEDRIVER is None:
-                item.add_marker(pytest.mark.skip(reason="Debian's chromium and chromium-driver are not installed "
-                                                        "(make system-deps)"))
+IN_A_BROWSER = [pytest.mark.browser,  # each test module's pytestmark: make test runs them, make check does not
+                pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
+                                   reason="Debian's chromium and chromium-driver are not installed (make system-deps)")]
 
 
 @dataclass(frozen=True)

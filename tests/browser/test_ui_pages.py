@@ -6,14 +6,20 @@ from __future__ import annotations
 
 from selenium.webdriver.common.by import By
 
-from .conftest import ALICE
+from .conftest import ALICE, IN_A_BROWSER
 from .pages import (accessibility_problems, console_errors, find, main_text, offsite, open_page, search,
                     sent_requests, shot, sign_in, wait, wait_drawn)
 
+pytestmark = IN_A_BROWSER
 
-def _checked(driver, name: str) -> None:
-    """Screenshot the page and hold it to the accessibility checks."""
-    shot(driver, name)
+
+def _checked(driver, name: str, height: int = 900) -> None:
+    """Screenshot the page (``height`` pixels of it) and hold it to the accessibility checks."""
+    driver.set_window_size(1280, height)
+    try:
+        shot(driver, name)
+    finally:
+        driver.set_window_size(1280, 900)
     problems = accessibility_problems(driver)
     assert problems == [], "\n".join(problems)
 
@@ -62,7 +68,7 @@ def test_search_shows_channels_path_and_factors_beside_plain_vector_search(brows
     factors = {row.find_element(By.TAG_NAME, "th").text for row in first.find_elements(By.CSS_SELECTOR, ".factors tr")}
     assert {"relevance", "recency", "importance"} <= factors
     assert first.find_element(By.CSS_SELECTOR, ".path li").text.startswith("entry point: ")
-    _checked(browser, "search")
+    _checked(browser, "search", height=1250)  # docs/images/ui-search.png
     browser.set_window_size(400, 900)  # a narrow window: one column, nothing wider than the screen
     try:
         assert browser.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth")

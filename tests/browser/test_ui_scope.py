@@ -8,8 +8,10 @@ from __future__ import annotations
 import httpx
 from selenium.webdriver.common.by import By
 
-from .conftest import BOB_OTHER, BOB_SECRET
+from .conftest import IN_A_BROWSER, BOB_OTHER, BOB_SECRET
 from .pages import find, main_text, open_page, search, sent_requests, shot, sign_in, wait
+
+pytestmark = IN_A_BROWSER
 
 
 def test_alices_key_opens_no_page_of_bob(browser, seeded):
