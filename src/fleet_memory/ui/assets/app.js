@@ -44,7 +44,10 @@ function signOut() {
   if (location.hash === "#/signin") route(); else location.hash = "#/signin";
 }
 
+let routing = 0;  // the latest navigation; an older one still loading draws nothing
+
 async function route() {
+  const mine = ++routing;
   const [path, search] = location.hash.replace(/^#\/?/, "").split("?");
   const main = document.getElementById("main");
   const params = new URLSearchParams(search || "");
@@ -59,8 +62,9 @@ async function route() {
     const decoded = match.map((part) => decodeURIComponent(part));
     navigation(decoded[0] === "agents" ? null : decoded[1]);
     const [title, body] = await page(decoded, params);
-    render(main, title, body);
+    if (mine === routing) render(main, title, body);
   } catch (error) {
+    if (mine !== routing) return;
     if (error instanceof ApiError && error.status === 401) { signOut(); return; }
     render(main, "Error", errorBox(error));
   }

@@ -40,6 +40,7 @@ function canvas(data) {
 }
 
 function draw(agent) {
+  if (!document.getElementById("graph-data")) return;  // another page was opened meanwhile
   const script = h("script", { src: "/ui/viz/graph.js?draw=" + (++drawn) });
   script.addEventListener("load", () => {
     document.querySelectorAll("#graph circle.node").forEach((c) => c.addEventListener("click", () => {
