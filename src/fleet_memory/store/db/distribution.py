@@ -29,7 +29,6 @@ from collections.abc import Sequence
 import psycopg
 
 from ...errors import SchemaError
-from .database import RECALL_EF_SEARCH
 
 __all__ = ["DISTRIBUTION_COLUMN", "REFERENCE_TABLES", "violations", "citus_statements", "distribute"]
 
@@ -114,12 +113,6 @@ def violations(conn: psycopg.Connection) -> list[str]:
     return sorted(found)
 
 
-_WORKER_SETTINGS = (("hnsw.iterative_scan", "relaxed_order"), ("hnsw.ef_search", str(RECALL_EF_SEARCH)))
-"""Every transaction sets these with ``set_config`` (``store.db.database``), which Citus does not
-carry to the workers, where the shards' vector scans run: so they are the workers' defaults for
-this database."""
-
-
 def _generic_functions(conn: psycopg.Connection) -> list[str]:
     """Functions of the schema that run their statements on generic plans (migration 016's trigger).
     A trigger runs on a worker, beside the shard, and its statements go through Citus again; Citus
@@ -143,8 +136,6 @@ def _plan(conn: psycopg.Connection) -> list[tuple[str | None, str]]:
         # the co-located shard: what Citus asks of a trigger before it lets one be distributed
         out.append((None, "SET citus.enable_unsafe_triggers TO on;"))
     out += [(None, f"ALTER FUNCTION {f} SET plan_cache_mode = force_custom_plan;") for f in _generic_functions(conn)]
-    out += [(None, f"SELECT run_command_on_workers(format('ALTER DATABASE %I SET {name} = {value}',"
-                   " current_database()));") for name, value in _WORKER_SETTINGS]
     out += [(t, f"SELECT create_reference_table('{t}');") for t in REFERENCE_TABLES if t in present]
     for i, table in enumerate(ordered):
         colocate = "" if i == 0 else f", colocate_with => '{ordered[0]}'"
@@ -154,8 +145,7 @@ def _plan(conn: psycopg.Connection) -> list[tuple[str | None, str]]:
 
 def citus_statements(conn: psycopg.Connection) -> list[str]:
     """The SQL that distributes this schema with Citus: the setting that lets a table with triggers
-    be distributed (when one has), custom plans for functions on generic ones, the workers'
-    defaults for the vector scan settings,
+    be distributed (when one has), custom plans for functions on generic ones,
     ``create_reference_table`` for the shared
     tables, then ``create_distributed_table`` by ``agent_id`` for agent data, parents before
     children (Citus wants a foreign key's target distributed first), all co-located."""
