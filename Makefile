@@ -42,8 +42,10 @@ test: setup system-deps
 	@start=$$(date +%s); $(BIN)/python -m pytest -q; status=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s"; exit $$status
 
+# four workers on two cores: many of these tests wait on a server process or the database
+CHECK_WORKERS ?= 4
 check: setup
-	@start=$$(date +%s); $(BIN)/python -m pytest -q -m "not slow and not browser and not fuzz"; status=$$?; \
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -n $(CHECK_WORKERS) -m "not slow and not browser and not fuzz"; status=$$?; \
 	echo "make check: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The integration and surface tests on a real Citus cluster (coordinator and two workers on this
