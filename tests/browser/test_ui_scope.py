@@ -9,7 +9,7 @@ import httpx
 from selenium.webdriver.common.by import By
 
 from .conftest import IN_A_BROWSER, BOB_OTHER, BOB_SECRET
-from .pages import find, main_text, open_page, search, sent_requests, shot, sign_in, wait
+from .pages import accessibility_problems, find, main_text, open_page, search, sent_requests, shot, sign_in, wait
 
 pytestmark = IN_A_BROWSER
 
@@ -21,6 +21,7 @@ def test_alices_key_opens_no_page_of_bob(browser, seeded):
         assert "this API key may not act for agent 'bob'" in main_text(browser)
         assert "4417" not in browser.page_source and "spare key" not in browser.page_source
     shot(browser, "scope-refused")
+    assert accessibility_problems(browser) == []
     assert search(browser, seeded.url, "bob", "vault code") == []
     assert "may not act for agent 'bob'" in find(browser, "#search-results .error").text
     assert "4417" not in browser.page_source
