@@ -71,7 +71,8 @@ def test_search_shows_channels_path_and_factors_beside_plain_vector_search(brows
     _checked(browser, "search", height=1250)  # docs/images/ui-search.png
     browser.set_window_size(400, 900)  # a narrow window: one column, nothing wider than the screen
     try:
-        assert browser.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        page = "document.documentElement"
+        assert browser.execute_script(f"return {page}.scrollWidth <= {page}.clientWidth")
         shot(browser, "search-narrow")
     finally:
         browser.set_window_size(1280, 900)

@@ -30,7 +30,8 @@ def serve(ctx: typer.Context,
 
 
 def ui(ctx: typer.Context, port: int = typer.Option(8765, help="Port to listen on (127.0.0.1 only)."),
-       no_browser: bool = typer.Option(False, "--no-browser", help="Print the address; do not open a browser.")) -> None:
+       no_browser: bool = typer.Option(False, "--no-browser",
+                                       help="Print the address; do not open a browser.")) -> None:
     """Open the memory browser on this machine's store: a server on 127.0.0.1 for one user, without
     API keys (like serve --no-auth), at http://127.0.0.1:PORT/ui/. Stop it with Ctrl-C."""
     url = f"http://127.0.0.1:{port}/ui/"
