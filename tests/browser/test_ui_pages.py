@@ -149,4 +149,9 @@ def test_the_graph_around_an_entity_opens_a_memory_on_click(browser, seeded):
     browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", circles[0])
     wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
          == f"#/agents/alice/memories/{unit}")
+    browser.execute_script("document.body.removeAttribute('data-rendered')")
+    browser.find_element(By.LINK_TEXT, "Graph around this memory").click()  # a search for its text, traced
+    wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-rendered')") == "true")
+    assert browser.find_element(By.ID, "trace-toggle").is_selected()
+    assert unit in [c.get_attribute("data-id") for c in browser.find_elements(By.CSS_SELECTOR, "circle.traced")]
     assert console_errors(browser) == []

@@ -76,6 +76,8 @@ export async function memoryPage(agent, id) {
   const [unit, history, sources] = await Promise.all([call("GET", path), call("GET", path + "/history"),
     call("GET", path + "/sources")]);
   const problem = h("div", {});
-  return ["Memory", h("section", {}, details(unit), problem, actions(agent, unit, problem),
+  const around = agentHref(agent, "/graph?query=" + encodeURIComponent(unit.text.slice(0, 300)));
+  return ["Memory", h("section", {}, details(unit), h("p", {}, link(around, "Graph around this memory")),
+    problem, actions(agent, unit, problem),
     versions(agent, unit, history), sourcesOf(agent, sources), editForm(agent, unit, problem))];
 }
