@@ -15,9 +15,10 @@ from .processes import free_port
 
 
 @contextmanager
-def real_server(memory: Any) -> Iterator[str]:
-    """uvicorn serving the app over ``memory`` on a free port, in a thread."""
-    server = uvicorn.Server(uvicorn.Config(create_app(memory), host="127.0.0.1", port=free_port(),
+def real_server(memory: Any, **app_options: Any) -> Iterator[str]:
+    """uvicorn serving the app over ``memory`` (``create_app``'s options, e.g. ``auth=False``) on a
+    free port, in a thread."""
+    server = uvicorn.Server(uvicorn.Config(create_app(memory, **app_options), host="127.0.0.1", port=free_port(),
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

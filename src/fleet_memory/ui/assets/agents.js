@@ -31,8 +31,9 @@ export async function agentsPage(params) {
   const shown = page.slice(0, PAGE);
   const stats = await Promise.all(shown.map((a) => call("GET", agentPath(a.agent_id, "/stats"))));
   const rows = shown.map((a, i) => row(a, stats[i]));
-  const note = scope.admin ? "An admin key: every agent in the store." :
-    "This key may act for " + scope.agent_ids.length + " agent(s).";
+  const note = !scope.auth ? "This server runs without keys: every agent in the store." :
+    scope.admin ? "An admin key: every agent in the store." :
+      "This key may act for " + scope.agent_ids.length + " agent(s).";
   const go = (o) => { location.hash = "#/agents?offset=" + o; };
   return ["Agents", h("section", {},
     h("p", {}, note),
