@@ -83,6 +83,10 @@ class RecallSettings:
     # about the present, +past_superseded_weight for questions about the past
     superseded_weight: float = 1.0
     past_superseded_weight: float = 1.0
+    # a question about the present whose two best answers, said by one speaker, are nearly as
+    # relevant (within newer_leads_margin, in standard deviations) gets the newer first
+    # (recall.current.newer_leads); 0 turns it off
+    newer_leads_margin: float = 2.0
 
     @property
     def entity_rule(self) -> EntityRule | None:

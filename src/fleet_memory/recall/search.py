@@ -74,7 +74,8 @@ from ..store.tables import units as unit_sql
 from ..store.tables.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
 from .beside import entry_points
-from .current import asks_about_past, demote_below_successors, is_superseded, promote_successors, trusted_links
+from .current import (Said, asks_about_past, demote_below_successors, is_superseded, newer_leads, promote_successors,
+                      trusted_links)
 from .query import content_words, name_candidates
 from .request import SearchRequest
 from .scoring import PoolStats, Scored, Signals, direct_score, entry_activation, pool_stats, score
@@ -298,7 +299,22 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
     elif ended and request.explain:  # the direct successors, only to explain
         successors = sup_sql.successors(conn, request.agent_id, ended)
     ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
+    if not past and request.settings.fuse and len(ranked) > 1:
+        ranked[:2] = _newer_first(ranked[0], ranked[1], request.settings.newer_leads_margin, at)
     return ranked[: request.top_k], successors, walk
+
+
+def _newer_first(first: Ranked, second: Ranked, margin: float, at: datetime) -> list[Ranked]:
+    """The two best of a question about the present, the newer first when ``current.newer_leads``
+    says so (the older moved just below it: factor ``newer_leads``); a superseded unit never leads."""
+    def said(r: Ranked) -> Said:
+        u = r.candidate.unit
+        return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker)
+
+    if is_superseded(second.candidate.unit.valid_until, at):
+        return [first, second]
+    moved = newer_leads(said(first), said(second), margin)
+    return [first, second] if moved is None else [second, _moved(first, "newer_leads", moved)]
 
 
 def _kth_best(scores: list[float], k: int) -> float:

@@ -1,0 +1,44 @@
+"""Facts that change without a link: a question about the present gets the later of two nearly as
+relevant statements of one speaker first; a question about the past, the vector preset and
+statements of two speakers are left as ranked. Real models."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+pytestmark = pytest.mark.models
+
+OLD = "We're still renting the flat on Mill Road for now."
+NEW = "Boxes everywhere, we finally got the keys to the house in Didsbury on Saturday."
+CHATTER = ["Can you suggest a quick pasta recipe?", "The football last night was a great match."]
+NOW = datetime(2024, 7, 1, tzinfo=timezone.utc)
+
+
+def _store(mem, agent: str, speakers: tuple[str | None, str | None]):
+    for i, text in enumerate(CHATTER):
+        mem.put(agent, text, event_date=datetime(2024, 3, 1 + i, tzinfo=timezone.utc))
+    mem.put(agent, OLD, event_date=datetime(2024, 2, 3, tzinfo=timezone.utc), speaker=speakers[0])
+    mem.put(agent, NEW, event_date=datetime(2024, 6, 11, tzinfo=timezone.utc), speaker=speakers[1])
+
+
+def _top(mem, agent: str, query: str, **options) -> list[str]:
+    return [r.text for r in mem.search(agent, query, now=NOW, reinforce=False, top_k=3, **options)]
+
+
+def test_the_later_statement_leads_for_the_present_only(real_memory):
+    _store(real_memory, "one", (None, None))
+    assert all(u.valid_until is None for u in real_memory.list_units("one").units)  # no link: the rule's miss
+    present = real_memory.search("one", "Where do we live these days?", now=NOW, reinforce=False, explain=True)
+    assert present[0].text == NEW and present[1].text == OLD
+    assert "newer_leads" in present[1].explanation.factors
+    past = real_memory.search("one", "Where did we live before?", now=NOW, reinforce=False, explain=True)
+    assert not any("newer_leads" in r.explanation.factors for r in past)
+    vector = _top(real_memory, "one", "Where do we live these days?", preset="vector")
+    assert vector.index(OLD) < vector.index(NEW)  # the old wording is the closer one
+
+
+def test_two_speakers_are_not_one_fact(real_memory):
+    _store(real_memory, "two", ("Ana", "Ben"))
+    assert _top(real_memory, "two", "Where do we live these days?")[0] == OLD

@@ -1,0 +1,25 @@
+"""``current.newer_leads``: of a present question's two best answers, the later one of the same
+speaker leads when it is nearly as relevant."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from fleet_memory.recall.current import DEMOTION_MARGIN, Said, newer_leads
+
+MAY = datetime(2025, 5, 1, tzinfo=timezone.utc)
+JUNE = datetime(2025, 6, 1, tzinfo=timezone.utc)
+
+
+def test_the_later_statement_of_one_speaker_leads_when_nearly_as_relevant():
+    old, new = Said(6.0, 5.5, MAY, "Ana"), Said(4.9, 4.0, JUNE, "Ana")
+    assert newer_leads(old, new, margin=2.0) == 4.9 - DEMOTION_MARGIN
+
+
+def test_nothing_moves_otherwise():
+    old = Said(6.0, 5.5, MAY, "Ana")
+    assert newer_leads(old, Said(3.0, 3.0, JUNE, "Ana"), margin=2.0) is None  # far less relevant
+    assert newer_leads(old, Said(5.0, 5.0, JUNE, "Ben"), margin=2.0) is None  # another speaker
+    assert newer_leads(old, Said(5.0, 5.0, MAY, "Ana"), margin=2.0) is None  # not later
+    assert newer_leads(Said(6.0, 5.5, JUNE, None), Said(5.0, 5.0, MAY, None), margin=2.0) is None  # the best is newer
+    assert newer_leads(old, Said(5.0, 5.0, JUNE, "Ana"), margin=0.0) is None  # turned off
