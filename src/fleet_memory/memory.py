@@ -18,6 +18,7 @@ from .ingest import Ingestor
 from . import entities as entity_ops
 from . import facts
 from .idempotency import run_once
+from .listing import unit_filter
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
 from .lifecycle.importance import ranking_importance
@@ -37,7 +38,7 @@ from .providers.embedder import Embedder, SentenceTransformerEmbedder
 from .providers.llm import LLM, OpenAICompatibleLLM
 from .providers.nlp import NLP
 from .recall import Recaller, build_request
-from .store import Database, UnitFilter
+from .store import Database
 from .store.db import agent_indexes as agent_index_sql
 from .store.db.agent_indexes import IndexRefresh
 from .store.tables import agents as agent_sql
@@ -260,14 +261,16 @@ class FleetMemory:
         with self.db.transaction() as conn:
             return agent_sql.list_agents(conn, limit=size, offset=offset)
 
-    def list_units(self, agent_id: str, *, limit: int = 100, offset: int = 0,
-                   include_archived: bool = False) -> UnitPage:
+    def list_units(self, agent_id: str, *, limit: int = 100, offset: int = 0, **filters: Any) -> UnitPage:
+        """A page of the agent's units, oldest event first. ``filters`` (``listing.unit_filter``):
+        ``types``, ``user_id``, ``session_id``, ``since`` / ``until`` (event date), ``tags``,
+        ``metadata``, ``include_archived`` (False), ``include_superseded`` (True), ``q`` (full text)."""
         agent = self._agent(agent_id)
         size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
         check_offset(offset)
+        flt = unit_filter(self.config.limits, self.clock.now(), **filters)
         with self.db.transaction() as conn:
-            rows = unit_sql.list_units(conn, agent, limit=size + 1, offset=offset,
-                                       flt=UnitFilter(include_archived=include_archived))
+            rows = unit_sql.list_units(conn, agent, limit=size + 1, offset=offset, flt=flt)
         return UnitPage(tuple(rows[:size]), offset + size if len(rows) > size else None)
 
     def stats(self, agent_id: str) -> AgentStats:

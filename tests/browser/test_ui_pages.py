@@ -5,6 +5,7 @@ page is screenshotted and passes the accessibility checks (``pages.accessibility
 from __future__ import annotations
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from .conftest import ALICE, IN_A_BROWSER
 from .pages import (accessibility_problems, console_errors, find, main_text, offsite, open_page, search,
@@ -155,3 +156,39 @@ def test_the_graph_around_an_entity_opens_a_memory_on_click(browser, seeded):
     assert browser.find_element(By.ID, "trace-toggle").is_selected()
     assert unit in [c.get_attribute("data-id") for c in browser.find_elements(By.CSS_SELECTOR, "circle.traced")]
     assert console_errors(browser) == []
+
+
+def _filter(driver, url: str, **fields: str) -> list[str]:
+    """Fill the memories page's filter form by keyboard (text typed, Enter to submit) and return
+    the texts listed once the filtered page is drawn."""
+    open_page(driver, url, "agents/alice/memories")
+    for name, value in fields.items():
+        box = find(driver, f"#memory-filters [name={name}]")
+        if box.get_attribute("type") == "checkbox":
+            box.send_keys(Keys.SPACE)
+        elif box.get_attribute("type") == "datetime-local":  # its keystrokes depend on the locale
+            driver.execute_script("arguments[0].value = arguments[1]", box, value)
+        else:
+            box.send_keys(value)
+    before = driver.execute_script("return location.hash")
+    find(driver, "#memory-filters [name=q]").send_keys(Keys.ENTER)
+    wait(driver, lambda d: d.execute_script("return location.hash") != before and d.execute_script(
+        "return document.body.getAttribute('data-page-ready')") == d.execute_script("return location.hash"))
+    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "a.unit-link")]
+
+
+def test_the_memories_page_filters_on_the_server(browser, seeded):
+    sign_in(browser, seeded.url, seeded.alice_key)
+    assert _filter(browser, seeded.url, q="cello") == ["Sofia plays the cello every Sunday.",
+                                                       "Ines sent the cello photos from Porto."]
+    assert find(browser, "#memory-filters [name=q]").get_attribute("value") == "cello"  # kept in the address
+    _checked(browser, "memories-filtered")
+    assert _filter(browser, seeded.url, since="2024-03-01T00:00", until="2024-05-01T00:00") == [
+        "Maria moved to Lisbon in March.", "Ines sent the cello photos from Porto."]
+    assert _filter(browser, seeded.url, q="cello", user_id="nobody") == []
+    assert "No memories on this page." in main_text(browser)
+    _filter(browser, seeded.url, metadata="{project")
+    assert "metadata: is not JSON" in find(browser, "main .error").text
+    sent = [r["url"] for r in sent_requests(browser) if "/memories?" in r["url"]]
+    assert any("q=cello" in u and "user_id=nobody" in u for u in sent)
+    assert console_errors(browser) == [] or all("422" in e for e in console_errors(browser))

@@ -127,9 +127,12 @@ def delete(agent_id: str, unit_id: UUID | str) -> Call:
     return Call("DELETE", _agent(agent_id, "memories", _unit(unit_id)), lambda data: None)
 
 
-def list_units(agent_id: str, *, limit: int = 100, offset: int = 0, include_archived: bool = False) -> Call:
-    return Call("GET", _agent(agent_id, "memories"), _as(UnitPage),
-                params={"limit": limit, "offset": offset, "include_archived": include_archived})
+def list_units(agent_id: str, *, limit: int = 100, offset: int = 0, metadata: Optional[Mapping[str, Any]] = None,
+               **filters: Any) -> Call:
+    """``filters``: the facade's (``listing.unit_filter``); ``metadata`` travels as a JSON object."""
+    params = _body(limit=limit, offset=offset, metadata=None if metadata is None else json.dumps(dict(metadata)),
+                   **filters)
+    return Call("GET", _agent(agent_id, "memories"), _as(UnitPage), params=params)
 
 
 def stats(agent_id: str) -> Call:

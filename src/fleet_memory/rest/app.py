@@ -23,7 +23,7 @@ from ..extras import require
 require("server", "the REST server", "fastapi", "mcp", "fastapi_offline")
 
 import anyio  # noqa: E402
-from fastapi import APIRouter, FastAPI, Header, Query, Request  # noqa: E402
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request  # noqa: E402
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
@@ -41,6 +41,7 @@ from ..ui import mount_ui
 from .docs import mount_docs
 from .errors import location, validation_error
 from .entities import entities_router
+from .filters import list_filters
 from .keys import keys_router
 from .limits import BodyLimit, McpAuth
 from .mcp_http import LazyMcp
@@ -110,10 +111,10 @@ def memories_router() -> APIRouter:
         return [u.to_dict() for u in memory.history(agent, unit_id)]
 
     @r.get("/memories", response_model=s.UnitPageOut)
-    def list_units(agent: Agent, memory: Memory, limit: int = Query(100, ge=1, le=_MAX_PAGE),
-                   offset: int = Query(0, ge=0, le=MAX_OFFSET),
-                   include_archived: bool = False) -> Any:
-        page = memory.list_units(agent, limit=limit, offset=offset, include_archived=include_archived)
+    def list_units(agent: Agent, memory: Memory, filters: Annotated[dict, Depends(list_filters)],
+                   limit: int = Query(100, ge=1, le=_MAX_PAGE), offset: int = Query(0, ge=0, le=MAX_OFFSET)) -> Any:
+        """A page of the agent's memories, oldest event first, filtered (``listing.unit_filter``)."""
+        page = memory.list_units(agent, limit=limit, offset=offset, **filters)
         return {"units": [u.to_dict() for u in page.units], "next_offset": page.next_offset}
 
     @r.get("/memories/{unit_id}", response_model=s.UnitOut)

@@ -35,6 +35,7 @@ class UnitFilter:
     # ``current_at`` hides units superseded by then (``include_superseded=False``)
     as_of: datetime | None = None
     current_at: datetime | None = None
+    text_query: str | None = None  # full text: web-search syntax over ``tsv`` (English stemming)
 
 
 _FIRST, _LAST = "0001-01-01 00:00:00+00", "9999-12-31 23:59:59+00"
@@ -61,7 +62,8 @@ def is_plain(flt: UnitFilter | None) -> bool:
     leave out archived units and (``current_at``) superseded ones, a minority of any agent."""
     flt = flt or UnitFilter()
     return all(value is None for value in (flt.types, flt.min_importance, flt.since, flt.until, flt.tags,
-                                           flt.user_id, flt.session_id, flt.metadata, flt.as_of))
+                                           flt.user_id, flt.session_id, flt.metadata, flt.as_of,
+                                           flt.text_query))
 
 
 def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tuple[sql.Composable, dict]:
@@ -80,6 +82,7 @@ def where_clause(agent_id: str, flt: UnitFilter | None, alias: str = "u") -> tup
         ("user_id", "{a}.user_id = %(user_id)s", flt.user_id),
         ("session_id", "{a}.session_id = %(session_id)s", flt.session_id),
         ("metadata", "{a}.metadata @> %(metadata)s", Jsonb(dict(flt.metadata)) if flt.metadata else None),
+        ("text_query", "{a}.tsv @@ websearch_to_tsquery('english', %(text_query)s)", flt.text_query),
     ):
         if value is not None:
             parts.append(sql.SQL(condition).format(a=a))

@@ -41,7 +41,10 @@ export function agentPath(agent, rest) {
 
 export function query(params) {
   const q = new URLSearchParams();
-  Object.entries(params).forEach(([k, v]) => { if (v !== undefined && v !== null && v !== "") q.set(k, v); });
+  Object.entries(params).forEach(([k, v]) => {
+    if (Array.isArray(v)) v.forEach((item) => q.append(k, item));  // a list: the parameter repeated
+    else if (v !== undefined && v !== null && v !== "") q.set(k, v);
+  });
   const s = q.toString();
   return s ? "?" + s : "";
 }
