@@ -10,7 +10,8 @@
 # cluster is stopped and its directory removed at the end, whatever happened.
 #
 #   tests/citus/cluster.sh [pytest arguments]      (default: tests/integration tests/surfaces)
-#   CITUS_KEEP=1 tests/citus/cluster.sh --shell    start the cluster and open a shell beside it
+#   tests/citus/cluster.sh --shell [-c COMMAND]     start the cluster and run a shell beside it
+#   tests/citus/cluster.sh --scale-out              bench/soak.py while a third worker joins (scale_out.sh)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -86,7 +87,13 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 citus.shard_count = 4
-citus.log_remote_commands = off
+wal_level = logical
+# Citus deparses a statement it sends to a shard (an index's operator class) unqualified, and the
+# tests keep pgvector in fm_ext: every connection finds it there
+search_path = '"\$user", public, fm_ext'
+# a transaction's set_config does not reach the workers (docs/deploy.md): the vector scan settings
+hnsw.iterative_scan = relaxed_order
+hnsw.ef_search = 100
 CONF
   as_user "$PGBIN/pg_ctl" -D "$data" -l "$CLUSTER/$1.log" -w -t 60 start >/dev/null
   as_user "$PGBIN/psql" -qAt -h localhost -p "$2" -d postgres -c "CREATE DATABASE $DBNAME" >/dev/null
@@ -136,7 +143,8 @@ main() {
   export CITUS_CLUSTER_DIR="$CLUSTER" CITUS_PORTS="${PORTS[*]}"
   cd "$ROOT"
   if [ "${1:-}" = "--shell" ]; then shift; "${SHELL:-bash}" "$@"; return; fi
-  if [ $# -eq 0 ]; then set -- tests/integration tests/surfaces; fi
+  if [ "${1:-}" = "--scale-out" ]; then . "$ROOT/tests/citus/scale_out.sh"; scale_out; return; fi
+  if [ $# -eq 0 ]; then set -- tests/integration tests/surfaces tests/citus; fi
   "$ROOT/.venv/bin/python" -m pytest -q -p no:cacheprovider --basetemp="${CITUS_BASETEMP:-/tmp/bt-citus}" "$@"
 }
 

@@ -42,6 +42,17 @@ PLAIN_ONLY = {
         "reads planner estimates on the coordinator, which keeps no statistics of distributed tables",
     "tests/integration/store/test_migrations.py::test_every_table_carries_agent_id":
         "the citus extension's own tables and views are in the catalogue beside ours",
+    "tests/integration/store/test_migrations.py::test_fresh_database_gets_every_migration":
+        "reads the tables of the schema named public; the lane's schema is the test's own",
+    "tests/integration/store/test_embedding_cache.py::test_the_seqs_come_from_the_index_alone":
+        "reads a plan under a session's enable_seqscan, which does not reach the shard's planner",
+    "tests/surfaces/test_noisy_neighbour.py::test_queued_writes_of_one_agent_leave_the_pool_to_the_others":
+        "counts lock waits in the coordinator's pg_stat_activity; on the cluster a row lock is waited for on a worker",
+    "tests/integration/fleet/test_agent_indexes.py::test_large_agents_get_their_own_indexes_and_lose_them_when_deleted":
+        "reads a plan under SET LOCAL enable_seqscan, which does not reach the shard's planner"
+        " (tests/citus/measure_indexes.py shows the shard reading the agent's index)",
+    "tests/integration/fleet/test_agent_indexes.py::test_the_put_that_crosses_the_boundary_builds_the_agents_own_indexes":
+        "the same plan reading as the test above",
     "tests/integration/ingest/test_links.py::test_fresh_links_are_a_plain_insert_that_refuses_a_stored_pair":
         "expects UniqueViolation; a shard's refusal of a multi-row insert comes back as an internal error",
     "tests/integration/ingest/test_links.py::test_semantic_candidates_exact_and_through_hnsw_agree":
