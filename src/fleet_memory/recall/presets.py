@@ -86,7 +86,7 @@ class RecallSettings:
     # a question about the present whose two best answers, said by one speaker, are nearly as
     # relevant (within newer_leads_margin, in standard deviations) gets the newer first
     # (recall.current.newer_leads); 0 turns it off
-    newer_leads_margin: float = 2.0
+    newer_leads_margin: float = 1.0
 
     @property
     def entity_rule(self) -> EntityRule | None:
