@@ -19,6 +19,8 @@ from . import entities as entity_ops
 from . import facts
 from .idempotency import run_once
 from .listing import unit_filter
+from . import unit_views
+from .unit_views import SourceDocument, UnitLink
 from .ingest.request import build_episode, build_episodes
 from .lifecycle import importance_function
 from .lifecycle.importance import ranking_importance
@@ -402,6 +404,25 @@ class FleetMemory:
             if not unit_sql.get_units(conn, agent, [uid]):
                 raise NotFoundError("memory unit", uid, agent)
             return prov_sql.sources_of(conn, agent, uid)
+
+    # one memory seen from around it (the memory browser's memory page: ``unit_views``) ----------
+    def unit_entities(self, agent_id: str, unit_id: UUID | str) -> list[Entity]:
+        """The entities the unit mentions, by name."""
+        return unit_views.entities(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"))
+
+    def unit_links(self, agent_id: str, unit_id: UUID | str, *, limit: int = 100) -> list[UnitLink]:
+        """The unit's links (semantic, entity, temporal; strongest first within a kind), at most ``limit``."""
+        size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
+        return unit_views.links(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"), limit=size)
+
+    def unit_document(self, agent_id: str, unit_id: UUID | str) -> SourceDocument | None:
+        """The document the unit was split from, with the unit's sentence located in it (``None``
+        for a unit without one)."""
+        return unit_views.source_document(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"))
+
+    def archive(self, agent_id: str, unit_id: UUID | str) -> MemoryUnit:
+        """Archive the unit by hand: out of recall until ``restore``; already archived ones stay as they are."""
+        return unit_views.archive(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"), self.clock.now())
 
     def build_context(self, agent_id: str, message: str, *, user_id: str | None = None, limit: int = 10,
                       min_importance: float = 0.3, max_chars: int | None = None) -> str:

@@ -46,6 +46,7 @@ from .keys import keys_router
 from .limits import BodyLimit, McpAuth
 from .mcp_http import LazyMcp
 from .startup import Startup
+from .unit_views import unit_views_router
 
 if TYPE_CHECKING:
     from ..memory import FleetMemory
@@ -276,8 +277,8 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), recall_router(), entities_router(), pictures_router(), agents_router(),
-                   keys_router()):
+    for router in (memories_router(), unit_views_router(), recall_router(), entities_router(), pictures_router(),
+                   agents_router(), keys_router()):
         app.include_router(router)
     mount_docs(app)
     mount_ui(app)  # the memory browser: static pages calling the routes above

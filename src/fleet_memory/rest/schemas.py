@@ -267,3 +267,26 @@ class KeyScopeOut(BaseModel):
     prefix: Optional[str] = Field(..., description="The key's first characters, as `keys list` shows them.")
     admin: bool = Field(..., description="An admin key acts for every agent and may list them.")
     agent_ids: list[str] = Field(..., description="The agents a non-admin key may act for.")
+
+
+class UnitLinkOut(BaseModel):
+    """One link of a memory (``GET .../memories/{unit_id}/links``)."""
+
+    kind: Literal["semantic", "entity", "temporal"]
+    weight: float = Field(..., ge=0, le=1, description="Cosine (semantic), nearness in time (temporal), 1 (entity).")
+    unit: UnitOut = Field(..., description="The memory at the other end.")
+
+
+class SourceDocumentOut(BaseModel):
+    """The document a memory was split from (``GET .../memories/{unit_id}/document``)."""
+
+    id: UUID
+    content: str
+    context: Optional[str]
+    source: Optional[str]
+    speaker: Optional[str]
+    event_date: datetime
+    created_at: datetime
+    start: Optional[int] = Field(..., ge=0, description="Where the memory's sentence starts in content "
+                                                        "(characters); null when it is not found there.")
+    end: Optional[int] = Field(..., ge=0, description="Where it ends (excluded).")

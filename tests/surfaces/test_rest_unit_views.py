@@ -1,0 +1,56 @@
+"""The memory page's routes over REST: a memory's entities, links, source document (with its
+sentence located) and archiving it; unknown or other agents' memories 404, bad ids 422."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from fleet_memory.rest import create_app
+
+TEXT = "Alice works at Google as a software engineer. She joined Google last year."
+
+
+@pytest.fixture
+def client(memory):
+    with TestClient(create_app(memory, auth=False)) as c:
+        yield c
+
+
+@pytest.fixture
+def units(memory):
+    ids = [str(u.id) for u in memory.put("a1", TEXT).units]
+    memory.put("b1", "Bob keeps bees.")
+    return ids
+
+
+def test_entities_links_and_document_of_a_memory(client, units):
+    base = f"/v1/agents/a1/memories/{units[0]}"
+    assert {"Alice", "Google"} <= {e["name"] for e in client.get(base + "/entities").json()}
+    links = client.get(base + "/links").json()
+    assert units[1] in {link["unit"]["id"] for link in links}
+    assert {link["kind"] for link in links} <= {"semantic", "entity", "temporal"}
+    document = client.get(base + "/document").json()
+    assert document["content"] == TEXT
+    assert document["content"][document["start"]:document["end"]] == "Alice works at Google as a software engineer."
+
+
+def test_archive_over_rest_then_restore(client, units):
+    base = f"/v1/agents/a1/memories/{units[0]}"
+    archived = client.post(base + "/archive")
+    assert archived.status_code == 200 and archived.json()["archived_at"] is not None
+    assert units[0] not in [u["id"] for u in client.get("/v1/agents/a1/memories").json()["units"]]
+    assert client.post(base + "/restore").json()["archived_at"] is None
+
+
+@pytest.mark.parametrize("method, tail", [("GET", "entities"), ("GET", "links"), ("GET", "document"),
+                                         ("POST", "archive")])
+def test_unknown_and_bad_ids(client, units, method, tail):
+    assert client.request(method, f"/v1/agents/b1/memories/{units[0]}/{tail}").status_code == 404
+    bad = client.request(method, f"/v1/agents/a1/memories/nope/{tail}")
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["path", "unit_id"]
+
+
+def test_a_link_limit_out_of_bounds_is_422(client, units):
+    answer = client.get(f"/v1/agents/a1/memories/{units[0]}/links", params={"limit": 0})
+    assert answer.status_code == 422 and answer.json()["detail"][0]["loc"] == ["query", "limit"]
