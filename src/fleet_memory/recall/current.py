@@ -82,17 +82,18 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Hashable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import NamedTuple, TypeVar
 
 from ..model import TimeWindow
 from .query import PAST_WORDS, PRESENT_WORDS
 
 __all__ = ["asks_about_past", "is_superseded", "supersession_term", "trusted_links", "promote_successors",
-           "demote_below_successors", "newer_leads", "Said", "DEMOTION_MARGIN", "ABOVE_MEDIAN"]
+           "demote_below_successors", "newer_leads", "Said", "DEMOTION_MARGIN", "NEWER_BY", "ABOVE_MEDIAN"]
 
 DEMOTION_MARGIN = 0.05
 ABOVE_MEDIAN = 0.3
+NEWER_BY = timedelta(days=1)
 
 K = TypeVar("K", bound=Hashable)
 
@@ -180,16 +181,21 @@ class Said(NamedTuple):
 
 def newer_leads(first: Said, second: Said, margin: float) -> float | None:
     """For a question about the present: the score that puts ``first`` (the best answer) just below
-    ``second`` (the next), when ``second`` was said later by the same speaker and is nearly as
-    relevant — its relevance within ``margin`` of ``first``'s; else None.
+    ``second`` (the next), when ``second`` was said by the same speaker at least ``NEWER_BY`` later
+    and is nearly as relevant — its relevance within ``margin`` of ``first``'s; else None. (The
+    caller also asks that the two be close to each other: ``RecallSettings.newer_leads_similarity``.)
 
     The link-free half of facts that change: most changes are never linked at put time (the rule
     links only what it is sure of), and then the older statement often matches the question's words
     better ("We're still in the flat on Mill Road" against "we finally moved into the house in
     Didsbury", for "Where do I live these days?"). When the two best answers of a present question
     are close, both answer it, and the later one is the better bet for what holds now. Only the top
-    two are compared, and only one speaker's statements: what two people said is not one fact."""
-    if margin <= 0 or second.event_date <= first.event_date or second.speaker != first.speaker:
+    two are compared, and only one speaker's statements told on different days: what two people
+    said is not one fact, and two passages of one document put in one sitting are not a change.
+    Counter-example the similarity test keeps out: "What's my diet at the moment?" — "I've gone fully
+    vegan" and, later, "got strawberries and a sourdough loaf at the market" (relevant, close in
+    relevance, but not about the same thing: cosine 0.26)."""
+    if margin <= 0 or second.event_date - first.event_date < NEWER_BY or second.speaker != first.speaker:
         return None
     if first.relevance - second.relevance > margin:
         return None

@@ -83,10 +83,12 @@ class RecallSettings:
     # about the present, +past_superseded_weight for questions about the past
     superseded_weight: float = 1.0
     past_superseded_weight: float = 1.0
-    # a question about the present whose two best answers, said by one speaker, are nearly as
-    # relevant (within newer_leads_margin, in standard deviations) gets the newer first
-    # (recall.current.newer_leads); 0 turns it off
+    # a question about the present whose two best answers, said by one speaker on different days,
+    # are nearly as relevant (within newer_leads_margin, in standard deviations) and close to each
+    # other (cosine at least newer_leads_similarity, the put-time rule's own first test) gets the
+    # newer first (recall.current.newer_leads); a margin of 0 turns it off
     newer_leads_margin: float = 1.0
+    newer_leads_similarity: float = 0.3
 
     @property
     def entity_rule(self) -> EntityRule | None:
@@ -140,6 +142,10 @@ def _check(s: RecallSettings) -> None:
         value = getattr(s, field)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
             raise InvalidInputError(f"preset.{field}", f"is {value!r}", "a share from 0 to 1")
+    if not 0.0 <= s.newer_leads_margin <= 100.0:
+        raise InvalidInputError("preset.newer_leads_margin", f"is {s.newer_leads_margin!r}", "from 0 to 100")
+    if not -1.0 <= s.newer_leads_similarity <= 1.0:
+        raise InvalidInputError("preset.newer_leads_similarity", f"is {s.newer_leads_similarity!r}", "from -1 to 1")
     if not 0.0 < s.decay <= 1.0:
         raise InvalidInputError("preset.decay", f"is {s.decay!r}", "0 < decay <= 1")
     if s.vector_entry_k + s.fulltext_entry_k + s.entity_entry_k + s.time_entry_k == 0:

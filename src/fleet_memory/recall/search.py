@@ -300,21 +300,27 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
         successors = sup_sql.successors(conn, request.agent_id, ended)
     ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
     if not past and request.settings.fuse and len(ranked) > 1:
-        ranked[:2] = _newer_first(ranked[0], ranked[1], request.settings.newer_leads_margin, at)
+        ranked[:2] = _newer_first(conn, request, ranked[0], ranked[1], at)
     return ranked[: request.top_k], successors, walk
 
 
-def _newer_first(first: Ranked, second: Ranked, margin: float, at: datetime) -> list[Ranked]:
+def _newer_first(conn: psycopg.Connection, request: SearchRequest, first: Ranked, second: Ranked,
+                 at: datetime) -> list[Ranked]:
     """The two best of a question about the present, the newer first when ``current.newer_leads``
-    says so (the older moved just below it: factor ``newer_leads``); a superseded unit never leads."""
+    says so and the two are close (``RecallSettings.newer_leads_similarity``; one statement, read
+    only then): the older moved just below it (factor ``newer_leads``). A superseded unit never leads."""
     def said(r: Ranked) -> Said:
         u = r.candidate.unit
         return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker)
 
+    cfg = request.settings
     if is_superseded(second.candidate.unit.valid_until, at):
         return [first, second]
-    moved = newer_leads(said(first), said(second), margin)
-    return [first, second] if moved is None else [second, _moved(first, "newer_leads", moved)]
+    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin)
+    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, first.candidate.unit.id,
+                                                 second.candidate.unit.id) < cfg.newer_leads_similarity:
+        return [first, second]
+    return [second, _moved(first, "newer_leads", moved)]
 
 
 def _kth_best(scores: list[float], k: int) -> float:

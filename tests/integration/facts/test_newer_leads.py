@@ -11,7 +11,7 @@ import pytest
 pytestmark = pytest.mark.models
 
 OLD = "We're still renting the flat on Mill Road for now."
-NEW = "Boxes everywhere, we finally got the keys to the house in Didsbury on Saturday."
+NEW = "Boxes everywhere: we got the keys to the house in Didsbury on Saturday, goodbye rented flat."
 CHATTER = ["Can you suggest a quick pasta recipe?", "The football last night was a great match."]
 NOW = datetime(2024, 7, 1, tzinfo=timezone.utc)
 

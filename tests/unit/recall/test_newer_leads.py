@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from fleet_memory.recall.current import DEMOTION_MARGIN, Said, newer_leads
+from fleet_memory.recall.current import DEMOTION_MARGIN, NEWER_BY, Said, newer_leads
 
 MAY = datetime(2025, 5, 1, tzinfo=timezone.utc)
 JUNE = datetime(2025, 6, 1, tzinfo=timezone.utc)
@@ -21,5 +21,6 @@ def test_nothing_moves_otherwise():
     assert newer_leads(old, Said(3.0, 3.0, JUNE, "Ana"), margin=2.0) is None  # far less relevant
     assert newer_leads(old, Said(5.0, 5.0, JUNE, "Ben"), margin=2.0) is None  # another speaker
     assert newer_leads(old, Said(5.0, 5.0, MAY, "Ana"), margin=2.0) is None  # not later
+    assert newer_leads(old, Said(5.0, 5.0, MAY + NEWER_BY / 2, "Ana"), margin=2.0) is None  # the same sitting
     assert newer_leads(Said(6.0, 5.5, JUNE, None), Said(5.0, 5.0, MAY, None), margin=2.0) is None  # the best is newer
     assert newer_leads(old, Said(5.0, 5.0, JUNE, "Ana"), margin=0.0) is None  # turned off

@@ -31,6 +31,7 @@ from ..tables.filters import UnitFilter, where_clause
 from ..tables.units import UNIT_COLUMNS, unit_from_row
 
 __all__ = [
+    "pair_similarity",
     "Candidate",
     "Features",
     "TermStats",
@@ -399,3 +400,12 @@ def unit_features(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID], 
     cond, params = where_clause(agent_id, flt)
     query = _select(cond, " AND u.id = ANY(%(rq_ids)b)", "u.id")  # binary: no quoting per element
     return fetch(conn, query, {**params, **feats.params(), "rq_ids": list(ids), "rq_lim": len(ids)}, _candidate)
+
+
+def pair_similarity(conn: psycopg.Connection, agent_id: str, a: UUID, b: UUID) -> float:
+    """The cosine similarity of two units of one agent (0 when either is missing). One statement."""
+    row = conn.execute(
+        "SELECT (1 - (x.embedding <=> y.embedding))::float8 FROM memory_units x JOIN memory_units y"
+        " ON y.agent_id = x.agent_id AND y.id = %(b)s WHERE x.agent_id = %(a)s AND x.id = %(x)s",
+        {"a": agent_id, "x": a, "b": b}).fetchone()
+    return float(row[0]) if row else 0.0
