@@ -192,3 +192,30 @@ def test_the_memories_page_filters_on_the_server(browser, seeded):
     sent = [r["url"] for r in sent_requests(browser) if "/memories?" in r["url"]]
     assert any("q=cello" in u and "user_id=nobody" in u for u in sent)
     assert console_errors(browser) == [] or all("422" in e for e in console_errors(browser))
+
+
+def test_a_memory_page_shows_its_document_entities_and_links_and_archives(browser, seeded):
+    seeded.memory.put("alice", "Maria found a flat in Lisbon the same day.", event_date="2024-03-10T09:00:00Z")
+    sign_in(browser, seeded.url, seeded.alice_key)
+    open_page(browser, seeded.url, "agents/alice/memories")
+    browser.find_element(By.LINK_TEXT, "Maria moved to Lisbon in March.").click()
+    assert find(browser, "blockquote.document mark").text == "Maria moved to Lisbon in March."
+    entities = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "section[aria-labelledby=entities-title] li a")]
+    assert entities == ["Lisbon", "Maria"]
+    links = browser.find_elements(By.CSS_SELECTOR, "section[aria-labelledby=links-title] tbody tr")
+    kinds = {row.find_element(By.TAG_NAME, "td").text for row in links}
+    assert {"entity", "temporal"} <= kinds <= {"semantic", "entity", "temporal"}
+    assert "Maria found a flat in Lisbon the same day." in [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.linked-unit")]
+    _checked(browser, "memory-around", height=1400)
+    here = browser.execute_script("return location.hash")
+    browser.find_element(By.XPATH, "//main//button[text()='Archive']").click()
+    _confirm(browser, "Archive")
+    wait(browser, lambda d: d.find_elements(By.XPATH, "//main//button[text()='Restore']"))
+    assert "archived " in main_text(browser) and browser.execute_script("return location.hash") == here
+    unit_id = here.rsplit("/", 1)[1]
+    assert seeded.memory.get("alice", unit_id).archived_at is not None
+    browser.find_element(By.XPATH, "//main//button[text()='Restore']").click()
+    _confirm(browser, "Restore")
+    wait(browser, lambda d: d.find_elements(By.XPATH, "//main//button[text()='Archive']"))
+    assert seeded.memory.get("alice", unit_id).archived_at is None
+    assert console_errors(browser) == []

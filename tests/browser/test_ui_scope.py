@@ -1,6 +1,6 @@
 """A key scoped to one agent sees nothing of another, in the page and underneath it: the pages
 of ``bob`` opened with ``alice``'s key show the refusal only, and every REST request the browser
-made for ``bob`` (reads, a search, a forget), replayed with ``alice``'s key, is refused without a
+made for ``bob`` (reads, a search, archive and restore, a forget), replayed with ``alice``'s key, is refused without a
 word of ``bob``'s memories — while the same requests with ``bob``'s key are answered."""
 
 from __future__ import annotations
@@ -33,7 +33,11 @@ def _bobs_pages(browser, url: str) -> None:
         open_page(browser, url, route)
     assert BOB_SECRET in search(browser, url, "bob", "vault code")
     browser.find_element(By.LINK_TEXT, BOB_SECRET).click()
-    wait(browser, lambda d: "Versions" in main_text(d))
+    wait(browser, lambda d: "Versions" in main_text(d) and "Source document" in main_text(d))
+    for verb, then in (("Archive", "Restore"), ("Restore", "Archive")):  # archived, then back
+        browser.find_element(By.XPATH, f"//main//button[text()='{verb}']").click()
+        find(browser, "dialog.confirm[open] button.danger").click()
+        wait(browser, lambda d: d.find_elements(By.XPATH, f"//main//button[text()='{then}']"))
     open_page(browser, url, "agents/bob/memories")
     browser.find_element(By.LINK_TEXT, BOB_OTHER).click()
     find(browser, "button.danger").click()
@@ -55,6 +59,9 @@ def test_bobs_requests_replayed_with_alices_key_are_refused(browser, seeded):
     kinds = {(r["method"], r["url"].split("/v1/agents/bob")[1].split("?")[0].split("/")[1]) for r in made}
     assert {("GET", "memories"), ("GET", "stats"), ("GET", "entities"), ("GET", "graph"), ("POST", "search"),
             ("DELETE", "memories")} <= kinds
+    tails = {(r["method"], r["url"].split("?")[0].rsplit("/", 1)[1]) for r in made if "/memories/" in r["url"]}
+    assert {("GET", "entities"), ("GET", "links"), ("GET", "document"), ("GET", "history"), ("POST", "archive"),
+            ("POST", "restore")} <= tails  # the memory page's requests
     assert all(r["key"] == seeded.bob_key and seeded.bob_key not in r["url"] for r in made)
     [forgotten] = [r["url"].rsplit("/", 1)[1] for r in made if r["method"] == "DELETE"]
     for request in made:

@@ -1,10 +1,12 @@
-/* One memory: its fields, its versions (GET .../history), what it was consolidated from
-   (GET .../sources), and the corrections — a new version (POST .../versions, which keeps the
-   old one in the history), restore when archived, forget (DELETE) — each after a confirmation. */
+/* One memory: its fields, its source document with its sentence marked, its entities and links
+   (around.js), its versions (GET .../history), what it was consolidated from (GET .../sources), and
+   the corrections — a new version (POST .../versions, which keeps the old one in the history),
+   archive (POST .../archive) or restore when archived, forget (DELETE) — each after a confirmation. */
 import { call, agentPath } from "./api.js";
 import { h, link, table, date, num, field, confirmAction, errorBox, say } from "./dom.js";
 import { agentHref } from "./session.js";
 import { status } from "./memories.js";
+import { entitiesOf, linksOf, documentOf } from "./around.js";
 
 function details(u) {
   const rows = [["Text", u.text], ["Context", u.context || "—"], ["Type", u.memory_type],
@@ -63,21 +65,23 @@ function actions(agent, unit, problem) {
       location.hash = agentHref(agent, "/memories");
     } catch (error) { problem.replaceChildren(errorBox(error)); }
   } } }, "Forget");
-  const restore = unit.archived_at ? h("button", { type: "button", on: { click: async () => {
-    if (!(await confirmAction("Bring this memory back into recall?", "Restore"))) return;
-    try { await call("POST", path + "/restore"); say("Restored."); window.dispatchEvent(new HashChangeEvent("hashchange")); }
+  const toggle = (verb, question, said) => h("button", { type: "button", on: { click: async () => {
+    if (!(await confirmAction(question, verb))) return;
+    try { await call("POST", path + "/" + verb.toLowerCase()); say(said); window.dispatchEvent(new HashChangeEvent("hashchange")); }
     catch (error) { problem.replaceChildren(errorBox(error)); }
-  } } }, "Restore") : null;
-  return h("div", { class: "actions" }, restore, forget);
+  } } }, verb);
+  const archive = unit.archived_at ? toggle("Restore", "Bring this memory back into recall?", "Restored.")
+    : toggle("Archive", "Archive this memory? It leaves recall until it is restored.", "Archived.");
+  return h("div", { class: "actions" }, archive, forget);
 }
 
 export async function memoryPage(agent, id) {
   const path = agentPath(agent, "/memories/" + encodeURIComponent(id));
-  const [unit, history, sources] = await Promise.all([call("GET", path), call("GET", path + "/history"),
-    call("GET", path + "/sources")]);
+  const [unit, history, sources, entities, links, doc] = await Promise.all(
+    ["", "/history", "/sources", "/entities", "/links?limit=50", "/document"].map((tail) => call("GET", path + tail)));
   const problem = h("div", {});
   const around = agentHref(agent, "/graph?query=" + encodeURIComponent(unit.text.slice(0, 300)));
   return ["Memory", h("section", {}, details(unit), h("p", {}, link(around, "Graph around this memory")),
-    problem, actions(agent, unit, problem),
-    versions(agent, unit, history), sourcesOf(agent, sources), editForm(agent, unit, problem))];
+    problem, actions(agent, unit, problem), documentOf(doc), entitiesOf(agent, entities),
+    versions(agent, unit, history), sourcesOf(agent, sources), linksOf(agent, links), editForm(agent, unit, problem))];
 }
