@@ -66,6 +66,10 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   background for "Where do I work?" — a wrong link to a unit that relevant is the put-time rule's
   precision to prevent.
 
+And **without a link** (``newer_leads``): of the two best answers to a question about the present,
+the later one leads when one speaker said both on different days, it is nearly as relevant and the
+two are close to each other.
+
 Past cues (word boundaries, case-insensitive; ``query.PAST_WORDS`` and more): before, used to,
 previously, originally, formerly, former, previous, old (not "how old"), earlier, at first, first
 (planned|booked|set|called), supposed to, back then, ago, last (year|summer|…), was/were/did/had
