@@ -13,12 +13,14 @@ from uuid import UUID
 
 from .clock import Clock, SystemClock
 from .config import Config, LLMConfig
-from .errors import NotFoundError
+from .errors import InvalidInputError, NotFoundError
 from .ingest import Ingestor
 from . import entities as entity_ops
 from . import facts
 from .idempotency import run_once
 from .listing import unit_filter
+from . import fact_timeline
+from .fact_timeline import FactTimeline
 from . import unit_views
 from .unit_views import SourceDocument, UnitLink
 from .ingest.request import build_episode, build_episodes
@@ -423,6 +425,19 @@ class FleetMemory:
     def archive(self, agent_id: str, unit_id: UUID | str) -> MemoryUnit:
         """Archive the unit by hand: out of recall until ``restore``; already archived ones stay as they are."""
         return unit_views.archive(self.db, self._agent(agent_id), check_uuid(unit_id, "unit_id"), self.clock.now())
+
+    def fact_timeline(self, agent_id: str, *, entity: str | None = None, user_id: str | None = None,
+                      limit: int = 100) -> FactTimeline:
+        """Facts that change, for one holder: ``entity`` (id, name or alias) or ``user_id`` (one of
+        them). Each line of versions that holds a unit of theirs, versions oldest first with when
+        each was stated and replaced (``fact_timeline``); at most ``limit`` lines, the latest kept."""
+        if (entity is None) == (user_id is None):
+            raise InvalidInputError("entity", "name one holder: an entity or a user_id", "exactly one of the two")
+        size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
+        return fact_timeline.timeline(
+            self.db, self._agent(agent_id), limit=size,
+            entity=None if entity is None else check_text(entity, "entity", self.config.limits.max_tag_chars),
+            user_id=check_user_id(user_id, self.config.limits))
 
     def build_context(self, agent_id: str, message: str, *, user_id: str | None = None, limit: int = 10,
                       min_importance: float = 0.3, max_chars: int | None = None) -> str:

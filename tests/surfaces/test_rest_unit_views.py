@@ -54,3 +54,17 @@ def test_unknown_and_bad_ids(client, units, method, tail):
 def test_a_link_limit_out_of_bounds_is_422(client, units):
     answer = client.get(f"/v1/agents/a1/memories/{units[0]}/links", params={"limit": 0})
     assert answer.status_code == 422 and answer.json()["detail"][0]["loc"] == ["query", "limit"]
+
+
+def test_facts_of_a_holder_over_rest(client, memory, units):
+    memory.update("a1", units[0], "Alice works at Meta as a software engineer.")
+    answer = client.get("/v1/agents/a1/facts", params={"entity": "Alice"})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["entity"]["name"] == "Alice" and body["user_id"] is None
+    [line] = [line for line in body["lines"] if line["versions"][0]["unit"]["id"] == units[0]]
+    assert [v["unit"]["text"] for v in line["versions"]][-1] == "Alice works at Meta as a software engineer."
+    assert line["versions"][0]["replaced_by"] == line["versions"][1]["unit"]["id"]
+    assert client.get("/v1/agents/a1/facts", params={"entity": "Nobody"}).status_code == 404
+    both = client.get("/v1/agents/a1/facts", params={"entity": "Alice", "user_id": "u1"})
+    assert both.status_code == 422 and both.json()["detail"][0]["loc"] == ["query", "entity"]

@@ -47,6 +47,7 @@ from .limits import BodyLimit, McpAuth
 from .mcp_http import LazyMcp
 from .startup import Startup
 from .unit_views import unit_views_router
+from .facts import facts_router
 
 if TYPE_CHECKING:
     from ..memory import FleetMemory
@@ -277,8 +278,8 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), unit_views_router(), recall_router(), entities_router(), pictures_router(),
-                   agents_router(), keys_router()):
+    for router in (memories_router(), unit_views_router(), facts_router(), recall_router(), entities_router(),
+                   pictures_router(), agents_router(), keys_router()):
         app.include_router(router)
     mount_docs(app)
     mount_ui(app)  # the memory browser: static pages calling the routes above

@@ -290,3 +290,28 @@ class SourceDocumentOut(BaseModel):
     start: Optional[int] = Field(..., ge=0, description="Where the memory's sentence starts in content "
                                                         "(characters); null when it is not found there.")
     end: Optional[int] = Field(..., ge=0, description="Where it ends (excluded).")
+
+
+class FactVersionOut(BaseModel):
+    unit: UnitOut
+    replaced_by: Optional[UUID] = Field(..., description="The next version; null for the current one.")
+    reason: Optional[str] = Field(..., description="Why it was replaced: rule:<slot>, llm or update.")
+
+
+class FactLineOut(BaseModel):
+    slot: Optional[str] = Field(..., description="The attribute a supersession rule matched (e.g. residence).")
+    versions: list[FactVersionOut] = Field(..., description="Oldest first.")
+
+
+class HolderOut(BaseModel):
+    id: UUID
+    name: str
+    label: str
+
+
+class FactTimelineOut(BaseModel):
+    """Facts that change, for one holder (``GET .../facts``)."""
+
+    entity: Optional[HolderOut]
+    user_id: Optional[str]
+    lines: list[FactLineOut] = Field(..., description="Oldest first, by their first version.")
