@@ -219,3 +219,24 @@ def test_a_memory_page_shows_its_document_entities_and_links_and_archives(browse
     wait(browser, lambda d: d.find_elements(By.XPATH, "//main//button[text()='Archive']"))
     assert seeded.memory.get("alice", unit_id).archived_at is None
     assert console_errors(browser) == []
+
+
+def test_facts_that_changed_for_an_entity(browser, seeded):
+    [old] = [u for u in seeded.memory.list_units("alice").units if u.text == "Our letting agent is Foxtons."]
+    seeded.memory.update("alice", old.id, "Our letting agent is Hamptons now.", event_date="2024-07-01T00:00:00Z")
+    sign_in(browser, seeded.url, seeded.alice_key)
+    open_page(browser, seeded.url, "agents/alice/entities/Foxtons")
+    browser.find_element(By.LINK_TEXT, "Facts about Foxtons that changed").click()
+    wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
+         == "#/agents/alice/facts?entity=Foxtons")
+    [line] = browser.find_elements(By.CSS_SELECTOR, "section.fact-line")
+    versions = [li.text for li in line.find_elements(By.CSS_SELECTOR, "ol li")]
+    assert versions == ["stated 2024-01-05 00:00: Our letting agent is Foxtons. · replaced 2024-07-01 00:00 — the relation rule",
+                        "stated 2024-07-01 00:00: Our letting agent is Hamptons now. · current"]
+    assert line.find_element(By.TAG_NAME, "h2").text == "relation · 2 versions"
+    _checked(browser, "facts")
+    holder = find(browser, "#facts-holder [name=entity]")
+    holder.clear()
+    holder.send_keys("Nobody at all", Keys.ENTER)  # by keyboard
+    wait(browser, lambda d: "Nobody" in (d.execute_script("return document.body.getAttribute('data-page-ready')") or ""))
+    assert find(browser, "main .error").text == "entity Nobody at all not found for agent 'alice'"

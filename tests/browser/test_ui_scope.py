@@ -16,7 +16,7 @@ pytestmark = IN_A_BROWSER
 
 def test_alices_key_opens_no_page_of_bob(browser, seeded):
     sign_in(browser, seeded.url, seeded.alice_key)
-    for route in ("agents/bob/memories", "agents/bob/entities", "agents/bob/graph"):
+    for route in ("agents/bob/memories", "agents/bob/entities", "agents/bob/graph", "agents/bob/facts?user_id=u1"):
         open_page(browser, seeded.url, route)
         assert "this API key may not act for agent 'bob'" in main_text(browser)
         assert "4417" not in browser.page_source and "spare key" not in browser.page_source
@@ -29,7 +29,8 @@ def test_alices_key_opens_no_page_of_bob(browser, seeded):
 
 def _bobs_pages(browser, url: str) -> None:
     """Every page of bob's, as bob sees them, ending with forgetting one memory."""
-    for route in ("agents", "agents/bob/memories", "agents/bob/entities", "agents/bob/graph"):
+    for route in ("agents", "agents/bob/memories", "agents/bob/entities", "agents/bob/graph",
+                  "agents/bob/facts?user_id=u1"):
         open_page(browser, url, route)
     assert BOB_SECRET in search(browser, url, "bob", "vault code")
     browser.find_element(By.LINK_TEXT, BOB_SECRET).click()
@@ -58,7 +59,7 @@ def test_bobs_requests_replayed_with_alices_key_are_refused(browser, seeded):
     made = [r for r in sent_requests(browser) if "/v1/agents/bob" in r["url"]]
     kinds = {(r["method"], r["url"].split("/v1/agents/bob")[1].split("?")[0].split("/")[1]) for r in made}
     assert {("GET", "memories"), ("GET", "stats"), ("GET", "entities"), ("GET", "graph"), ("POST", "search"),
-            ("DELETE", "memories")} <= kinds
+            ("DELETE", "memories"), ("GET", "facts")} <= kinds
     tails = {(r["method"], r["url"].split("?")[0].rsplit("/", 1)[1]) for r in made if "/memories/" in r["url"]}
     assert {("GET", "entities"), ("GET", "links"), ("GET", "document"), ("GET", "history"), ("POST", "archive"),
             ("POST", "restore")} <= tails  # the memory page's requests

@@ -11,6 +11,7 @@ import { memoryPage } from "./memory.js";
 import { searchPage } from "./search.js";
 import { entitiesPage, entityPage } from "./entities.js";
 import { graphPage } from "./graphpage.js";
+import { factsPage } from "./facts.js";
 
 const ROUTES = [
   [/^agents$/, (m, q) => agentsPage(q)],
@@ -20,13 +21,15 @@ const ROUTES = [
   [/^agents\/([^/]+)\/entities$/, (m, q) => entitiesPage(m[1], q)],
   [/^agents\/([^/]+)\/entities\/(.+)$/, (m) => entityPage(m[1], m[2])],
   [/^agents\/([^/]+)\/graph$/, (m, q) => graphPage(m[1], q)],
+  [/^agents\/([^/]+)\/facts$/, (m, q) => factsPage(m[1], q)],
 ];
 
 function navigation(agent) {
   const items = [link("#/agents", "Agents")];
   if (agent) {
     items.push(link(agentHref(agent, "/memories"), "Memories"), link(agentHref(agent, "/search"), "Search"),
-      link(agentHref(agent, "/entities"), "Entities"), link(agentHref(agent, "/graph"), "Graph"));
+      link(agentHref(agent, "/entities"), "Entities"), link(agentHref(agent, "/facts"), "Facts"),
+      link(agentHref(agent, "/graph"), "Graph"));
   }
   const nav = h("ul", {}, items.map((a) => h("li", {}, a)));
   const scope = knownScope();

@@ -82,7 +82,8 @@ export async function entityPage(agent, name) {
   return [e.name, h("section", {},
     h("p", {}, e.label + " · " + e.mention_count + " mention(s) · aliases: " + (e.aliases.join(", ") || "none") +
       " · first seen " + date(e.first_seen) + " · last seen " + date(e.last_seen)),
-    h("p", {}, link(agentHref(agent, "/graph?entity=" + encodeURIComponent(e.name)), "Graph around " + e.name)),
+    h("p", {}, link(agentHref(agent, "/graph?entity=" + encodeURIComponent(e.name)), "Graph around " + e.name),
+      " · ", link(agentHref(agent, "/facts?entity=" + encodeURIComponent(e.name)), "Facts about " + e.name + " that changed")),
     mentionsByMonth(detail.units),
     h("h2", {}, "Memories that mention it"),
     h("ul", {}, detail.units.map((u) => h("li", {}, link(agentHref(agent, "/memories/" + u.id), u.text),
