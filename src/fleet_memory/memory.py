@@ -19,6 +19,9 @@ from . import entities as entity_ops
 from . import facts
 from .idempotency import run_once
 from .listing import unit_filter
+from . import sizing
+from .sizing import AgentSize
+from .lifecycle.decay import effective_importance
 from . import fact_timeline
 from .fact_timeline import FactTimeline
 from . import unit_views
@@ -276,6 +279,18 @@ class FleetMemory:
         with self.db.transaction() as conn:
             rows = unit_sql.list_units(conn, agent, limit=size + 1, offset=offset, flt=flt)
         return UnitPage(tuple(rows[:size]), offset + size if len(rows) > size else None)
+
+    def agent_size(self, agent_id: str) -> AgentSize:
+        """The agent's size class (``sizing``: small below ``OWN_INDEX_UNITS`` units, large from it,
+        with its own indexes), whether its own indexes are built, and its last write."""
+        return sizing.agent_size(self.db, self._agent(agent_id))
+
+    def effective_importance(self, unit: MemoryUnit, now: datetime | str | None = None) -> float:
+        """The unit's importance decayed along the forgetting curve at ``now`` (default: the clock),
+        the value maintenance archives by and ``min_importance`` filters on (``lifecycle.decay``)."""
+        at = check_date(now, "now") or self.clock.now()
+        return effective_importance(unit.importance, unit.memory_type, unit.created_at, unit.last_accessed, at,
+                                    self.config.lifecycle)
 
     def stats(self, agent_id: str) -> AgentStats:
         agent = self._agent(agent_id)

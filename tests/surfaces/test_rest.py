@@ -49,6 +49,7 @@ ROUTES = [  # every agent route with a valid request: (method, path template, JS
     ("GET", "/v1/agents/{agent_id}/memories/{unit_id}/document", None),
     ("POST", "/v1/agents/{agent_id}/memories/{unit_id}/archive", None),
     ("GET", "/v1/agents/{agent_id}/facts?entity=Alice", None),
+    ("GET", "/v1/agents/{agent_id}/size", None),
     ("GET", "/v1/agents/{agent_id}/stats", None),
     ("DELETE", "/v1/agents/{agent_id}/memories/{unit_id}", None),
     ("POST", "/v1/agents/{agent_id}/search", {"query": "What does Alice do?"}),

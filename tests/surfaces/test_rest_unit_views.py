@@ -68,3 +68,12 @@ def test_facts_of_a_holder_over_rest(client, memory, units):
     assert client.get("/v1/agents/a1/facts", params={"entity": "Nobody"}).status_code == 404
     both = client.get("/v1/agents/a1/facts", params={"entity": "Alice", "user_id": "u1"})
     assert both.status_code == 422 and both.json()["detail"][0]["loc"] == ["query", "entity"]
+
+
+def test_size_class_and_effective_importance_over_rest(client, units):
+    size = client.get("/v1/agents/a1/size").json()
+    assert size["size_class"] == "small" and size["units"] == 2 and size["last_write"] is not None
+    listed = client.get("/v1/agents/a1/memories").json()["units"]
+    assert all(0 < u["effective_importance"] <= u["importance"] + 1e-6 for u in listed)
+    one = client.get(f"/v1/agents/a1/memories/{units[0]}").json()
+    assert one["effective_importance"] == pytest.approx(one["importance"])  # the clock has not moved

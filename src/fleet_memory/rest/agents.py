@@ -39,6 +39,11 @@ def agents_router() -> APIRouter:
         """Every agent in the store with its unit and document counts (admin key only)."""
         return memory.list_agents(limit=limit, offset=offset)
 
+    @r.get("/v1/agents/{agent_id}/size", response_model=s.AgentSizeOut)
+    def agent_size(agent: Agent, memory: Memory) -> Any:
+        """The agent's size class, whether its own indexes are built, and its last write."""
+        return memory.agent_size(agent).to_dict()
+
     @r.delete("/v1/agents/{agent_id}", response_model=s.RemovedOut)
     def delete_agent(agent: Agent, memory: Memory) -> Any:
         """Remove everything the agent has stored."""

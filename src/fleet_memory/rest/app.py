@@ -88,6 +88,11 @@ def _once(memory: FleetMemory, agent: str, key: str | None, request: list, produ
     return memory.idempotent(agent, key, fingerprint, produce)
 
 
+def _unit_out(memory: FleetMemory, unit: Any) -> dict[str, Any]:
+    """A unit with its effective (decayed) importance now, for the list and the one-unit read."""
+    return {**unit.to_dict(), "effective_importance": memory.effective_importance(unit)}
+
+
 def memories_router() -> APIRouter:
     """Writing, reading and deleting one agent's memories."""
     r = APIRouter(prefix="/v1/agents/{agent_id}", tags=["memories"])
@@ -117,11 +122,11 @@ def memories_router() -> APIRouter:
                    limit: int = Query(100, ge=1, le=_MAX_PAGE), offset: int = Query(0, ge=0, le=MAX_OFFSET)) -> Any:
         """A page of the agent's memories, oldest event first, filtered (``listing.unit_filter``)."""
         page = memory.list_units(agent, limit=limit, offset=offset, **filters)
-        return {"units": [u.to_dict() for u in page.units], "next_offset": page.next_offset}
+        return {"units": [_unit_out(memory, u) for u in page.units], "next_offset": page.next_offset}
 
     @r.get("/memories/{unit_id}", response_model=s.UnitOut)
     def get(agent: Agent, memory: Memory, unit_id: str) -> Any:
-        return memory.get(agent, unit_id).to_dict()
+        return _unit_out(memory, memory.get(agent, unit_id))
 
     @r.delete("/memories/{unit_id}", status_code=204)
     def delete(agent: Agent, memory: Memory, unit_id: str) -> Response:

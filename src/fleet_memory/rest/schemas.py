@@ -99,6 +99,9 @@ class UnitOut(BaseModel):
     importance_set_at: Optional[datetime]
     metadata: dict[str, Any]
     valid_until: Optional[datetime] = None
+    effective_importance: Optional[float] = Field(
+        None, description="importance decayed along the forgetting curve at the server's now (the list and "
+                          "one-memory reads give it; the value maintenance archives by).")
 
 
 class UnitPageOut(BaseModel):
@@ -315,3 +318,15 @@ class FactTimelineOut(BaseModel):
     entity: Optional[HolderOut]
     user_id: Optional[str]
     lines: list[FactLineOut] = Field(..., description="Oldest first, by their first version.")
+
+
+class AgentSizeOut(BaseModel):
+    """An agent's size class (``GET /v1/agents/{agent_id}/size``)."""
+
+    agent_id: str
+    units: int
+    size_class: Literal["small", "large"] = Field(..., description="small: below boundary_units, ranked exactly; "
+                                                                   "large: the agent has its own indexes.")
+    own_indexes: bool = Field(..., description="Whether the agent's own vector index is built and valid.")
+    boundary_units: int
+    last_write: Optional[datetime]
