@@ -4,6 +4,7 @@ page is screenshotted and passes the accessibility checks (``pages.accessibility
 
 from __future__ import annotations
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -42,16 +43,23 @@ def test_sign_in_then_the_agents_and_memories_of_the_key(browser, seeded):
 
     sign_in(browser, seeded.url, seeded.alice_key)
     assert "alice" in main_text(browser) and "bob" not in main_text(browser)
-    assert "6" in [td.text for td in browser.find_elements(By.CSS_SELECTOR, "tbody td")]  # alice's units
+    cells = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "tbody td")]
+    assert "6" in cells  # alice's units
+    assert "small (under 5000 units)" in cells and "2025-01-01 00:00" in cells  # size class, last write (any key)
     _checked(browser, "agents")
     assert browser.current_url.find(seeded.alice_key) == -1
     assert browser.execute_script("return localStorage.length") == 0
 
+    seeded.memory.clock.advance(days=50)  # the forgetting curve: importance now is the stored one × e^-1
     browser.find_element(By.LINK_TEXT, "alice").click()
     wait(browser, lambda d: d.execute_script("return document.body.getAttribute('data-page-ready')")
          == "#/agents/alice/memories")
     rows = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.unit-link")]
     assert rows == [t for t, _ in sorted(ALICE, key=lambda item: item[1])]  # oldest first
+    headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "thead th")]
+    assert headers[3:5] == ["Importance now", "Stored importance"]
+    first = [td.text for td in browser.find_element(By.CSS_SELECTOR, "tbody tr").find_elements(By.TAG_NAME, "td")]
+    assert float(first[3]) == pytest.approx(float(first[4]) / 2.71828, abs=0.006)
     _checked(browser, "memories")
     assert offsite(sent_requests(browser)) == []
     assert console_errors(browser) == []

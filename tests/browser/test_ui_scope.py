@@ -59,7 +59,7 @@ def test_bobs_requests_replayed_with_alices_key_are_refused(browser, seeded):
     made = [r for r in sent_requests(browser) if "/v1/agents/bob" in r["url"]]
     kinds = {(r["method"], r["url"].split("/v1/agents/bob")[1].split("?")[0].split("/")[1]) for r in made}
     assert {("GET", "memories"), ("GET", "stats"), ("GET", "entities"), ("GET", "graph"), ("POST", "search"),
-            ("DELETE", "memories"), ("GET", "facts")} <= kinds
+            ("DELETE", "memories"), ("GET", "facts"), ("GET", "size")} <= kinds
     tails = {(r["method"], r["url"].split("?")[0].rsplit("/", 1)[1]) for r in made if "/memories/" in r["url"]}
     assert {("GET", "entities"), ("GET", "links"), ("GET", "document"), ("GET", "history"), ("POST", "archive"),
             ("POST", "restore")} <= tails  # the memory page's requests

@@ -1,5 +1,6 @@
-/* The agents the key may see: an admin key pages through GET /v1/agents (with the last write);
-   any other key has its own list. Each row adds the agent's counts from GET .../stats. */
+/* The agents the key may see: an admin key pages through GET /v1/agents; any other key has its own
+   list. Each row adds the agent's counts (GET .../stats) and its size class and last write
+   (GET .../size). */
 import { call, agentPath, query } from "./api.js";
 import { h, link, table, date, pager } from "./dom.js";
 import { whoAmI, agentHref } from "./session.js";
@@ -9,18 +10,22 @@ const PAGE = 20;
 async function agentPage(scope, offset) {
   if (!scope.admin) {
     const ids = scope.agent_ids.slice(offset, offset + PAGE + 1);
-    return ids.map((id) => ({ agent_id: id, last_write: undefined }));
+    return ids.map((id) => ({ agent_id: id }));
   }
   return call("GET", "/v1/agents" + query({ limit: PAGE + 1, offset }));
 }
 
-function row(summary, stats) {
+function sizeClass(size) {
+  if (size.size_class === "small") return "small (under " + size.boundary_units + " units)";
+  return "large, " + (size.own_indexes ? "own indexes" : "own indexes not built yet");
+}
+
+function row(summary, stats, size) {
   const types = Object.entries(stats.units_by_type).map(([t, n]) => t + " " + n).join(", ");
   return [
     link(agentHref(summary.agent_id, "/memories"), summary.agent_id),
     String(stats.units), types || "—", String(stats.archived_units), String(stats.entities),
-    String(stats.documents), String(stats.links),
-    summary.last_write === undefined ? "not listed for this key" : date(summary.last_write),
+    String(stats.documents), String(stats.links), sizeClass(size), date(size.last_write),
   ];
 }
 
@@ -29,8 +34,9 @@ export async function agentsPage(params) {
   const offset = Number(params.get("offset") || 0);
   const page = await agentPage(scope, offset);
   const shown = page.slice(0, PAGE);
-  const stats = await Promise.all(shown.map((a) => call("GET", agentPath(a.agent_id, "/stats"))));
-  const rows = shown.map((a, i) => row(a, stats[i]));
+  const [stats, sizes] = await Promise.all(["/stats", "/size"].map((tail) =>
+    Promise.all(shown.map((a) => call("GET", agentPath(a.agent_id, tail))))));
+  const rows = shown.map((a, i) => row(a, stats[i], sizes[i]));
   const note = !scope.auth ? "This server runs without keys: every agent in the store." :
     scope.admin ? "An admin key: every agent in the store." :
       "This key may act for " + scope.agent_ids.length + " agent(s).";
@@ -38,6 +44,6 @@ export async function agentsPage(params) {
   return ["Agents", h("section", {},
     h("p", {}, note),
     rows.length ? table("Agents, by id", ["Agent", "Units", "By type", "Archived", "Entities", "Documents",
-      "Links", "Last write"], rows) : h("p", {}, "No agent has stored anything yet."),
+      "Links", "Size class", "Last write"], rows) : h("p", {}, "No agent has stored anything yet."),
     pager("Agent pages", offset, PAGE, page.length > PAGE ? offset + PAGE : null, go))];
 }

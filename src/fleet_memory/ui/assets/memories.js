@@ -58,8 +58,9 @@ function restQuery(params, offset) {
 function listing(agent, page) {
   const rows = page.units.map((u) => [
     link(agentHref(agent, "/memories/" + u.id), u.text, { class: "unit-link" }),
-    date(u.event_date), u.memory_type, num(u.importance), String(u.access_count), status(u)]);
-  return rows.length ? table("Memories, oldest first", ["Text", "Event date", "Type", "Importance", "Accesses", "Status"], rows)
+    date(u.event_date), u.memory_type, num(u.effective_importance), num(u.importance), String(u.access_count), status(u)]);
+  return rows.length ? table("Memories, oldest first; importance now is the stored one decayed since the last access",
+    ["Text", "Event date", "Type", "Importance now", "Stored importance", "Accesses", "Status"], rows)
     : h("p", {}, "No memories on this page.");
 }
 

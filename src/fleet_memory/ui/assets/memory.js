@@ -11,7 +11,7 @@ import { entitiesOf, linksOf, documentOf } from "./around.js";
 function details(u) {
   const rows = [["Text", u.text], ["Context", u.context || "—"], ["Type", u.memory_type],
     ["Event date", date(u.event_date)], ["Stored", date(u.created_at)], ["Status", status(u)],
-    ["Importance", num(u.importance)], ["Accesses", String(u.access_count)],
+    ["Importance", num(u.effective_importance) + " now (stored " + num(u.importance) + ", decayed since the last access)"], ["Accesses", String(u.access_count)],
     ["Last accessed", date(u.last_accessed)], ["User", u.user_id || "—"], ["Session", u.session_id || "—"],
     ["Speaker", u.speaker || "—"], ["Source", u.source || "—"], ["Tags", u.tags.join(", ") || "—"],
     ["Metadata", Object.keys(u.metadata).length ? JSON.stringify(u.metadata) : "—"],
