@@ -34,7 +34,8 @@ without parsing its predicate.
 Partial indexes are cheap for the planner only while there are few of them (each is tested
 against each statement): a fleet of thousands of agents above the boundary wants the next step of
 ``docs/deploy.md`` (Citus, distributed by ``agent_id``), where every shard's indexes hold only its
-agents.
+agents' rows; an agent's own indexes are created on every shard there (empty, 16 kB each, but for
+the agent's own shard), so the count of large agents weighs on each shard's planner as here.
 """
 
 from __future__ import annotations
