@@ -298,10 +298,16 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
             ranked, walk = _current_first(conn, request, flt, entries, walk, ranked, chains, importance, at)
     elif ended and request.explain:  # the direct successors, only to explain
         successors = sup_sql.successors(conn, request.agent_id, ended)
-    ranked.sort(key=lambda r: (-r.scored.score, -r.candidate.similarity, r.seq))
+    ranked.sort(key=_order)
     if not past and request.settings.fuse and len(ranked) > 1:
         ranked[:2] = _newer_first(conn, request, ranked[0], ranked[1], at)
+        ranked.sort(key=_order)  # the older one's new score may fall below the third's
     return ranked[: request.top_k], successors, walk
+
+
+def _order(r: Ranked) -> tuple[float, float, int]:
+    """Best first; ties by similarity, then write order."""
+    return -r.scored.score, -r.candidate.similarity, r.seq
 
 
 def _newer_first(conn: psycopg.Connection, request: SearchRequest, first: Ranked, second: Ranked,
