@@ -72,7 +72,7 @@ from .memory import put_context
 from .nearby import Neighbours, Read
 from .ner import find_entities
 from .records import AgentContext, EmbeddedUnit, Episode, ExtractedFact, ParsedFact, UnitDraft, WrittenPut
-from .supersede import judge_after_commit, rule_texts, supersede_put
+from .supersede import judge_after_commit, supersede_put
 from .validate import plan_units
 from .windows import BACK_WORKERS, MIN_WINDOW_FACTS, WINDOW_FACTS, Overlap, fact_windows, window_size
 from .write import ImportanceFn, link_put, record_mentions, write_put
@@ -125,9 +125,7 @@ class Ingestor:
         self.clock = clock
         self.importance = importance
         self.nlp = nlp if nlp is not None else SpacyNLP()
-        # parses kept, for the put's parse and supersession's: a unit's text is most often the
-        # sentence parsed, and older units come up again and again as candidates
-        self.parser = CachedNLP(self.nlp)
+        self.parser = CachedNLP(self.nlp)  # supersession's parses: older units come up again and again
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.min_window_facts = MIN_WINDOW_FACTS
@@ -213,7 +211,7 @@ class Ingestor:
         with Overlap[Window](BACK_WORKERS, inline=len(windows) <= 1) as back:
             for window in windows:
                 with timer("parse"):
-                    parsed = parse_facts(self.parser, window)
+                    parsed = parse_facts(self.nlp, window)
                 with timer("entities"):
                     named = find_entities(episodes, parsed, context, known)
                 with timer("coref"):
@@ -224,9 +222,6 @@ class Ingestor:
                 with timer("assemble"):
                     drafts = tuple(draft_unit(plan, episodes[plan.members[0].fact.episode_index]) for plan in plans)
                 back.submit(self._embed_window, episodes, drafts, context, neighbours, timer, back.alone)
-                if self._rule_on:  # while the workers embed: the parses supersession will read
-                    with timer("parse"):
-                        self.parser.parse(rule_texts([d.text for d in drafts]))
             done = back.results()
         return tuple(u for units, _ in done for u in units), tuple(r for _, reads in done for r in reads)
 

@@ -137,7 +137,7 @@ from .records import Episode, WrittenPut, WrittenUnit
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",
            "llm_verdicts", "Verdicts",
            "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
-           "read_candidates", "rule_texts", "with_llm", "record"]
+           "read_candidates", "with_llm", "record"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -343,12 +343,6 @@ def _may_change(text: str) -> bool:
     forty times slower for no link the rule could make (a unit dated before a stored one that
     carries the cue is the case this leaves out)."""
     return bool(slots(text) or _CHANGE_CUES.search(text))
-
-
-def rule_texts(texts: Sequence[str]) -> list[str]:
-    """Of a put's new unit texts, those the rule will parse (``read_candidates``): the pipeline
-    parses them while the units are embedded, and supersession then finds them in its cache."""
-    return [t for t in texts if not is_question(t) and _may_change(t)]
 
 
 def _holders(fact: Fact) -> frozenset[str]:
