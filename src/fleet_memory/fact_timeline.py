@@ -91,40 +91,6 @@ def _steps_to_newest(ids: list[UUID], pairs: dict[UUID, tuple[UUID, str]]) -> di
     return steps
 
 
-def _lines(pairs: list[tuple[UUID, UUID, str]]) -> list[list[UUID]]:
-    """The connected groups of units joined by the pairs (union-find), each in no given order."""
-    parent: dict[UUID, UUID] = {}
-
-    def root(x: UUID) -> UUID:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for old, new, _ in pairs:
-        parent[root(old)] = root(new)
-    groups: dict[UUID, list[UUID]] = {}
-    for unit_id in parent:
-        groups.setdefault(root(unit_id), []).append(unit_id)
-    return list(groups.values())
-
-
-def _depths(ids: list[UUID], pairs: dict[UUID, tuple[UUID, str]]) -> dict[UUID, int]:
-    """Each unit's place along its line: 0 for a first version, one more than its predecessor's
-    (the order of versions stated at the same time)."""
-    depth: dict[UUID, int] = {}
-    for start in ids:
-        walk, at = [], start
-        while at not in depth and at in pairs and len(walk) <= len(ids):
-            walk.append(at)
-            at = pairs[at][0]
-        base = depth.setdefault(at, 0)
-        for step, unit_id in enumerate(walk):  # ``walk`` runs from ``start`` towards the newest
-            depth[unit_id] = min(depth.get(unit_id, base), base - len(walk) + step)
-    low = min(depth.values(), default=0)
-    return {unit_id: d - low for unit_id, d in depth.items()}
-
-
 def _line(ids: list[UUID], units: dict[UUID, MemoryUnit], pairs: dict[UUID, tuple[UUID, str]]) -> FactLine:
     steps = _steps_to_newest(ids, pairs)
     found = sorted((units[i] for i in ids if i in units), key=lambda u: (u.event_date, -steps.get(u.id, 0), str(u.id)))
