@@ -125,7 +125,7 @@ class Ingestor:
         self.clock = clock
         self.importance = importance
         self.nlp = nlp if nlp is not None else SpacyNLP()
-        self.parser = CachedNLP(self.nlp)  # supersession's parses: older units come up again and again
+        self.candidate_nlp = CachedNLP(self.nlp)  # supersession re-reads the same older units
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.min_window_facts = MIN_WINDOW_FACTS
@@ -147,11 +147,6 @@ class Ingestor:
     def _judge(self) -> LLM | None:
         """The LLM that judges supersession after the commit (``IngestConfig.llm_supersession``)."""
         return self.llm if self.config.ingest.llm_supersession else None
-
-    @property
-    def _rule_on(self) -> bool:
-        """Supersession by the offline rule inside the put (on, and no LLM judge after it)."""
-        return self.config.ingest.supersede and self._judge is None
 
     def put_many(self, episodes: Sequence[Episode], *, progress: Progress | None = None) -> list[PutResult]:
         """Store the episodes; an episode stored already (``ingest.duplicates``) stores nothing new
@@ -188,15 +183,15 @@ class Ingestor:
                 with timer("link"):
                     link_put(conn, episodes, written, reads, cfg)
                 with timer("supersede"):
-                    supersede_put(conn, episodes, written, self.parser, cfg, self.clock.now(),
-                                  rule=self._rule_on, cache=self._embeddings,
+                    supersede_put(conn, episodes, written, self.candidate_nlp, cfg, self.clock.now(),
+                                  rule=cfg.supersede and self._judge is None, cache=self._embeddings,
                                   embedder=self.embedder)
         except BaseException:
             neighbours.cancel()
             raise
         _log.debug("put_many of %d episodes: %s", len(episodes), timer.seconds)
         if cfg.supersede and (judge := self._judge) is not None:
-            judge_after_commit(self.db, written.units, self.parser, judge, cfg, self.config.llm_retries,
+            judge_after_commit(self.db, written.units, self.candidate_nlp, judge, cfg, self.config.llm_retries,
                                self.clock, self._embeddings, self.embedder)
         agent_indexes.after_growth(self.db, written.unit_counts, Counter(u.row.agent_id for u in written.units))
         return _results(episodes, facts, written, timer.seconds, self.uses_llm)
