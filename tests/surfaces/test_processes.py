@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import psutil
+import psycopg
 import pytest
 
 from fleet_memory import Config, FleetMemory
@@ -55,6 +56,23 @@ def _gone(pid: int | None, within_s: float = 60) -> bool:
             return True
         time.sleep(0.2)
     return pid is None or not psutil.pid_exists(pid)
+
+
+def _key_claimed(home: Path, key: str) -> bool:
+    """Whether a request with Idempotency-Key ``key`` has claimed it, read straight from the
+    embedded server (postmaster.pid's fourth and fifth lines: port and socket directory)."""
+    lines = (home / "pg" / "postmaster.pid").read_text().split("\n")
+    with psycopg.connect(host=lines[4], port=lines[3], user="postgres", dbname="fleet_memory") as conn:
+        return conn.execute("SELECT 1 FROM idempotency_keys WHERE key = %s", (key,)).fetchone() is not None
+
+
+def _until(condition, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
 
 
 @pytest.fixture
@@ -129,20 +147,17 @@ def test_serve_shuts_down_on_sigterm_mid_request_and_stops_postgres(home) -> Non
     assert postmaster is not None
     content = " ".join(f"Alice visited city number {i} with Bob." for i in range(400))
     answers: list = []
-    sent = threading.Event()  # the whole request is at the server: its put is running when SIGTERM comes
-
-    def trace(event: str, info: dict) -> None:
-        if event == "http11.send_request_body.complete":
-            sent.set()
 
     def put() -> None:
         with httpx.Client(timeout=120) as client:
             answers.append(client.post(f"{base}/v1/agents/a1/memories", json={"content": content},
-                                       extensions={"trace": trace}))
+                                       headers={"Idempotency-Key": "sigterm-1"}))
 
     worker = threading.Thread(target=put, daemon=True)
     worker.start()
-    assert sent.wait(60), "the put never reached the server"
+    # the put runs inside the server once its key is claimed (a row committed before the work starts);
+    # a request still unread in the socket when SIGTERM comes is not in flight: uvicorn closes it
+    assert _until(lambda: answers or _key_claimed(home, "sigterm-1"), 60), "the put never started"
     assert not answers, "the put was answered before SIGTERM: nothing was mid-request"
     serve.send_signal(signal.SIGTERM)
     signalled = time.monotonic()
