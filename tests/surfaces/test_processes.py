@@ -76,6 +76,17 @@ def _until(condition, within_s: float) -> bool:
 
 
 @pytest.fixture
+def spawned():
+    """Processes a test starts; any still running at its end (a failed assertion) is killed."""
+    procs: list[subprocess.Popen] = []
+    yield procs
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+
+
+@pytest.fixture
 def home(tmp_path):
     yield tmp_path / "home"
     pid = _postmaster(tmp_path / "home")
@@ -132,10 +143,11 @@ def _free_port() -> int:
 
 
 @pytest.mark.models
-def test_serve_shuts_down_on_sigterm_mid_request_and_stops_postgres(home) -> None:
+def test_serve_shuts_down_on_sigterm_mid_request_and_stops_postgres(home, spawned) -> None:
     port = _free_port()
     serve = subprocess.Popen([FLEET_MEMORY, "serve", "--no-auth", "--port", str(port), "--shutdown-timeout", "240"],
                              env=_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    spawned.append(serve)
     base = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:

@@ -13,12 +13,20 @@ texts that can name something (``may_name``): a proper noun, or a capital letter
 other than "I". An entity span without a capital letter is dropped by NER's cleaning anyway
 (``ingest.ner``), so what this skips is the model labelling a sentence's first word, an ordinary
 one ("Congrats!" as NORP, "Pottery's so relaxing" as ORG). Figures: ``docs/benchmarks.md``.
+
+A call with many texts (``PARALLEL_MIN`` or more) is cut into batches parsed on ``threads`` threads
+(2 by default): spaCy's parser and recogniser release the GIL in their inner loops, so a long put of
+short sentences — the worst the input rules allow — keeps a second core busy instead of leaving it
+idle while one thread parses. A parse depends on its text alone, so the records are the same either
+way (a test compares them). spaCy's own ``n_process`` is not used: it forks the host process, which
+is unsafe in a program with threads (ours and its host's).
 """
 
 from __future__ import annotations
 
 import functools
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +34,9 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
 
-__all__ = ["NLP", "CachedNLP", "Parsed", "SpacyNLP", "Span", "Token"]
+__all__ = ["NLP", "CachedNLP", "PARALLEL_MIN", "Parsed", "SpacyNLP", "Span", "Token"]
+
+PARALLEL_MIN = 512  # texts in one call from which it is parsed on several threads
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +71,10 @@ class NLP(Protocol):
 class SpacyNLP:
     """spaCy ``en_core_web_sm``, loaded on first ``parse``; thread-safe loading."""
 
-    def __init__(self, model: str | None = None, *, batch_size: int = 256) -> None:
+    def __init__(self, model: str | None = None, *, batch_size: int = 256, threads: int = 2) -> None:
         self.model_name = model
         self.batch_size = batch_size
+        self.threads = threads
         self._nlp = None
         self._lock = threading.Lock()
 
@@ -77,6 +88,13 @@ class SpacyNLP:
         if not texts:
             return []
         nlp = self._nlp or self._load()
+        if self.threads < 2 or len(texts) < PARALLEL_MIN:
+            return self._parse(nlp, texts)
+        batches = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        with ThreadPoolExecutor(self.threads, thread_name_prefix="fleet-memory-parse") as pool:
+            return [record for parsed in pool.map(lambda batch: self._parse(nlp, batch), batches) for record in parsed]
+
+    def _parse(self, nlp, texts: Sequence[str]) -> list[Parsed]:
         has_ner = "ner" in nlp.pipe_names
         parsed = list(nlp.pipe(texts, batch_size=self.batch_size, disable=["ner"] if has_ner else []))
         if has_ner:  # sets each named doc's entities in place
