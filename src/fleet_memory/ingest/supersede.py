@@ -337,6 +337,12 @@ def _may_relate(a: str, b: str, newer: str) -> bool:
     return bool(slots(a) & slots(b) or _CHANGE_CUES.search(newer))
 
 
+def _may_link(a: str, b: str, newer: str) -> bool:
+    """The tests of ``judge`` that read no parse, for a pair of another event time: neither text is
+    a question, the newer is not an addition, a stay or the same value again, and ``_may_relate``."""
+    return not (is_question(a) or is_question(b) or _not_a_change(newer)) and _may_relate(a, b, newer)
+
+
 def _may_change(text: str) -> bool:
     """Whether a new unit is worth a candidate search for the rule: it states a slot or has a change
     cue. Searching and parsing candidates for every unit made a LoCoMo put's supersession about
@@ -623,9 +629,9 @@ def read_candidates(conn: psycopg.Connection, agent_id: str, new: Sequence[State
                                min_similarity=config.supersede_min_similarity, k=config.supersede_candidates,
                                size=size, cache=cache)
     said = {u.id: u for u in stating}
-    if not wide:  # the rule needs a shared slot and two times: the other pairs are not parsed
+    if not wide:  # what the rule refuses before any parse (``judge``'s first tests): those pairs are not parsed
         found = [c for c in found if c.unit.event_date != said[c.new_id].event_date
-                 and _may_relate(c.unit.text, said[c.new_id].text, _newer_text(c, said[c.new_id]))]
+                 and _may_link(c.unit.text, said[c.new_id].text, _newer_text(c, said[c.new_id]))]
     if not found:
         return None
     texts: dict[UUID, tuple[str, datetime, str]] = {}
