@@ -3,6 +3,7 @@ agents alone in an empty store, with put latency while searches run.
 
     python bench/fleet.py [--agents 1000] [--units 100-5000] [--large 50000,100000]
                                      [--pool 5000] [--queries 60] [--json OUT] [--home DIR]
+                                     [--database-url URL]
 
 How the fleet is built (a faithful bulk path, not the pipeline for every unit): a pool of
 generated conversations (``bench/latency.py``'s generator: two speakers per session, names,
@@ -36,6 +37,18 @@ models are loaded before anything is timed, as ``serve`` loads them before its f
 (runs over a kept ``--home`` put nothing before the putter, whose first put loaded spaCy: the
 1.8–2.1 s "p99" of those runs).
 Builds are kept in ``--home``: a later run with the same arguments reuses them.
+
+``--database-url`` builds the fleet in that database instead of the embedded server of ``--home``
+(the same steps; builds kept there too). On a Citus coordinator (``make test-citus``'s cluster:
+``tests/citus/cluster.sh --shell``) the schema is distributed first, as ``fleet-memory db
+distribute`` does, before anything is loaded; every clone statement names the pool and one target
+agent as parameters (reads routed to the pool's shard, rows inserted through the coordinator into
+the target's shard: Citus's INSERT ... SELECT through the coordinator); and the "alone" stores
+are schemas of that database, distributed the same way (a database of their own would need the
+extensions created on every node), reached through ``search_path`` = that schema and pgvector's,
+so pgvector must live in a schema of its own there (the cluster's ``fm_ext``). The database size
+is then the sum of the distributed and reference tables over all nodes
+(``citus_total_relation_size``).
 """
 
 from __future__ import annotations
@@ -52,6 +65,7 @@ from contextlib import ExitStack, contextmanager
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -152,14 +166,57 @@ def nows_for(mem, agents: list[str]) -> dict:
         return {a: replicate.latest_event(conn, a) + timedelta(days=1) for a in agents}
 
 
-def alone_url(fleet_url: str, name: str) -> str:
+def is_citus(url: str) -> bool:
     import psycopg
 
-    base = fleet_url.replace("/fleet_memory?", "/postgres?")
-    with psycopg.connect(base, autocommit=True) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')").fetchone()[0]
+
+
+def distribute(url: str) -> list[str]:
+    """On a Citus coordinator: distribute the (migrated) schema of ``url`` by agent, as ``fleet-memory
+    db distribute`` does; nothing elsewhere, nothing for what is distributed already."""
+    import psycopg
+
+    from fleet_memory.store.db import distribution
+
+    if not is_citus(url):
+        return []
+    with psycopg.connect(url, autocommit=True) as conn:
+        return distribution.distribute(conn)
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _with_search_path(url: str, *schemas: str) -> str:
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "options"]
+    query.append(("options", f"-csearch_path={','.join(schemas)}"))
+    return urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))
+
+
+def alone_url(fleet_url: str, name: str) -> str:
+    """A fresh store beside the fleet's: a database of the same server, or on a Citus coordinator
+    a schema of the fleet's database (searched before pgvector's schema)."""
+    import psycopg
+
+    if is_citus(fleet_url):
+        with psycopg.connect(fleet_url, autocommit=True) as conn:
+            home, ext = conn.execute(
+                "SELECT current_schema(), (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n"
+                " ON n.oid = e.extnamespace WHERE e.extname = 'vector')").fetchone()
+            if ext is None or ext == home:
+                raise SystemExit(f"the alone stores on Citus are schemas beside the fleet's ({home}): keep pgvector"
+                                 " in a schema of its own (tests/citus/cluster.sh keeps it in fm_ext)")
+            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {name}")
+        return _with_search_path(fleet_url, name, ext)
+    with psycopg.connect(_with_database(fleet_url, "postgres"), autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             conn.execute(f"CREATE DATABASE {name}")
-    return fleet_url.replace("/fleet_memory?", f"/{name}?")
+    return _with_database(fleet_url, name)
 
 
 @contextmanager
@@ -169,6 +226,7 @@ def alone_store(mem, cls: str, chosen: list[tuple[str, int, int]]):
 
     url = alone_url(mem.db.url, f"fm_alone_{cls}")
     with FleetMemory(Config(database_url=url), embedder=mem.embedder) as alone:
+        distribute(url)  # on Citus, before anything is loaded
         have = {a for a, _, _ in chosen if alone.stats(a).units}
         if len(have) < len(chosen):
             if not alone.stats(POOL).units:
@@ -182,6 +240,20 @@ def alone_store(mem, cls: str, chosen: list[tuple[str, int, int]]):
         yield alone
 
 
+def server_description(url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        version = conn.execute("SHOW server_version").fetchone()[0].split()[0]
+        if not is_citus(url):
+            return f"PostgreSQL {version}, one server"
+        citus, workers, shards = conn.execute(
+            "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'citus'),"
+            " (SELECT count(*) FROM pg_dist_node WHERE noderole = 'primary' AND groupid > 0),"
+            " current_setting('citus.shard_count')").fetchone()
+    return f"PostgreSQL {version}, Citus {citus}: a coordinator and {workers} workers, {shards} shards a table"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--agents", type=int, default=1000)
@@ -191,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-class", type=int, default=3)
     parser.add_argument("--queries", type=int, default=60, help="timed queries per size class")
     parser.add_argument("--home", default=str(Path(tempfile.gettempdir()) / "fm-bench-fleet"))
+    parser.add_argument("--database-url", help="build the fleet in this database (a Citus coordinator too)"
+                                               " instead of the embedded server of --home")
     parser.add_argument("--json", help="write the report here")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
@@ -205,7 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"method": "pool ingested through the full pipeline, agents cloned in SQL"
                               " (fleet_replicate.clone_units); one pool: near-duplicate vectors across agents",
                     "args": vars(args), "build": {}, "classes": {}}
-    with FleetMemory(Config(home=Path(args.home))) as mem:
+    config = Config(home=Path(args.home), database_url=args.database_url)
+    with FleetMemory(config) as mem:
+        report["server"] = server_description(mem.db.url)
+        distribute(mem.db.url)  # on Citus, before anything is loaded
         report["build"]["pool"] = build(mem, POOL, args.pool, random.Random(args.seed))
         plan = plan_fleet(args, rng)
         report["build"]["clone_seconds"] = round(clone_all(mem.db.url, plan, label="fleet"), 1)
@@ -254,6 +331,7 @@ def print_report(report: dict) -> None:
           f" pool through the pipeline {build_['pool']['build_seconds']} s, clone + index {build_['clone_seconds']} s,"
           f" vacuum/analyse {build_['vacuum_analyze_seconds']} s,"
           f" own indexes of {len(build_.get('own_indexes', []))} large agents {build_.get('own_index_seconds', '-')} s")
+    print(f"server: {report.get('server', '-')}")
     print(f"method: {report['method']}")
     print("| class | agents (units) | recall p50 / p95 / p99 | vector p50 / p95 / p99 | recall p95 alone"
           " | vector p95 alone | recall p95 fleet/alone | recall/vector p95 | recall p95 while putting |")

@@ -17,6 +17,14 @@ entity, as they would. Ids are ``md5(target, block, source id)``: deterministic.
 
 ``deferred_indexes`` drops the unit table's HNSW and GIN indexes for the duration of a bulk load
 and rebuilds them once after (as a bulk load should), restoring the exact definitions.
+
+On a Citus coordinator (tables distributed by ``agent_id``) the same statements run: each reads
+one agent, the source, and writes one other, the target, both given as parameters, so Citus plans
+the read for the source's shard and inserts what it returns into the target's through the
+coordinator (INSERT ... SELECT through the coordinator; ``tests/citus/test_fleet_clone.py``). The
+index rebuild's ``maintenance_work_mem`` is then a propagated ``SET LOCAL``, so the shards' builds
+on the workers get it too, and ``database_bytes`` sums the distributed and reference tables over
+every node.
 """
 
 from __future__ import annotations
@@ -143,14 +151,28 @@ def restore_indexes(conn: psycopg.Connection) -> None:
     pending = conn.execute("SELECT key, value FROM fm_settings WHERE key LIKE %s", (_DEFERRED + "%",)).fetchall()
     if not pending:
         return
+    citus = _is_citus(conn)
     for key, definition in pending:
         with conn.transaction():
+            if citus:  # the shards' builds run on the workers: the setting goes there too
+                conn.execute("SET LOCAL citus.propagate_set_commands = 'local'")
             conn.execute("SET LOCAL maintenance_work_mem = '2GB'")
             conn.execute(definition.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
             conn.execute("DELETE FROM fm_settings WHERE key = %s", (key,))
 
 
+def _is_citus(conn: psycopg.Connection) -> bool:
+    return conn.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')").fetchone()[0]
+
+
 def database_bytes(conn: psycopg.Connection) -> int:
+    """The database's size; on a Citus coordinator the current schema's distributed and reference
+    tables summed over every node (their shards are on the workers, not in the coordinator's database)."""
+    if _is_citus(conn):
+        return int(conn.execute(
+            "SELECT coalesce(sum(citus_total_relation_size(p.logicalrelid)), 0) FROM pg_dist_partition p"
+            " JOIN pg_class c ON c.oid = p.logicalrelid WHERE c.relnamespace = current_schema()::regnamespace"
+        ).fetchone()[0])
     return int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
 
 

@@ -2,20 +2,33 @@
 # make test-citus: the integration and surface tests against a real Citus cluster on this machine.
 #
 # Installs Debian's PostgreSQL 15 and its build headers when missing (as root), builds pgvector and
-# Citus from ../shared/vendor into that PostgreSQL once (skipped when both extensions are already
-# installed), starts a coordinator and two workers on free localhost ports in a temporary directory
-# as a non-root user, creates the extensions, registers the workers, then runs pytest with
-# FLEET_MEMORY_TEST_DATABASE_URL pointing at the coordinator: tests/conftest.py gives every test a
-# schema of its own there, migrated and distributed as `fleet-memory db distribute` does. The
-# cluster is stopped and its directory removed at the end, whatever happened.
+# Citus from ../shared/vendor (or CITUS_VENDOR; for a clone of a checkout on this machine with no
+# ../shared beside it, its origin's ../shared/vendor) into that PostgreSQL once (skipped when both
+# extensions are already installed), starts a coordinator and two workers on free localhost ports
+# in a temporary directory as a non-root user, creates the extensions, registers the workers, then
+# runs pytest with FLEET_MEMORY_TEST_DATABASE_URL pointing at the coordinator: tests/conftest.py
+# gives every test a schema of its own there, migrated and distributed as `fleet-memory db
+# distribute` does. The cluster is stopped and its directory removed at the end, whatever happened.
 #
-#   tests/citus/cluster.sh [pytest arguments]      (default: tests/integration tests/surfaces)
+#   tests/citus/cluster.sh [pytest arguments]      (default: tests/integration tests/surfaces tests/citus)
 #   tests/citus/cluster.sh --shell [-c COMMAND]     start the cluster and run a shell beside it
 #   tests/citus/cluster.sh --scale-out              bench/soak.py while a third worker joins (scale_out.sh)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-VENDOR="${CITUS_VENDOR:-$ROOT/../shared/vendor}"
+
+vendor_dir() {  # CITUS_VENDOR, else ../shared/vendor beside the checkout, else beside its origin
+  if [ -n "${CITUS_VENDOR:-}" ]; then echo "$CITUS_VENDOR"; return; fi
+  if [ -d "$ROOT/../shared/vendor" ]; then echo "$ROOT/../shared/vendor"; return; fi
+  # a clone of a checkout on this machine (git clone /path/to/main /tmp/copy): the origin's ../shared
+  local origin; origin="$(git -C "$ROOT" config --get remote.origin.url 2>/dev/null || true)"
+  origin="${origin#file://}"
+  if [ "${origin#/}" != "$origin" ] && [ -d "$origin/../shared/vendor" ]; then
+    (cd "$origin/../shared/vendor" && pwd); return
+  fi
+  echo "$ROOT/../shared/vendor"
+}
+VENDOR="$(vendor_dir)"
 PGBIN=/usr/lib/postgresql/15/bin
 PG_CONFIG="$PGBIN/pg_config"
 RUN_AS="${CITUS_USER:-fmcitus}"
@@ -91,9 +104,9 @@ wal_level = logical
 # Citus deparses a statement it sends to a shard (an index's operator class) unqualified, and the
 # tests keep pgvector in fm_ext: every connection finds it there
 search_path = '"\$user", public, fm_ext'
-# a transaction's set_config does not reach the workers (docs/deploy.md): the vector scan settings
-hnsw.iterative_scan = relaxed_order
-hnsw.ef_search = 100
+# nothing of pgvector's: a transaction carries its vector scan settings to the workers itself
+# (SET LOCAL propagated by Citus, docs/deploy.md), and tests/citus/test_settings.py checks that
+# the workers' own defaults are pgvector's
 CONF
   as_user "$PGBIN/pg_ctl" -D "$data" -l "$CLUSTER/$1.log" -w -t 60 start >/dev/null
   as_user "$PGBIN/psql" -qAt -h localhost -p "$2" -d postgres -c "CREATE DATABASE $DBNAME" >/dev/null

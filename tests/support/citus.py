@@ -37,7 +37,8 @@ PLAIN_ONLY = {
     "tests/integration/fleet/test_distribution.py":
         "checks the rule on an undistributed schema; tests/citus/test_distribute.py runs it on the cluster",
     "tests/integration/fleet/test_replicate.py":
-        "bench's clone copies rows from one agent to another: a join between shards, a benchmark tool",
+        "its check joins the pool's rows to the copy's, two agents: a join between shards"
+        " (the clone itself runs on the cluster: tests/citus/test_fleet_clone.py)",
     "tests/integration/store/test_planner.py":
         "reads planner estimates on the coordinator, which keeps no statistics of distributed tables",
     "tests/integration/store/test_migrations.py::test_every_table_carries_agent_id":
@@ -56,7 +57,8 @@ PLAIN_ONLY = {
     "tests/integration/ingest/test_links.py::test_fresh_links_are_a_plain_insert_that_refuses_a_stored_pair":
         "expects UniqueViolation; a shard's refusal of a multi-row insert comes back as an internal error",
     "tests/integration/ingest/test_links.py::test_semantic_candidates_exact_and_through_hnsw_agree":
-        "reads the plan: index_order's set_config does not reach the shard's planner (docs/deploy.md)",
+        "reads a plan under its own SET LOCAL enable_sort on a plain connection, which does not reach the"
+        " shard's planner (a Database transaction carries its settings there: tests/citus/test_settings.py)",
 }
 
 

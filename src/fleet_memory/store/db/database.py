@@ -24,6 +24,7 @@ from pathlib import Path
 
 import psycopg
 from pgvector.psycopg import register_vector
+from psycopg import sql
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout, TooManyRequests
 
 from ...errors import DatabaseError, DatabaseUnavailableError
@@ -31,7 +32,8 @@ from ...errors import DatabaseError, DatabaseUnavailableError
 from . import migrations
 from .server import check_reachable, embedded_url, mask_url
 
-__all__ = ["CANDIDATE_EF_SEARCH", "RECALL_EF_SEARCH", "Database", "cached_plans", "index_order", "lock_timeout"]
+__all__ = ["CANDIDATE_EF_SEARCH", "DISTRIBUTED_SETTINGS", "RECALL_EF_SEARCH", "Database", "cached_plans", "index_order",
+           "lock_timeout"]
 
 _log = logging.getLogger(__name__)
 
@@ -77,12 +79,31 @@ exact ones on 2,900 long-turn units, 0.909 against 0.910 on the 10,000 generated
 def index_order(conn: psycopg.Connection, ef_search: int = CANDIDATE_EF_SEARCH) -> Iterator[None]:
     """Inside: the planner takes an HNSW index's order (sorting is off: an exact sort looks cheaper
     to it for a LATERAL top k), with ``ef_search`` candidates. Restored after the block; on an
-    error the transaction is lost anyway."""
-    conn.execute("SELECT set_config('enable_sort', 'off', true), set_config('hnsw.ef_search', %s, true)",
-                 (str(int(ef_search)),))
+    error the transaction is lost anyway. ``SET LOCAL`` statements (one round trip), not
+    ``set_config``: on a Citus coordinator a transaction of ``Database`` propagates them to the
+    workers, whose planners plan the shards' statements (``DISTRIBUTED_SETTINGS``)."""
+    _set_local(conn, {"enable_sort": "off", "hnsw.ef_search": str(int(ef_search))})
     yield
-    conn.execute("SELECT set_config('enable_sort', 'on', true), set_config('hnsw.ef_search', %s, true)",
-                 (str(RECALL_EF_SEARCH),))
+    _set_local(conn, {"enable_sort": "on", "hnsw.ef_search": str(RECALL_EF_SEARCH)})
+
+
+def _set_local(conn: psycopg.Connection, settings: dict[str, str]) -> None:
+    """``SET LOCAL name = value`` for each, sent together (a pipeline: one round trip)."""
+    with conn.pipeline():
+        for name, value in settings.items():
+            conn.execute(sql.SQL("SET LOCAL {} = {}").format(sql.Identifier(*name.split(".")), sql.Literal(value)))
+
+
+DISTRIBUTED_SETTINGS = {"citus.propagate_set_commands": "local", "hnsw.iterative_scan": "relaxed_order",
+                        "hnsw.ef_search": str(RECALL_EF_SEARCH), "max_parallel_workers_per_gather": "0"}
+"""On a Citus coordinator, after ``TRANSACTION_SETTINGS``: ``set_config`` sets a value on the
+coordinator only, while a shard's statement is planned and run on its worker, with the worker's
+defaults (pgvector's: no iterative scan, 40 candidates; so a large agent's filtered vector
+statements could return fewer rows than asked, and ingestion's ``index_order`` would not hold).
+``SET LOCAL`` with ``citus.propagate_set_commands = 'local'`` is sent to the workers the
+transaction uses (at their ``BEGIN``), so every node runs the transaction with the same settings
+and no worker needs them in its configuration. Plan caching and the statement timeout stay the
+coordinator's (it plans and cancels)."""
 
 
 def lock_timeout(conn: psycopg.Connection, timeout: str) -> None:
@@ -189,12 +210,22 @@ class Database:
             conn = self._connection()
             try:
                 with conn:  # commits, or rolls back on an error; a pooled connection stays open
-                    conn.execute(self._settings)
+                    self._begin(conn)
                     yield conn
             finally:
                 self._pool.putconn(conn)
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
             raise self._failed(exc) from exc
+
+    def _begin(self, conn: psycopg.Connection) -> None:
+        """The transaction's settings; on a Citus coordinator carried to the workers too
+        (``DISTRIBUTED_SETTINGS``), in the same round trip."""
+        if not self.distributed:
+            conn.execute(self._settings)
+            return
+        with conn.pipeline():
+            conn.execute(self._settings)
+            _set_local(conn, DISTRIBUTED_SETTINGS)
 
     def _connection(self) -> psycopg.Connection:
         """A pooled connection. When none comes within ``PROBE_AFTER_S``, one direct connection
@@ -223,7 +254,7 @@ class Database:
             yield None
             return
         try:
-            conn.execute(self._settings)
+            self._begin(conn)
             yield conn
             conn.commit()
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:

@@ -1,0 +1,38 @@
+"""A transaction's planner settings reach the workers (``store.db.database.DISTRIBUTED_SETTINGS``).
+
+``set_config`` sets a value on the coordinator only; a shard's statement is planned and run on its
+worker. On a coordinator every transaction of ``Database`` also sends its settings as ``SET LOCAL``
+with ``citus.propagate_set_commands = 'local'``, and ``index_order`` switches with ``SET LOCAL``, so
+the worker that holds the agent reads with them. The lane's workers keep pgvector's defaults
+(``tests/citus/cluster.sh`` configures nothing of the kind), so what the worker shows inside the
+transaction came from it."""
+
+from __future__ import annotations
+
+import psycopg
+
+from fleet_memory.store.db.database import CANDIDATE_EF_SEARCH, RECALL_EF_SEARCH, index_order
+
+ON_THE_SHARD = (
+    "SELECT current_setting('hnsw.iterative_scan'), current_setting('hnsw.ef_search'),"
+    " current_setting('enable_sort'), current_setting('max_parallel_workers_per_gather'), inet_server_port()"
+    " FROM term_df WHERE agent_id = %s AND lexeme = ''")
+
+
+def test_the_transactions_settings_reach_the_worker_of_the_agent(memory, db_url):
+    memory.put("a1", "Alice moved to Berlin in March.")
+    with psycopg.connect(db_url) as conn:
+        coordinator = conn.execute("SELECT inet_server_port()").fetchone()[0]
+        *defaults, worker = conn.execute(ON_THE_SHARD, ("a1",)).fetchone()
+    assert worker != coordinator  # the statement ran on the agent's worker
+    assert defaults[:2] == ["off", "40"]  # pgvector's defaults there: nothing configured on the workers
+    with memory.db.transaction() as conn:
+        inside = conn.execute(ON_THE_SHARD, ("a1",)).fetchone()
+        with index_order(conn):
+            ordered = conn.execute(ON_THE_SHARD, ("a1",)).fetchone()
+        after = conn.execute(ON_THE_SHARD, ("a1",)).fetchone()
+    assert inside == ("relaxed_order", str(RECALL_EF_SEARCH), "on", "0", worker)
+    assert ordered == ("relaxed_order", str(CANDIDATE_EF_SEARCH), "off", "0", worker)
+    assert after == inside
+    with memory.db.spare(wait_s=5) as conn:  # a read beside: a transaction of its own, the same settings
+        assert conn.execute(ON_THE_SHARD, ("a1",)).fetchone() == inside
