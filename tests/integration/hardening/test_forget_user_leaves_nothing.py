@@ -25,6 +25,8 @@ FORGOTTEN = [  # the forgotten user's, stored in AGENT only
     ("Zorblax Quintavius said my password is hunter2 for the Vexmoor office.", datetime(2025, 6, 1, tzinfo=timezone.utc)),
     ("Alice met Zorblax Quintavius at the Harbour Museum in Vexmoor.", datetime(2025, 7, 1, tzinfo=timezone.utc)),
     ("Thanks, Qwibbly!", datetime(2025, 8, 1, tzinfo=timezone.utc)),  # filler: a document with no unit
+    # a surface only they used: an alias of the entity the other user named ("ALICE" beside "Alice")
+    ("ALICE showed me the Harbour Museum in Vexmoor.", datetime(2025, 9, 1, tzinfo=timezone.utc)),
 ]
 
 
@@ -61,6 +63,7 @@ def test_forget_user_leaves_no_row_of_theirs_in_any_table(memory) -> None:
     answers = [_put_once(memory, f"key-{i}", text, when) for i, (text, when) in enumerate(FORGOTTEN)]
     theirs = {a["document_id"] for a in answers} | {u["id"] for a in answers for u in a["units"]}
     assert memory.get_entity(AGENT, "Zorblax Quintavius").entity.mention_count == 2
+    assert "ALICE" in memory.get_entity(AGENT, "Alice").entity.aliases
 
     assert memory.forget_user(AGENT, USER) == sum(len(a["units"]) for a in answers)
 

@@ -15,7 +15,7 @@ from tests.support.rule_nlp import RuleNLP
 
 @pytest.fixture
 def mem(db_url, clock):
-    nlp = RuleNLP({"Alice": "PERSON", "Bob": "PERSON"})
+    nlp = RuleNLP({"Alice": "PERSON", "ALICE": "PERSON", "Bob": "PERSON"})
     with FleetMemory(Config(database_url=db_url), embedder=HashingEmbedder(), clock=clock, nlp=nlp) as memory:
         yield memory
 
@@ -42,3 +42,15 @@ def test_deleting_a_document_recounts_too(mem):
     assert mem.get_entity("a", "Bob").entity.mention_count == 1
     with pytest.raises(NotFoundError):
         mem.get_entity("a", "Alice")
+
+
+def test_an_alias_goes_with_the_last_mention_found_under_it(mem):
+    _put(mem, "Alice plays chess with Bob on Sundays.", 2)
+    shouted = [_put(mem, text, day).units[0] for text, day in
+               (("ALICE bakes bread every Friday morning.", 9), ("ALICE swims in the lake at dawn.", 12))]
+    assert mem.get_entity("a", "Alice").entity.aliases == ("ALICE",)
+    mem.delete("a", shouted[0].id)
+    assert mem.get_entity("a", "Alice").entity.aliases == ("ALICE",)  # still found under it on day 12
+    mem.delete("a", shouted[1].id)
+    alice = mem.get_entity("a", "Alice").entity
+    assert (alice.aliases, alice.mention_count) == ((), 1)

@@ -11,8 +11,8 @@ them (their text was derived from that user's), the documents (raw input) of tha
 with no unit; links, entity mentions and provenance go with the units (ON DELETE CASCADE). Then
 what was derived from those rows: the entities they mentioned are recounted from the mentions left
 (count, first and last seen) and deleted when none is left (``entities.recount``; an entity another
-user named stays, with that user's counts — its aliases stay too, since a mention does not record
-the surface it was found under); their lexemes leave ``term_df`` (``units.uncount_terms``, rows
+user named stays, with that user's counts, and loses the aliases only the forgotten mentions
+carried — each mention records its surface, migration 018); their lexemes leave ``term_df`` (``units.uncount_terms``, rows
 that reach 0 deleted); the idempotency keys whose stored response names one of the deleted units or
 documents are deleted (``idempotency.forget``: a retry with the user's old key then runs as a new
 request instead of returning their texts — a key of a batch that also stored another user's items

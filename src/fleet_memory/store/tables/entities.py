@@ -150,16 +150,17 @@ def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[
     first: dict[UUID, datetime] = {}
     last: dict[UUID, datetime] = {}
     aliases: dict[UUID, set[str]] = {}
-    for m in mentions:
+    surfaces = [" ".join(m.surface.split()) for m in mentions]
+    for m, surface in zip(mentions, surfaces):
         first[m.entity_id] = min(first.get(m.entity_id, m.event_date), m.event_date)
         last[m.entity_id] = max(last.get(m.entity_id, m.event_date), m.event_date)
-        aliases.setdefault(m.entity_id, set()).add(" ".join(m.surface.split()))
+        aliases.setdefault(m.entity_id, set()).add(surface)
     with cached_plans(conn):  # two foreign-key checks per mention, then the same update per entity
         inserted = Counter(eid for (eid,) in conn.execute(
-            "INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
-            " SELECT %s, u, e FROM unnest(%s::uuid[], %s::uuid[]) AS x(u, e)"
+            "INSERT INTO unit_entities (agent_id, unit_id, entity_id, surface)"
+            " SELECT %s, u, e, s FROM unnest(%s::uuid[], %s::uuid[], %s::text[]) AS x(u, e, s)"
             " ON CONFLICT DO NOTHING RETURNING entity_id",
-            (agent_id, [m.unit_id for m in mentions], [m.entity_id for m in mentions]),
+            (agent_id, [m.unit_id for m in mentions], [m.entity_id for m in mentions], surfaces),
         ).fetchall())
         conn.cursor().executemany(_COUNT_MENTIONS, [
             {"a": agent_id, "i": i, "c": inserted[i], "f": first[i], "l": last[i], "al": sorted(aliases[i])}
@@ -244,7 +245,8 @@ def merge_entities(conn: psycopg.Connection, agent_id: str, keep_id: UUID, drop_
     if len(found) != 2:
         return None
     conn.execute(
-        "INSERT INTO unit_entities (agent_id, unit_id, entity_id) SELECT agent_id, unit_id, %s FROM unit_entities"
+        "INSERT INTO unit_entities (agent_id, unit_id, entity_id, surface)"
+        " SELECT agent_id, unit_id, %s, surface FROM unit_entities"
         " WHERE agent_id = %s AND entity_id = %s ON CONFLICT DO NOTHING",
         (keep_id, agent_id, drop_id),
     )
@@ -269,24 +271,28 @@ def delete_entity(conn: psycopg.Connection, agent_id: str, entity_id: UUID) -> b
     return conn.execute("DELETE FROM entities WHERE agent_id = %s AND id = %s", (agent_id, entity_id)).rowcount > 0
 
 
-def mentioned_in(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID]) -> list[UUID]:
-    """The entities the units mention (read before the units are deleted, for ``recount``)."""
-    if not unit_ids:
-        return []
-    return [r[0] for r in conn.execute(
-        "SELECT DISTINCT entity_id FROM unit_entities WHERE agent_id = %s AND unit_id = ANY(%s)",
-        (agent_id, list(unit_ids))).fetchall()]
+def mentioned_in(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID]) -> dict[UUID, set[str | None]]:
+    """The entities the units mention, each with the surfaces it was found under there (None: not
+    known), read before the units are deleted, for ``recount``."""
+    named: dict[UUID, set[str | None]] = {}
+    if unit_ids:
+        for entity_id, surface in conn.execute(
+                "SELECT DISTINCT entity_id, surface FROM unit_entities WHERE agent_id = %s AND unit_id = ANY(%s)",
+                (agent_id, list(unit_ids))).fetchall():
+            named.setdefault(entity_id, set()).add(surface)
+    return named
 
 
-def recount(conn: psycopg.Connection, agent_id: str, entity_ids: Sequence[UUID]) -> int:
-    """After units were deleted: each of the entities they mentioned gets its mention count and
-    first/last seen from the mentions that remain (their units' event times), and is deleted when
-    none remains, as an entity nobody else named. Aliases stay: a mention does not record the
-    surface it was found under. Rows locked in id order, as merges lock them. Returns the
-    entities deleted. Two statements."""
-    if not entity_ids:
+def recount(conn: psycopg.Connection, agent_id: str, named: Mapping[UUID, set[str | None]]) -> int:
+    """After units were deleted (``named``: what ``mentioned_in`` read of them): each entity they
+    mentioned gets its mention count and first/last seen from the mentions that remain (their
+    units' event times), loses the aliases that only the deleted mentions carried (a surface no
+    remaining mention has, when every remaining mention's surface is known), and is deleted when no
+    mention remains, as an entity nobody else named. Rows locked in id order, as merges lock them.
+    Returns the entities deleted. Three statements."""
+    if not named:
         return 0
-    ids = sorted(set(entity_ids))
+    ids = sorted(named)
     conn.execute(
         "WITH held AS (SELECT id FROM entities WHERE agent_id = %(a)s AND id = ANY(%(i)s) ORDER BY id FOR UPDATE),"
         " left_over AS (SELECT ue.entity_id, count(*) AS n, min(u.event_date) AS f, max(u.event_date) AS l"
@@ -295,6 +301,16 @@ def recount(conn: psycopg.Connection, agent_id: str, entity_ids: Sequence[UUID])
         " UPDATE entities e SET mention_count = o.n, first_seen = o.f, last_seen = o.l"
         " FROM left_over o, held h WHERE e.agent_id = %(a)s AND e.id = o.entity_id AND h.id = e.id",
         {"a": agent_id, "i": ids})
+    gone = [(i, s) for i in ids for s in sorted(named[i] - {None})]
+    if gone:
+        conn.execute(
+            "WITH gone AS (SELECT i, s FROM unnest(%(gi)s::uuid[], %(gs)s::text[]) AS x(i, s)),"
+            " dropped AS (SELECT g.i, array_agg(g.s) AS s FROM gone g WHERE NOT EXISTS"
+            "   (SELECT 1 FROM unit_entities ue WHERE ue.agent_id = %(a)s AND ue.entity_id = g.i"
+            "    AND (ue.surface = g.s OR ue.surface IS NULL)) GROUP BY g.i)"
+            " UPDATE entities e SET aliases = ARRAY(SELECT a FROM unnest(e.aliases) a WHERE a <> ALL(d.s) ORDER BY a)"
+            " FROM dropped d WHERE e.agent_id = %(a)s AND e.id = d.i AND e.aliases && d.s",
+            {"a": agent_id, "gi": [g[0] for g in gone], "gs": [g[1] for g in gone]})
     return conn.execute(
         "DELETE FROM entities e WHERE e.agent_id = %(a)s AND e.id = ANY(%(i)s) AND NOT EXISTS"
         " (SELECT 1 FROM unit_entities ue WHERE ue.agent_id = %(a)s AND ue.entity_id = e.id)",
