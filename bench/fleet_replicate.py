@@ -58,11 +58,16 @@ def _noise(amplitude: float, dim: int) -> list[np.ndarray]:
 def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, *, offset: int = 0,
                 noise: float = 0.01, skip_fk_checks: bool = False) -> int:
     """Copy ``units`` units of ``source`` (with their documents, entities, mentions and links)
-    into the empty agent ``target``; returns the units written. Seven statements, in the caller's
-    transaction. ``skip_fk_checks``: the copy is consistent by construction, so a bulk load may
-    skip the per-row foreign-key triggers for this transaction (``session_replication_role``,
-    superuser only: the embedded server's)."""
+    into the empty agent ``target``; returns the units written. Seven statements (eight with
+    ``skip_fk_checks``), in the caller's transaction. ``skip_fk_checks``: the copy is consistent by
+    construction, so a bulk load may skip the per-row foreign-key triggers for this transaction
+    (``session_replication_role``, superuser only: the embedded server's; on a Citus coordinator
+    propagated to the workers, where the shards' triggers fire). That role skips every trigger,
+    migration 011's too, so the copied mentions' ``bits`` are then set here from the copied units,
+    as that trigger would."""
     if skip_fk_checks:
+        if _is_citus(conn):
+            conn.execute("SET LOCAL citus.propagate_set_commands = 'local'")
         conn.execute("SET LOCAL session_replication_role = replica")
     p = {"src": source, "dst": target, "n": units, "off": offset, "noise": noise}
     span, size, dim = conn.execute(
@@ -103,6 +108,10 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
         " FROM c JOIN unit_entities ue ON ue.agent_id = %(src)s AND ue.unit_id = c.id RETURNING entity_id)"
         " UPDATE entities e SET mention_count = x.n FROM (SELECT entity_id, count(*) AS n FROM m GROUP BY 1) x"
         " WHERE e.agent_id = %(dst)s AND e.id = x.entity_id", p)
+    if skip_fk_checks:  # migration 011's trigger did not fire
+        conn.execute(
+            f"UPDATE unit_entities ue SET bits = binary_quantize(u.embedding)::bit({int(dim)}) FROM memory_units u"
+            " WHERE ue.agent_id = %(dst)s AND u.agent_id = %(dst)s AND u.id = ue.unit_id", p)
     conn.execute(
         _COPIES + " INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
         " SELECT %(dst)s, least(f, t), greatest(f, t), kind, weight FROM ("

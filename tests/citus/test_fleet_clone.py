@@ -1,6 +1,7 @@
 """bench/fleet.py's bulk path on the cluster: ``fleet_replicate.clone_units`` copies one agent's
 rows into another living on another shard (every statement reads the source and writes the
-target, both parameters: Citus runs it as INSERT ... SELECT through the coordinator). The check of
+target, both parameters: Citus runs it as INSERT ... SELECT through the coordinator), with the
+workers' triggers skipped (``skip_fk_checks``, propagated) or not, the mentions' bits set either way. The check of
 ``tests/integration/fleet/test_replicate.py`` compares the two agents in one join, which Citus
 refuses (a join between shards): here each agent is read on its own and compared in Python."""
 
@@ -51,6 +52,7 @@ def test_clone_into_agents_on_other_shards(memory, db_url):
         size = pool[0]
         for target in targets:
             assert replicate.clone_units(conn, "pool", target, size, skip_fk_checks=True) == size
+        conn.commit()  # the skipped triggers were this transaction's
         assert replicate.clone_units(conn, "pool", "twice", 2 * size + 1, offset=3) == 2 * size + 1
         conn.commit()
         source = _vectors(conn, "pool")
@@ -62,6 +64,11 @@ def test_clone_into_agents_on_other_shards(memory, db_url):
             assert 0.95 < min(cosines) and max(cosines) < 1.0  # near, not equal, vectors
         twice = conn.execute(COUNTS, {"a": "twice"}).fetchone()
         assert twice[0] == 2 * size + 1 and twice[1] >= 2 * pool[1] and twice[3] == pool[3]
+        for agent in ["pool", "twice", *targets]:  # the mentions' bits, by the trigger or by the clone
+            assert conn.execute(
+                "SELECT count(*) FILTER (WHERE ue.bits IS DISTINCT FROM binary_quantize(u.embedding)), count(*)"
+                " FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+                " WHERE ue.agent_id = %s", (agent,)).fetchone()[0] == 0, agent
         assert replicate.unit_counts(conn, "copy-") == {t: size for t in targets}
         assert replicate.database_bytes(conn) > 0
     for agent in ["pool", "twice", *targets]:

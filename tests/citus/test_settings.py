@@ -1,4 +1,5 @@
-"""A transaction's planner settings reach the workers (``store.db.database.DISTRIBUTED_SETTINGS``).
+"""A transaction's planner settings reach the workers (``store.db.database.DISTRIBUTED_SETTINGS``),
+and the triggers that fire there plan each call (``store.db.distribution``).
 
 ``set_config`` sets a value on the coordinator only; a shard's statement is planned and run on its
 worker. On a coordinator every transaction of ``Database`` also sends its settings as ``SET LOCAL``
@@ -36,3 +37,21 @@ def test_the_transactions_settings_reach_the_worker_of_the_agent(memory, db_url)
     assert after == inside
     with memory.db.spare(wait_s=5) as conn:  # a read beside: a transaction of its own, the same settings
         assert conn.execute(ON_THE_SHARD, ("a1",)).fetchone() == inside
+
+
+def test_the_triggers_plan_each_call_on_every_node(db_url):
+    """``db distribute`` sets the schema's trigger functions to custom plans (``distribution.
+    _generic_functions``: Citus 13.2's local plan cache grows a worker's connection with every call
+    of a cached generic plan), and Citus carries the setting to the workers, where they fire."""
+    generic = ("SELECT coalesce(string_agg(proname, ',' ORDER BY proname), '') FROM pg_proc"
+               " WHERE pronamespace = '{schema}'::regnamespace AND prorettype = 'trigger'::regtype"
+               " AND NOT coalesce('plan_cache_mode=force_custom_plan' = ANY(proconfig), false)")
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        schema, triggers = conn.execute(
+            "SELECT current_schema(), count(*) FROM pg_proc WHERE pronamespace = current_schema()::regnamespace"
+            " AND prorettype = 'trigger'::regtype").fetchone()
+        assert triggers >= 3  # migrations 011, 012, 016
+        assert conn.execute(generic.format(schema=schema)).fetchone()[0] == ""
+        workers = conn.execute("SELECT success, result FROM run_command_on_workers(%s)",
+                               (generic.format(schema=schema),)).fetchall()
+    assert len(workers) >= 2 and workers == [(True, "")] * len(workers)

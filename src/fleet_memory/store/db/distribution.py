@@ -114,13 +114,24 @@ def violations(conn: psycopg.Connection) -> list[str]:
 
 
 def _generic_functions(conn: psycopg.Connection) -> list[str]:
-    """Functions of the schema that run their statements on generic plans (migration 016's trigger).
-    A trigger runs on a worker, beside the shard, and its statements go through Citus again; Citus
-    plans a generic statement that is not a single-table lookup not at all ("could not create
-    distributed plan"), so on a cluster they run on custom plans, which name the agent."""
+    """Functions of the schema whose statements a cluster must plan for each call: the triggers
+    (migrations 011, 012, 016) and any function set to generic plans, unless already set to custom
+    plans. A trigger runs on a worker, beside the shard, and its statements go through Citus again:
+
+    - Citus plans a generic statement that is not a single-table lookup not at all ("could not
+      create distributed plan"; migration 016's guard runs on generic plans on one server);
+    - a single-table lookup that PL/pgSQL caches as a generic plan is planned by Citus again on
+      every call, and Citus 13.2 keeps each of those plans in the cached plan's memory (its local
+      plan cache misses every time for a plan pruned at run time, citusdata/citus#8824): the
+      mention-bits trigger grew a worker's connection by about 150 kB per unit put, kept until the
+      connection closes (a worker was OOM-killed at 12.5 GB while the fleet benchmark loaded).
+
+    So on a cluster they run on custom plans, which name the agent: planned per call as Citus did
+    anyway, and freed after it."""
     return [r[0] for r in conn.execute(
         "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace"
-        " AND 'plan_cache_mode=force_generic_plan' = ANY(p.proconfig) ORDER BY 1").fetchall()]
+        " AND (p.prorettype = 'trigger'::regtype OR 'plan_cache_mode=force_generic_plan' = ANY(p.proconfig))"
+        " AND NOT coalesce('plan_cache_mode=force_custom_plan' = ANY(p.proconfig), false) ORDER BY 1").fetchall()]
 
 
 def _plan(conn: psycopg.Connection) -> list[tuple[str | None, str]]:
