@@ -19,6 +19,7 @@ FRAMEWORKS = {  # module of fleet_memory.integrations -> (extra, top-level modul
     "llamaindex": ("llamaindex", "llama_index"),
     "openai_agents": ("openai-agents", "agents"),
     "pydantic_ai": ("pydantic-ai", "pydantic_ai"),
+    "crewai": ("crewai", "crewai"),
 }
 
 

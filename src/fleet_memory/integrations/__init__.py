@@ -11,6 +11,8 @@ module whose framework is missing raises ``extras.MissingExtraError`` naming the
 - ``openai_agents`` (extra ``openai-agents``): ``memory_tools`` (function tools) and
   ``with_memories`` (recalled memories in a run's instructions).
 - ``pydantic_ai`` (extra ``pydantic-ai``): ``FleetMemoryToolset``, a ``FunctionToolset``.
+- ``crewai`` (extra ``crewai``): ``FleetMemoryStorage``, the ``Storage`` of a crew's
+  ``ExternalMemory``.
 
 Identity: every object is bound to one fleet-memory agent and, where the framework names one, one
 user; the mapping of each framework's notion (namespace, thread, user id) is in its module and in
