@@ -58,13 +58,13 @@ def _noise(amplitude: float, dim: int) -> list[np.ndarray]:
 def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, *, offset: int = 0,
                 noise: float = 0.01, skip_fk_checks: bool = False) -> int:
     """Copy ``units`` units of ``source`` (with their documents, entities, mentions and links)
-    into the empty agent ``target``; returns the units written. Seven statements (eight with
-    ``skip_fk_checks``), in the caller's transaction. ``skip_fk_checks``: the copy is consistent by
-    construction, so a bulk load may skip the per-row foreign-key triggers for this transaction
-    (``session_replication_role``, superuser only: the embedded server's; on a Citus coordinator
-    propagated to the workers, where the shards' triggers fire). That role skips every trigger,
-    migration 011's too, so the copied mentions' ``bits`` are then set here from the copied units,
-    as that trigger would."""
+    into the empty agent ``target``; returns the units written. Seven statements, in the caller's
+    transaction. ``skip_fk_checks``: the copy is consistent by construction, so a bulk load may
+    skip the per-row foreign-key triggers for this transaction (``session_replication_role``,
+    superuser only: the embedded server's; on a Citus coordinator propagated to the workers, where
+    the shards' triggers fire). That role skips every trigger, migration 011's too, so the copied
+    mentions' ``bits`` are written here, from the copied units' embeddings, as that trigger would
+    set them (it sets the same when it fires)."""
     if skip_fk_checks:
         if _is_citus(conn):
             conn.execute("SET LOCAL citus.propagate_set_commands = 'local'")
@@ -103,15 +103,13 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
         " FROM entities e WHERE e.agent_id = %(src)s AND EXISTS (SELECT 1 FROM unit_entities ue JOIN c ON"
         "  c.id = ue.unit_id WHERE ue.agent_id = %(src)s AND ue.entity_id = e.id)", p)
     conn.execute(
-        _COPIES + " , m AS (INSERT INTO unit_entities (agent_id, unit_id, entity_id)"
-        " SELECT %(dst)s, " + _NEW.format(col="ue.unit_id") + ", md5(%(dst)s || ':e:' || ue.entity_id)::uuid"
-        " FROM c JOIN unit_entities ue ON ue.agent_id = %(src)s AND ue.unit_id = c.id RETURNING entity_id)"
+        _COPIES + " , m AS (INSERT INTO unit_entities (agent_id, unit_id, entity_id, bits)"
+        " SELECT %(dst)s, " + _NEW.format(col="ue.unit_id") + ", md5(%(dst)s || ':e:' || ue.entity_id)::uuid,"
+        f" binary_quantize(u.embedding + (%(nv)b::vector[])[1 + c.k %% %(nn)s])::bit({int(dim)})"
+        " FROM c JOIN unit_entities ue ON ue.agent_id = %(src)s AND ue.unit_id = c.id"
+        " JOIN memory_units u ON u.agent_id = %(src)s AND u.id = c.id RETURNING entity_id)"
         " UPDATE entities e SET mention_count = x.n FROM (SELECT entity_id, count(*) AS n FROM m GROUP BY 1) x"
         " WHERE e.agent_id = %(dst)s AND e.id = x.entity_id", p)
-    if skip_fk_checks:  # migration 011's trigger did not fire
-        conn.execute(
-            f"UPDATE unit_entities ue SET bits = binary_quantize(u.embedding)::bit({int(dim)}) FROM memory_units u"
-            " WHERE ue.agent_id = %(dst)s AND u.agent_id = %(dst)s AND u.id = ue.unit_id", p)
     conn.execute(
         _COPIES + " INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
         " SELECT %(dst)s, least(f, t), greatest(f, t), kind, weight FROM ("
