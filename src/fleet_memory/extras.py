@@ -14,6 +14,7 @@ langchain      langchain, langchain-core    ``integrations.langchain``
 llamaindex     llama-index-core             ``integrations.llamaindex``
 openai-agents  openai-agents                ``integrations.openai_agents``
 pydantic-ai    pydantic-ai-slim             ``integrations.pydantic_ai``
+crewai         crewai                       ``integrations.crewai``
 =============  ===========================  ==========================================
 """
 
