@@ -31,6 +31,7 @@ def test_every_document_with_python_is_run():
 def test_readme_python_block_runs(code, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLEET_MEMORY_")}
     env["FLEET_MEMORY_HOME"] = str(tmp_path)
+    env["HOME"] = str(tmp_path / "home")  # what a block's framework keeps in ~ (CrewAI's credentials key) stays here
     uses_llm = OLLAMA in code
     with OpenAITestServer(_extraction_answer) as llm:  # stands in for the local Ollama server of the LLM example
         code = code.replace(OLLAMA, llm.base_url)
