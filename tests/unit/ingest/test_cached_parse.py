@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fleet_memory.providers.nlp import CachedNLP
+from fleet_memory.ingest.parse_cache import CachedNLP
 from tests.support.rule_nlp import RuleNLP
 
 

@@ -1,0 +1,41 @@
+"""Supersession's parses of older units, kept between puts (``CachedNLP``).
+
+A put's supersession parses the units it compares, and the candidates are older units that come up
+again and again: the unit that says where someone works is a candidate for every later message
+about work. Their parse was most of the stage, so the ingestor keeps the last few thousand."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from ..providers.nlp import NLP, Parsed
+
+__all__ = ["CachedNLP"]
+
+
+class CachedNLP:
+    """Another ``NLP`` with the parses of the last ``size`` distinct texts kept (least recently used
+    out), and each distinct text of a call parsed once. A parse depends on the text alone.
+    Parses are small (tokens with tags and heads): 2,048 hold a few megabytes."""
+
+    def __init__(self, nlp: NLP, size: int = 2_048) -> None:
+        self.nlp, self.size = nlp, size
+        self._kept: OrderedDict[str, Parsed] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        with self._lock:
+            found = {t: self._kept[t] for t in dict.fromkeys(texts) if t in self._kept}
+            for text in found:
+                self._kept.move_to_end(text)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            parsed = dict(zip(missing, self.nlp.parse(missing)))
+            found.update(parsed)
+            with self._lock:
+                self._kept.update(parsed)
+                while len(self._kept) > self.size:
+                    self._kept.popitem(last=False)
+        return [found[t] for t in texts]
