@@ -43,6 +43,7 @@ _COPIES = (
     "   JOIN pool p ON p.r = (k + %(off)s) %% %(p)s)"
 )
 _NEW = "md5(%(dst)s || ':' || c.b || ':' || {col})::uuid"
+_EMBEDDING = "u.embedding + (%(nv)b::vector[])[1 + c.k %% %(nn)s]"  # a copy's vector: the source unit's, plus noise
 
 
 _NOISE_VECTORS = 61
@@ -92,7 +93,7 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
         " SELECT %(dst)s, " + _NEW.format(col="u.id") + ", CASE WHEN u.document_id IS NOT NULL THEN "
         + _NEW.format(col="u.document_id") + " END, u.text, u.memory_type, u.context, u.event_date + " + shift
         + ", u.created_at, u.last_accessed, u.access_count, u.importance, u.importance_set_at,"
-        " u.embedding + (%(nv)b::vector[])[1 + c.k %% %(nn)s],"
+        " " + _EMBEDDING + ","
         " u.tags, u.user_id, u.session_id, u.source, u.speaker, u.metadata"
         " FROM c JOIN memory_units u ON u.agent_id = %(src)s AND u.id = c.id ORDER BY c.k", p).rowcount
     conn.execute(
@@ -103,9 +104,9 @@ def clone_units(conn: psycopg.Connection, source: str, target: str, units: int, 
         " FROM entities e WHERE e.agent_id = %(src)s AND EXISTS (SELECT 1 FROM unit_entities ue JOIN c ON"
         "  c.id = ue.unit_id WHERE ue.agent_id = %(src)s AND ue.entity_id = e.id)", p)
     conn.execute(
-        _COPIES + " , m AS (INSERT INTO unit_entities (agent_id, unit_id, entity_id, bits)"
+        _COPIES + " , m AS (INSERT INTO unit_entities (agent_id, unit_id, entity_id, surface, bits)"
         " SELECT %(dst)s, " + _NEW.format(col="ue.unit_id") + ", md5(%(dst)s || ':e:' || ue.entity_id)::uuid,"
-        f" binary_quantize(u.embedding + (%(nv)b::vector[])[1 + c.k %% %(nn)s])::bit({int(dim)})"
+        f" ue.surface, binary_quantize({_EMBEDDING})::bit({int(dim)})"
         " FROM c JOIN unit_entities ue ON ue.agent_id = %(src)s AND ue.unit_id = c.id"
         " JOIN memory_units u ON u.agent_id = %(src)s AND u.id = c.id RETURNING entity_id)"
         " UPDATE entities e SET mention_count = x.n FROM (SELECT entity_id, count(*) AS n FROM m GROUP BY 1) x"

@@ -26,11 +26,12 @@ class CachedNLP:
         self._lock = threading.Lock()
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        distinct = list(dict.fromkeys(texts))
         with self._lock:
-            found = {t: self._kept[t] for t in dict.fromkeys(texts) if t in self._kept}
+            found = {t: self._kept[t] for t in distinct if t in self._kept}
             for text in found:
                 self._kept.move_to_end(text)
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        missing = [t for t in distinct if t not in found]
         if missing:
             parsed = dict(zip(missing, self.nlp.parse(missing)))
             found.update(parsed)

@@ -29,6 +29,25 @@ def _counts(conn, agent):
         " (SELECT count(*) FROM documents WHERE agent_id = %(a)s)", {"a": agent}).fetchone()
 
 
+def _mentions(db_url, agent):
+    """Each mention as (unit text, entity name, surface), sorted."""
+    with psycopg.connect(db_url) as conn:
+        return sorted(conn.execute(
+            "SELECT u.text, e.name, ue.surface FROM unit_entities ue"
+            " JOIN memory_units u ON u.agent_id = ue.agent_id AND u.id = ue.unit_id"
+            " JOIN entities e ON e.agent_id = ue.agent_id AND e.id = ue.entity_id WHERE ue.agent_id = %s",
+            (agent,)).fetchall())
+
+
+def _stale_bits(db_url, agent):
+    """Mentions whose bits are not their unit's quantized embedding (what a put's trigger writes)."""
+    with psycopg.connect(db_url) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM unit_entities ue JOIN memory_units u ON u.agent_id = ue.agent_id"
+            " AND u.id = ue.unit_id WHERE ue.agent_id = %s"
+            " AND ue.bits IS DISTINCT FROM binary_quantize(u.embedding)::bit(384)", (agent,)).fetchone()[0]
+
+
 def test_clone_copies_the_pipelines_rows(memory, db_url):
     for i, text in enumerate(TEXTS * 2):
         memory.put("pool", text, event_date=T0 + timedelta(hours=i))
@@ -46,6 +65,21 @@ def test_clone_copies_the_pipelines_rows(memory, db_url):
     assert copy == pool
     assert twice[0] == 2 * size + 1 and twice[1] >= 2 * pool[1] and twice[3] == pool[3]
     assert 0.95 < near < 1.0  # near, not equal, vectors
+    assert _mentions(db_url, "copy") == _mentions(db_url, "pool")
+    assert _stale_bits(db_url, "copy") == _stale_bits(db_url, "twice") == 0
     for agent in ("pool", "copy", "twice"):
         assert graph_problems(db_url, agent) == []
     assert memory.search("copy", "Where did Bob fly?", top_k=3)
+
+
+def test_a_bulk_clone_writes_what_the_skipped_triggers_would(memory, db_url):
+    for i, text in enumerate(TEXTS):
+        memory.put("pool", text, event_date=T0 + timedelta(hours=i))
+    with psycopg.connect(db_url) as conn:
+        register_vector(conn)
+        size = _counts(conn, "pool")[0]
+        assert replicate.clone_units(conn, "pool", "bulk", size, skip_fk_checks=True) == size
+        conn.commit()
+    assert _mentions(db_url, "bulk") == _mentions(db_url, "pool")
+    assert _stale_bits(db_url, "bulk") == 0
+    assert graph_problems(db_url, "bulk") == []
