@@ -49,6 +49,15 @@ def _hold_the_agents_writes(conn: psycopg.Connection, agent_id: str) -> None:
                         (agent_id,)).fetchone()
 
 
+def _what_happened(puts, watcher: psycopg.Connection) -> str:
+    """For a failure's message: what the puts answered so far and what the database's sessions do."""
+    answered = [repr(f.exception()) if f.exception() else f"{f.result().status_code} {f.result().text[:200]}"
+                for f in puts if f.done()]
+    sessions = watcher.execute("SELECT state, wait_event_type, wait_event, left(query, 100) FROM pg_stat_activity"
+                               " WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchall()
+    return f"{len(puts) - len(answered)} puts unanswered, answers {answered}; sessions {sessions}"
+
+
 def test_queued_writes_of_one_agent_leave_the_pool_to_the_others(small_pool):
     memory, url, db_url = small_pool
     key, _ = memory.create_api_key("admin", admin=True)
@@ -62,7 +71,7 @@ def test_queued_writes_of_one_agent_leave_the_pool_to_the_others(small_pool):
             deadline = time.monotonic() + 180  # the first put parses its text first (a loaded machine is slow)
             while _lock_waiters(watcher) == 0 and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert _lock_waiters(watcher) >= 1, "no put reached the agent's lock"
+            assert _lock_waiters(watcher) >= 1, f"no put reached the agent's lock: {_what_happened(puts, watcher)}"
             time.sleep(1.5)  # the other puts arrive: queued for their turn, or refused
             assert _lock_waiters(watcher) == 1  # one put of the agent at the lock, the rest hold no connection
             search = http.post(f"/v1/agents/{QUIET}/search", json={"query": "spare keys"}, timeout=15)
