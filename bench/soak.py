@@ -187,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noisy-neighbour", action="store_true",
                         help="instead of the restart: one agent floods, the others are measured (bench/noisy.py)")
     parser.add_argument("--noisy-mb", type=float, default=2.0, help="size of each flooding put")
+    parser.add_argument("--spammers", type=int, default=2,
+                        help="noisy neighbour: threads re-sending the running flood put with its key, back to back")
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="noisy neighbour: the other agents' requests per second, open loop (0: closed loops)")
     args = parser.parse_args(argv)
     if args.noisy_neighbour:
         return noisy_neighbour(args)
@@ -256,11 +260,12 @@ def noisy_neighbour(args: argparse.Namespace) -> int:
         server, _ = start_server(home, port)
         try:
             out = noisy.run(f"http://127.0.0.1:{port}", args.threads, args.duration, args.agents, args.noisy_mb,
-                            args.seed)
+                            args.seed, args.rate, args.spammers)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(60)
-    print(f"noisy neighbour: {args.threads} threads over {args.agents} agents, {args.duration:.0f} s,"
+    load = f"{args.rate:g} requests/s (open loop) on {args.threads} threads" if args.rate else f"{args.threads} threads"
+    print(f"noisy neighbour: {load} over {args.agents} agents, {args.duration:.0f} s,"
           f" {args.noisy_mb:g} MB puts by one agent (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     ok = noisy.report(out)
     if args.json:

@@ -51,6 +51,7 @@ class Limits:
 
 
 _DEFAULT_RETRIES = 2
+MAX_PARSE_PROCESSES = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +131,9 @@ class Config:
     waiting_writes_per_agent: int = 8
     write_wait_s: float = 120.0
     statement_timeout_s: float = 300.0  # any one SQL statement; 0 turns the limit off
+    # worker processes that parse large puts (``ingest.parse_processes``); 0: in this process, the
+    # library's default, since starting them re-imports the host's main module (``serve`` turns them on)
+    parse_processes: int = 0
 
     def __post_init__(self) -> None:
         if self.pool_max_size < 1:
@@ -137,6 +141,8 @@ class Config:
         if self.writes_per_agent < 1 or self.waiting_writes_per_agent < 0:
             raise ConfigurationError("writes_per_agent must be at least 1 and waiting_writes_per_agent 0 or more, got"
                                      f" {self.writes_per_agent} and {self.waiting_writes_per_agent}")
+        if not 0 <= self.parse_processes <= MAX_PARSE_PROCESSES:
+            raise ConfigurationError(f"parse_processes must be 0 to {MAX_PARSE_PROCESSES}, got {self.parse_processes}")
         if not self.write_wait_s > 0 or not self.statement_timeout_s >= 0:
             raise ConfigurationError(f"write_wait_s must be above 0 and statement_timeout_s 0 or more, got"
                                      f" {self.write_wait_s} and {self.statement_timeout_s}")
@@ -165,12 +171,23 @@ class Config:
             ingest=IngestConfig(llm_extraction=env.get("FLEET_MEMORY_LLM_EXTRACTION", "").lower() in ("1", "true", "yes")),
             embedded_shared_buffers_mb=_shared_buffers_from_env(env),
             prepared_statements=env.get("FLEET_MEMORY_PREPARED_STATEMENTS", "").lower() not in ("0", "false", "no", "off"),
+            parse_processes=_parse_processes_from_env(env),
         )
         return replace(config, **overrides) if overrides else config
 
     @property
     def data_dir(self) -> Path:
         return self.home if self.home is not None else default_home()
+
+
+def _parse_processes_from_env(env: Mapping[str, str]) -> int:
+    raw = env.get("FLEET_MEMORY_PARSE_PROCESSES", "").strip()
+    if not raw:
+        return 0
+    if not raw.isdigit() or int(raw) > MAX_PARSE_PROCESSES:
+        raise InvalidInputError("FLEET_MEMORY_PARSE_PROCESSES", f"must be a whole number of processes, got {raw!r}",
+                                f"0 to {MAX_PARSE_PROCESSES}")
+    return int(raw)
 
 
 def _shared_buffers_from_env(env: Mapping[str, str]) -> int | None:

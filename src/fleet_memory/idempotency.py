@@ -16,6 +16,12 @@ request runs. It finds the key and
   very process) or its heartbeat went silent for ``SILENT_S`` (a server elsewhere that crashed);
 - otherwise answers ``BusyError`` with status 409 and a ``Retry-After`` (``IN_PROGRESS_RETRY_S``).
 
+A retry that reaches the process running its first request is answered 409 before its body is
+even read (``running_here``; REST's ``rest.limits.InProgress``): a client that re-sends a 2 MB put
+back to back, ignoring ``Retry-After``, otherwise costs the server a parse and a hash of 2 MB
+each time, in the process that serves everyone else. Its body is then compared with the first
+request's only once that is done (a different body is refused then).
+
 A client whose first call timed out therefore gets the first call's result by retrying until it is
 done (``fleet_memory.client`` does so by itself), and a key whose server was killed is free for a
 retry at once on the same host, within ``SILENT_S`` elsewhere.
@@ -48,7 +54,7 @@ from .errors import BusyError, InvalidInputError
 from .store import Database
 from .store.tables import idempotency as key_sql
 
-__all__ = ["run_once", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "MAX_KEY_CHARS", "SILENT_S"]
+__all__ = ["run_once", "running_here", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "MAX_KEY_CHARS", "SILENT_S"]
 
 MAX_KEY_CHARS = 255  # the longest Idempotency-Key (the REST schema states it too)
 
@@ -60,6 +66,26 @@ SILENT_S = 30.0  # six missed heartbeats: the owner is taken for dead
 IN_PROGRESS_RETRY_S = 2.0
 
 _TOKEN = uuid.uuid4().hex[:12]  # tells this process from an earlier one that had the same pid
+_running: dict[tuple[str, str], int] = {}  # (agent, key) of the requests this process is running
+_running_lock = threading.Lock()
+
+
+def running_here(agent_id: str, key: str) -> bool:
+    """Whether this process is running the first request with ``key`` for ``agent_id``."""
+    with _running_lock:
+        return (agent_id, key) in _running
+
+
+@contextmanager
+def _running_as(agent_id: str, key: str) -> Iterator[None]:
+    with _running_lock:
+        _running[(agent_id, key)] = _running.get((agent_id, key), 0) + 1
+    try:
+        yield
+    finally:
+        with _running_lock:
+            if (left := _running.pop((agent_id, key)) - 1) > 0:
+                _running[(agent_id, key)] = left
 
 
 def owner_id() -> str:
@@ -115,7 +141,7 @@ def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
         raise BusyError(f"Idempotency-Key {key!r}: the first request with this key is still running; retry after"
                         f" {IN_PROGRESS_RETRY_S:g} s to get its response", retry_after_s=IN_PROGRESS_RETRY_S, status=409)
     try:
-        with _heartbeat(db, agent_id, key, me):
+        with _running_as(agent_id, key), _heartbeat(db, agent_id, key, me):
             response = produce()
     except BaseException:
         with db.transaction() as conn:

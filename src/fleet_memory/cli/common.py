@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..config import Config
+from ..config import MAX_PARSE_PROCESSES, Config
 from ..errors import (
     AuthError,
     DatabaseError,
@@ -58,9 +59,18 @@ def state(ctx: typer.Context) -> CliState:
 
 
 def open_memory(ctx: typer.Context) -> FleetMemory:
+    """The injected facade, else one configured from the environment for a command that owns its
+    process: large puts are parsed by worker processes, one per core this process may use, unless
+    ``FLEET_MEMORY_PARSE_PROCESSES`` says how many (``ingest.parse_processes``)."""
     from ..memory import FleetMemory
 
-    return (state(ctx).factory or FleetMemory)()
+    if (factory := state(ctx).factory) is not None:
+        return factory()
+    config = Config.from_env()
+    if not os.environ.get("FLEET_MEMORY_PARSE_PROCESSES", "").strip():
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        config = replace(config, parse_processes=min(MAX_PARSE_PROCESSES, cores))
+    return FleetMemory(config)
 
 
 @contextmanager

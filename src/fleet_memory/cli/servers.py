@@ -58,7 +58,7 @@ def _run_server(ctx: typer.Context, *, host: str, port: int, auth: bool, max_bod
     from ..rest.serving import listen, server_config
 
     sock = listen(host, port)  # before the database opens or a model loads
-    app = create_app(memory_factory=state(ctx).factory, auth=auth, max_body_bytes=int(max_body_mb * 2**20),
+    app = create_app(memory_factory=lambda: open_memory(ctx), auth=auth, max_body_bytes=int(max_body_mb * 2**20),
                      own_process=True)
     verbose = state(ctx).verbose
     typer.echo(f"fleet-memory: opening the database, then serving on http://{host}:{port} (API docs at /docs, "

@@ -5,7 +5,9 @@ links and supersession. Each step is a function of the previous step's record (`
     memory     episodes → AgentContext       the agent's recent people + gazetteer, its size (1 query)
     extract    episodes → ExtractedFact      offline rules, or the LLM when configured
     per window of facts (``ingest.windows``), in the caller's thread:
-      parse      facts → ParsedFact          ONE spaCy pass (nlp.pipe) for the window
+      parse      facts → ParsedFact          ONE spaCy pass (nlp.pipe) for the window; a window of
+                                             hundreds of facts in worker processes when the entry
+                                             point turned them on (``ingest.parse_processes``)
       entities   → NamedFact                 NER from that parse + the gazetteer
       coref      → CorefFact                 pronouns → referents (in the put, then memory)
       validate   → UnitPlan                  subject + verb; fragments merged
@@ -72,10 +74,11 @@ from .memory import put_context
 from .nearby import Neighbours, Read
 from .ner import find_entities
 from .parse_cache import CachedNLP
+from .parse_processes import ProcessNLP
 from .records import AgentContext, EmbeddedUnit, Episode, ExtractedFact, ParsedFact, UnitDraft, WrittenPut
 from .supersede import judge_after_commit, supersede_put
-from .validate import plan_units
-from .windows import BACK_WORKERS, MIN_WINDOW_FACTS, WINDOW_FACTS, Overlap, fact_windows, window_size
+from .validate import UnitPlanner
+from .windows import BACK_WORKERS, EPISODE_CUT_FACTS, MIN_WINDOW_FACTS, WINDOW_FACTS, Overlap, fact_windows, window_size
 from .write import ImportanceFn, link_put, record_mentions, write_put
 
 __all__ = ["Ingestor", "StepTimer", "embedded_text", "parse_facts",
@@ -126,18 +129,24 @@ class Ingestor:
         self.clock = clock
         self.importance = importance
         self.nlp = nlp if nlp is not None else SpacyNLP()
+        if config.parse_processes and isinstance(self.nlp, SpacyNLP):
+            self.nlp = ProcessNLP(self.nlp, config.parse_processes)
         self.candidate_nlp = CachedNLP(self.nlp)  # supersession re-reads the same older units
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.min_window_facts = MIN_WINDOW_FACTS
+        self.episode_cut = EPISODE_CUT_FACTS
         self._beside_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside")
         self._beside = Beside(db, self._beside_pool)
         # small agents' embeddings between puts: the reads beside; supersession reads them, changing nothing
         self._embeddings = EmbeddingCache()
 
     def close(self) -> None:
-        """Wait for the reads still running beside a put and stop their threads."""
+        """Wait for the reads still running beside a put and stop their threads; stop the parse
+        workers."""
         self._beside_pool.shutdown(wait=True)
+        if isinstance(self.nlp, ProcessNLP):
+            self.nlp.close()
 
     @property
     def uses_llm(self) -> bool:
@@ -201,11 +210,13 @@ class Ingestor:
                  neighbours: Neighbours, timer: StepTimer) -> Window:
         """Window by window, in this thread: parse → entities → coref → validate → assemble; the
         drafts then go to the worker threads (``_embed_window``). Back in window order."""
-        windows = fact_windows(facts, window_size(len(facts), self.window_facts, self.min_window_facts))
-        discourse, known = Discourse(), {}  # carried from one window to the next
+        windows = fact_windows(facts, window_size(len(facts), self.window_facts, self.min_window_facts),
+                               self.episode_cut)
+        discourse, known, planner = Discourse(), {}, UnitPlanner()  # carried from one window to the next
         reset_after = timedelta(hours=self.config.ingest.temporal_window_hours)
         with Overlap[Window](BACK_WORKERS, inline=len(windows) <= 1) as back:
-            for window in windows:
+            for i, window in enumerate(windows):
+                cut = i + 1 < len(windows) and windows[i + 1][0].episode_index == window[-1].episode_index
                 with timer("parse"):
                     parsed = parse_facts(self.nlp, window)
                 with timer("entities"):
@@ -214,10 +225,11 @@ class Ingestor:
                     coref = resolve_coreferences(episodes, named, reset_after=reset_after, context=context,
                                                  discourse=discourse)
                 with timer("validate"):
-                    plans = plan_units(coref)
+                    plans = planner.add(coref) + ([] if cut else planner.finish())  # cut: its last plan waits
                 with timer("assemble"):
                     drafts = tuple(draft_unit(plan, episodes[plan.members[0].fact.episode_index]) for plan in plans)
-                back.submit(self._embed_window, episodes, drafts, context, neighbours, timer, back.alone)
+                if drafts:
+                    back.submit(self._embed_window, episodes, drafts, context, neighbours, timer, back.alone)
             done = back.results()
         return tuple(u for units, _ in done for u in units), tuple(r for _, reads in done for r in reads)
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from ..providers.nlp import Parsed
 from .records import CorefFact, UnitPlan
 
-__all__ = ["MAX_FRAGMENTS", "is_complete", "plan_units"]
+__all__ = ["MAX_FRAGMENTS", "UnitPlanner", "is_complete", "plan_units"]
 
 MAX_FRAGMENTS = 12
 
@@ -72,32 +72,56 @@ def _keepable(items: Sequence[CorefFact]) -> bool:
 
 def plan_units(facts: Sequence[CorefFact]) -> list[UnitPlan]:
     """Group the facts into units, in order."""
-    plans: list[UnitPlan | list[CorefFact]] = []
-    pending: list[CorefFact] = []  # fragments waiting for the next valid fact of the same episode
-    current_episode: int | None = None
-    open_plan: list[CorefFact] | None = None  # the last plan of the current episode
+    planner = UnitPlanner()
+    return planner.add(facts) + planner.finish()
 
-    def close_episode() -> None:
-        if open_plan is None and pending and _keepable(pending):
-            plans.append(UnitPlan(tuple(pending[:MAX_FRAGMENTS]), subjectless=True))
 
-    for item in facts:
-        episode = item.fact.episode_index
-        if episode != current_episode:
-            close_episode()
-            current_episode, open_plan, pending = episode, None, []
-        valid = item.fact.self_contained or is_complete(item.parse)
-        if item.fact.kind == "code":  # a kept code block is a unit of its own, never merged
-            plans.append([item])
-            open_plan, pending = None, []
-        elif valid:
-            open_plan = pending[-MAX_FRAGMENTS:] + [item]
-            pending = []
-            plans.append(open_plan)
-        elif open_plan is not None:
-            if len(open_plan) <= MAX_FRAGMENTS:  # the valid fact and its fragments so far
-                open_plan.append(item)
-        else:
-            pending.append(item)
-    close_episode()
-    return [p if isinstance(p, UnitPlan) else UnitPlan(tuple(p)) for p in plans]
+class UnitPlanner:
+    """``plan_units`` over facts that come a window at a time, an episode possibly cut between two
+    windows (``ingest.windows``): ``add`` answers the plans that are final — the last plan of the
+    last episode may still take fragments from the next window, so it waits —, ``finish`` the rest.
+    The plans are those of one ``plan_units`` over all the facts."""
+
+    def __init__(self) -> None:
+        self._pending: list[CorefFact] = []  # fragments waiting for the next valid fact of the episode
+        self._episode: int | None = None
+        self._open: list[CorefFact] | None = None  # the last plan of the current episode
+
+    def add(self, facts: Sequence[CorefFact]) -> list[UnitPlan]:
+        plans: list[UnitPlan | list[CorefFact]] = []
+        for item in facts:
+            episode = item.fact.episode_index
+            if episode != self._episode:
+                plans.extend(self._close_episode())
+                self._episode, self._open, self._pending = episode, None, []
+            valid = item.fact.self_contained or is_complete(item.parse)
+            if item.fact.kind == "code":  # a kept code block is a unit of its own, never merged
+                plans.extend(self._close_open())
+                plans.append([item])
+                self._pending = []
+            elif valid:
+                plans.extend(self._close_open())
+                self._open, self._pending = self._pending[-MAX_FRAGMENTS:] + [item], []
+            elif self._open is not None:
+                if len(self._open) <= MAX_FRAGMENTS:  # the valid fact and its fragments so far
+                    self._open.append(item)
+            else:
+                self._pending.append(item)
+        return [p if isinstance(p, UnitPlan) else UnitPlan(tuple(p)) for p in plans]
+
+    def finish(self) -> list[UnitPlan]:
+        plans = self._close_episode()
+        self._episode, self._open, self._pending = None, None, []
+        return [p if isinstance(p, UnitPlan) else UnitPlan(tuple(p)) for p in plans]
+
+    def _close_open(self) -> list[list[CorefFact]]:
+        """The open plan, final now that a later unit starts (the code block's: none stays open)."""
+        closed, self._open = ([self._open] if self._open is not None else []), None
+        return closed
+
+    def _close_episode(self) -> list[UnitPlan | list[CorefFact]]:
+        if self._open is not None:
+            return self._close_open()
+        if self._pending and _keepable(self._pending):
+            return [UnitPlan(tuple(self._pending[:MAX_FRAGMENTS]), subjectless=True)]
+        return []

@@ -2,7 +2,11 @@
 
 After extraction the facts are cut into windows of about ``WINDOW_FACTS`` facts — a put of fewer
 than three times that into about three windows of at least ``MIN_WINDOW_FACTS`` (``window_size``)
-—, never splitting an episode (fragments merge within one). The caller's thread parses … assembles
+—, each ending where an episode ends, except that an episode of more than ``EPISODE_CUT_FACTS``
+facts is cut into windows of that many: a window's parse records are let go when it is done, so
+a put of megabytes never holds them all at once (the garbage collector's full passes walk every
+live record: with them all, 15 passes of up to 0.37 s each stopped the serving process in a
+2 MB put). Coreference, names and unit plans carry over a cut (``validate.UnitPlanner``). The caller's thread parses … assembles
 window by window and hands each window's drafts to an ``Overlap``: ``BACK_WORKERS`` worker threads
 that embed them, a window each, on one torch thread each — so the two cores are both busy, with
 spaCy while it parses and with two windows once it is done — and with all of them for a window
@@ -20,12 +24,13 @@ from typing import Generic, TypeVar
 
 from .records import ExtractedFact
 
-__all__ = ["BACK_WORKERS", "MIN_WINDOW_FACTS", "WINDOW_FACTS", "Overlap", "fact_windows", "window_size"]
+__all__ = ["BACK_WORKERS", "EPISODE_CUT_FACTS", "MIN_WINDOW_FACTS", "WINDOW_FACTS", "Overlap", "fact_windows", "window_size"]
 
 T = TypeVar("T")
 
 WINDOW_FACTS = 96
 MIN_WINDOW_FACTS = 12
+EPISODE_CUT_FACTS = 2_048
 BACK_WORKERS = 2
 """Worker threads of an ``Overlap``: two windows are embedded at once, each on one torch thread,
 which uses both cores better than one window on two torch threads (measured here, 180 turns:
@@ -40,16 +45,18 @@ def window_size(facts: int, largest: int = WINDOW_FACTS, smallest: int = MIN_WIN
     return min(largest, max(smallest, facts // 3))
 
 
-def fact_windows(facts: Sequence[ExtractedFact], size: int) -> list[tuple[ExtractedFact, ...]]:
+def fact_windows(facts: Sequence[ExtractedFact], size: int,
+                 cut: int = EPISODE_CUT_FACTS) -> list[tuple[ExtractedFact, ...]]:
     """``facts`` cut into runs of at least ``size`` facts (the last may be shorter), each ending
-    where an episode ends. One run when there are fewer than ``2 * size`` facts."""
-    if len(facts) < 2 * size:
+    where an episode ends or after ``cut`` facts. One run when there are fewer than ``2 * size``
+    facts and no more than ``cut``."""
+    if len(facts) < 2 * size and len(facts) <= cut:
         return [tuple(facts)] if facts else []
     windows: list[tuple[ExtractedFact, ...]] = []
     start = 0
     for i in range(1, len(facts) + 1):
         ends_episode = i == len(facts) or facts[i].episode_index != facts[i - 1].episode_index
-        if ends_episode and (i - start >= size or i == len(facts)):
+        if (ends_episode and (i - start >= size or i == len(facts))) or i - start >= cut:
             windows.append(tuple(facts[start:i]))
             start = i
     if len(windows) > 1 and len(windows[-1]) < size // 2:

@@ -43,7 +43,7 @@ from .errors import location, validation_error
 from .entities import entities_router
 from .filters import list_filters
 from .keys import keys_router
-from .limits import BodyLimit, McpAuth
+from .limits import BodyLimit, InProgress, McpAuth
 from .mcp_http import LazyMcp
 from .startup import Startup
 from .unit_views import unit_views_router
@@ -282,6 +282,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.state.auth, app.state.startup = auth, startup
     app.add_exception_handler(FleetMemoryError, _error)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_middleware(InProgress, state=lambda: app.state)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     for router in (memories_router(), unit_views_router(), facts_router(), recall_router(), entities_router(),
                    pictures_router(), agents_router(), keys_router()):

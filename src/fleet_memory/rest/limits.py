@@ -1,4 +1,5 @@
-"""ASGI pieces of the REST app: the request-body limit (413) and the API-key gate of ``/mcp``."""
+"""ASGI pieces of the REST app: the request-body limit (413), the early answer to a retry whose
+first request is still running (409), and the API-key gate of ``/mcp``."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from ..errors import AuthError
+from ..idempotency import IN_PROGRESS_RETRY_S, running_here
 
-__all__ = ["BodyLimit", "McpAuth"]
+__all__ = ["BodyLimit", "InProgress", "McpAuth"]
 
 
 async def _send_json(send: Callable, status: int, body: dict[str, Any], headers: Optional[list] = None) -> None:
@@ -52,6 +54,42 @@ class BodyLimit:
             await send(message)
 
         await self.app(scope, counted, tracked)
+
+
+class InProgress:
+    """409 with ``Retry-After`` for a write whose ``Idempotency-Key`` this process is running for
+    the path's agent, answered before the body is read (``idempotency.running_here``) — once the
+    request's key may act for the agent, so that nobody else learns which keys are running. Any
+    other request goes on as it came."""
+
+    _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+    def __init__(self, app: Callable, state: Callable[[], Any]) -> None:
+        self.app, self.state = app, state
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "http" and scope.get("method") in self._WRITES and await self._running(scope):
+            return await _send_json(
+                send, 409, {"detail": "the first request with this Idempotency-Key is still running; retry after"
+                                      f" {IN_PROGRESS_RETRY_S:g} s to get its response"},
+                [(b"retry-after", str(max(1, round(IN_PROGRESS_RETRY_S))).encode())])
+        await self.app(scope, receive, send)
+
+    async def _running(self, scope: dict) -> bool:
+        import anyio
+
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        key, parts = headers.get("idempotency-key"), scope.get("path", "").split("/")
+        if not key or len(parts) < 4 or parts[1:3] != ["v1", "agents"] or not running_here(parts[3], key):
+            return False
+        state = self.state()
+        if not state.auth:
+            return True
+        try:
+            await anyio.to_thread.run_sync(lambda: state.memory.authenticate(McpAuth.key(headers), parts[3]))
+        except AuthError:
+            return False  # the route answers it as it answers any unauthorised request
+        return True
 
 
 class McpAuth:

@@ -38,3 +38,25 @@ def test_windows_store_what_one_window_stores(memory, clock):
     texts = [t for turn in windowed[0] for t in turn]
     assert "Carol goes skiing every weekend in Vail." in texts
     assert any(t.startswith("Carol will bring") for t in texts)  # across a window boundary
+
+
+DOCUMENT = ("Carol moved to Denver last spring. Especially in March. Mostly for the mountains. She works at "
+            "Boeing as an engineer. Wow. Carol goes skiing every weekend in Vail. In winter. On Saturdays. With "
+            "friends. Priya grew up in Chennai. She moved here for her PhD. Rex chews every shoe in the house. "
+            "Every single one. Ben painted the kitchen blue on Sunday. It took him all day. Then dinner. Late.")
+
+
+def test_one_long_episode_cut_into_windows_stores_what_one_window_stores(memory):
+    """A document cut every few facts (``ingest.windows.EPISODE_CUT_FACTS``, here 2 and 3):
+    fragments still join the fact before them across a cut, pronouns still find their names."""
+
+    def put(agent, cut):
+        memory._ingest.episode_cut = cut
+        texts = memory.put(agent, DOCUMENT).texts
+        return texts, sorted((e.name, e.label, e.mention_count) for e in memory.list_entities(agent))
+
+    whole = put("whole", 10_000)
+    assert put("cut-2", 2) == put("cut-3", 3) == whole
+    texts = whole[0]
+    assert "Carol goes skiing every weekend in Vail. In winter. On Saturdays. With friends." in texts
+    assert any(t.startswith("Priya moved here") for t in texts)

@@ -1,3 +1,4 @@
+import os
 from datetime import datetime, timezone
 
 import pytest
@@ -39,3 +40,39 @@ def test_config_values_out_of_range_are_refused_naming_the_field():
         Config(embedding_precision="fp16")
     assert Config.from_env({"FLEET_MEMORY_EMBEDDING_PRECISION": " Float32 "}).embedding_precision == "float32"
     assert Config.from_env({}).embedding_precision == "auto"
+
+
+def test_parse_processes_are_off_in_the_library_and_bounded():
+    from fleet_memory import Config
+    from fleet_memory.errors import ConfigurationError
+
+    assert Config().parse_processes == 0 and Config.from_env({}).parse_processes == 0
+    assert Config.from_env({"FLEET_MEMORY_PARSE_PROCESSES": " 3 "}).parse_processes == 3
+    with pytest.raises(ConfigurationError, match="parse_processes must be 0 to 64, got 65"):
+        Config(parse_processes=65)
+    for raw in ("-1", "two", "65"):
+        with pytest.raises(InvalidInputError, match="FLEET_MEMORY_PARSE_PROCESSES.*0 to 64"):
+            Config.from_env({"FLEET_MEMORY_PARSE_PROCESSES": raw})
+
+
+def test_a_command_that_owns_its_process_parses_large_puts_in_workers(monkeypatch):
+    """``open_memory`` (every CLI command, ``serve`` and ``mcp``): one worker per usable core,
+    unless the environment names a number; an injected facade is left alone."""
+    import fleet_memory.memory
+    from fleet_memory.cli.common import CliState, open_memory
+
+    made = []
+    monkeypatch.setattr(fleet_memory.memory, "FleetMemory", lambda config: made.append(config) or config)
+
+    class Ctx:
+        def __init__(self, obj):
+            self.obj = obj
+
+        def find_root(self):
+            return self
+
+    monkeypatch.delenv("FLEET_MEMORY_PARSE_PROCESSES", raising=False)
+    assert open_memory(Ctx(CliState())).parse_processes == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("FLEET_MEMORY_PARSE_PROCESSES", "0")
+    assert open_memory(Ctx(CliState())).parse_processes == 0
+    assert open_memory(Ctx(CliState(factory=lambda: "injected"))) == "injected" and len(made) == 2

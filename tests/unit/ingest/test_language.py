@@ -132,3 +132,29 @@ def test_a_unit_takes_at_most_max_fragments_the_nearest_ones():
     assert second == ["Bob runs."]
     plans = plan_units(one_episode[len(before):])
     assert [m.fact.text for m in plans[0].members] == ["Alice loves hiking."] + after[:MAX_FRAGMENTS]
+
+
+def test_plans_over_windows_cut_anywhere_are_the_plans_of_one_pass():
+    """``UnitPlanner`` fed the facts in pieces cut at every place (across episodes, fragments,
+    kept code) gives ``plan_units``'s plans over all of them."""
+    import random
+
+    from fleet_memory.ingest.validate import UnitPlanner
+
+    texts = ["Especially in spring.", "Alice loves hiking.", "Mostly in Yosemite.", "Bob runs.", "Wow.",
+             "In the morning light."]
+    coref = _run(texts)[3]
+    rng = random.Random(5)
+    for _ in range(40):
+        facts = []
+        for i in range(rng.randint(5, 30)):
+            c = rng.choice(coref)
+            fact = ExtractedFact(i // rng.randint(3, 8), c.fact.text, "episodic",
+                                 kind="code" if rng.random() < 0.05 else "text")
+            facts.append(CorefFact(NamedFact(ParsedFact(fact, c.parse), ()), c.coref))
+        whole = [[id(m) for m in p.members] for p in plan_units(facts)]
+        cuts = sorted(rng.sample(range(1, len(facts)), rng.randint(1, 4)))
+        planner, pieces = UnitPlanner(), [facts[a:b] for a, b in zip([0] + cuts, cuts + [len(facts)])]
+        plans = [p for piece in pieces for p in planner.add(piece)] + planner.finish()
+        assert [[id(m) for m in p.members] for p in plans] == whole
+        assert [p.subjectless for p in plans] == [p.subjectless for p in plan_units(facts)]

@@ -98,3 +98,10 @@ def test_a_short_put_is_cut_in_about_three_windows_a_long_one_in_windows_of_the_
     assert window_size(45, largest=4) == 4  # the largest caps the smallest
     windows = fact_windows(_facts(*[6] * 8), window_size(48))
     assert [len(w) for w in windows] == [18, 18, 12]
+
+
+def test_an_episode_longer_than_the_cut_is_cut_into_windows_of_the_cut():
+    assert _sizes(fact_windows(_facts(10), 4, cut=4)) == [4, 4, 2]
+    assert _sizes(fact_windows(_facts(3, 10, 2), 4, cut=5)) == [5, 5, 5]
+    assert [f for w in fact_windows(_facts(3, 10, 2), 4, cut=5) for f in w] == _facts(3, 10, 2)
+    assert _sizes(fact_windows(_facts(40), 4)) == [40]  # under the default cut: one window
