@@ -17,6 +17,9 @@ new name for NER and entity resolution — the input that held an agent for 14 m
 resolution compared names pairwise. Printed as seconds per MB with its stage seconds, beside its
 floor: spaCy's ``nlp.pipe`` over the same sentences plus one embedder call over the stored unit
 texts (the models' work alone). ``--skip-main --worst-chars N`` runs only this line.
+``--parse-processes N``: the facade with N parse workers, as the command line and ``serve`` run it
+(``ingest.parse_processes``; the floor then parses through them too); 0, the default, is the
+library's own parse in this process.
 
 Printed and written (``--json``): turns/s and units/s of the pipeline, seconds per stage (summed
 over conversations; parse and embed overlap, so they add up to more than the wall time), the
@@ -157,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
     parser.add_argument("--home", type=Path, help="embedded database directory (default: a temporary one)")
     parser.add_argument("--worst-chars", type=int, default=2_000_000, help="size of the worst-put line (0: skip)")
+    parser.add_argument("--parse-processes", type=int, default=0,
+                        help="parse workers of the facade (0: in this process, the library's default)")
     parser.add_argument("--agent-sizes", default="", help="e.g. 1000,50000: put into agents of these sizes")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of --agent-sizes")
     parser.add_argument("--long-turns", type=int, default=0, help="join this many turns into one long turn")
@@ -177,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="fm-bench-ingest-") as tmp:
         home = args.home or Path(tmp)
         run = uuid.uuid4().hex[:6]
-        with FleetMemory(Config(home=home)) as mem:
+        with FleetMemory(Config(home=home, parse_processes=args.parse_processes)) as mem:
             mem.put_many([{"speaker": "Warm", "text": "Alice warmed up the models in Paris yesterday."}],
                          agent_id=f"warmup-{run}")
             mem.embedder.embed(["warm up the embedder with a second batch"] * 64)

@@ -291,7 +291,6 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     mount_ui(app)  # the memory browser: static pages calling the routes above
     app.add_route("/mcp", McpAuth(mcp, lambda: app.state, auth), methods=["GET", "POST", "DELETE"],
                   include_in_schema=False)
-
     app.include_router(health_router(startup))
     return app
 
