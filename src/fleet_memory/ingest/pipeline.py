@@ -78,7 +78,8 @@ from .parse_processes import ProcessNLP
 from .records import AgentContext, EmbeddedUnit, Episode, ExtractedFact, ParsedFact, UnitDraft, WrittenPut
 from .supersede import judge_after_commit, supersede_put
 from .validate import UnitPlanner
-from .windows import BACK_WORKERS, EPISODE_CUT_FACTS, MIN_WINDOW_FACTS, WINDOW_FACTS, Overlap, fact_windows, window_size
+from .windows import (BACK_WORKERS, EPISODE_CUT_FACTS, EPISODE_CUT_FACTS_WORKERS, MIN_WINDOW_FACTS, WINDOW_FACTS,
+                      Overlap, fact_windows, window_size)
 from .write import ImportanceFn, link_put, record_mentions, write_put
 
 __all__ = ["Ingestor", "StepTimer", "embedded_text", "parse_facts",
@@ -135,7 +136,7 @@ class Ingestor:
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.min_window_facts = MIN_WINDOW_FACTS
-        self.episode_cut = EPISODE_CUT_FACTS
+        self.episode_cut = EPISODE_CUT_FACTS_WORKERS if isinstance(self.nlp, ProcessNLP) else EPISODE_CUT_FACTS
         self._beside_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-memory-put-beside")
         self._beside = Beside(db, self._beside_pool)
         # small agents' embeddings between puts: the reads beside; supersession reads them, changing nothing

@@ -2,11 +2,15 @@
 
 After extraction the facts are cut into windows of about ``WINDOW_FACTS`` facts — a put of fewer
 than three times that into about three windows of at least ``MIN_WINDOW_FACTS`` (``window_size``)
-—, each ending where an episode ends, except that an episode of more than ``EPISODE_CUT_FACTS``
-facts is cut into windows of that many: a window's parse records are let go when it is done, so
-a put of megabytes never holds them all at once (the garbage collector's full passes walk every
-live record: with them all, 15 passes of up to 0.37 s each stopped the serving process in a
-2 MB put). Coreference, names and unit plans carry over a cut (``validate.UnitPlanner``). The caller's thread parses … assembles
+—, each ending where an episode ends, except that a longer episode is cut into windows of
+``EPISODE_CUT_FACTS`` facts (``EPISODE_CUT_FACTS_WORKERS`` when parse workers run,
+``ingest.parse_processes``): a window's parse records are let go when it is done, so a put of
+megabytes never holds them all at once — the garbage collector's full passes walk every live
+record and stop every thread: in a 2 MB put, uncut, up to 0.37 s each; cut at 8,192 facts 0.14 s;
+at 2,048, 0.05 s. In the caller's process the smaller cut made the same put 20 % slower (each
+window's parse on two threads beside the previous window's embedding), so it is taken only when
+the parse runs in workers. Coreference, names and unit plans carry over a cut
+(``validate.UnitPlanner``). The caller's thread parses … assembles
 window by window and hands each window's drafts to an ``Overlap``: ``BACK_WORKERS`` worker threads
 that embed them, a window each, on one torch thread each — so the two cores are both busy, with
 spaCy while it parses and with two windows once it is done — and with all of them for a window
@@ -24,13 +28,14 @@ from typing import Generic, TypeVar
 
 from .records import ExtractedFact
 
-__all__ = ["BACK_WORKERS", "EPISODE_CUT_FACTS", "MIN_WINDOW_FACTS", "WINDOW_FACTS", "Overlap", "fact_windows", "window_size"]
+__all__ = ["BACK_WORKERS", "EPISODE_CUT_FACTS", "EPISODE_CUT_FACTS_WORKERS", "MIN_WINDOW_FACTS", "WINDOW_FACTS", "Overlap", "fact_windows", "window_size"]
 
 T = TypeVar("T")
 
 WINDOW_FACTS = 96
 MIN_WINDOW_FACTS = 12
-EPISODE_CUT_FACTS = 2_048
+EPISODE_CUT_FACTS = 8_192
+EPISODE_CUT_FACTS_WORKERS = 2_048
 BACK_WORKERS = 2
 """Worker threads of an ``Overlap``: two windows are embedded at once, each on one torch thread,
 which uses both cores better than one window on two torch threads (measured here, 180 turns:

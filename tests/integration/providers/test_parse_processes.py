@@ -113,3 +113,15 @@ def test_the_workers_exit_when_their_owner_is_killed(tmp_path):
     while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in pids)
+
+
+def test_the_facade_parses_in_workers_only_when_asked_and_then_cuts_long_documents_finer(db_url):
+    from fleet_memory import Config, FleetMemory
+    from fleet_memory.ingest.windows import EPISODE_CUT_FACTS, EPISODE_CUT_FACTS_WORKERS
+    from fleet_memory.providers.embedder import HashingEmbedder
+
+    with FleetMemory(Config(database_url=db_url), embedder=HashingEmbedder()) as plain:
+        assert isinstance(plain._ingest.nlp, SpacyNLP) and plain._ingest.episode_cut == EPISODE_CUT_FACTS
+    with FleetMemory(Config(database_url=db_url, parse_processes=2), embedder=HashingEmbedder()) as workers:
+        assert isinstance(workers._ingest.nlp, ProcessNLP) and workers._ingest.nlp.processes == 2
+        assert workers._ingest.episode_cut == EPISODE_CUT_FACTS_WORKERS < EPISODE_CUT_FACTS
