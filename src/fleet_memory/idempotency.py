@@ -17,10 +17,10 @@ request runs. It finds the key and
 - otherwise answers ``BusyError`` with status 409 and a ``Retry-After`` (``IN_PROGRESS_RETRY_S``).
 
 A retry that reaches the process running its first request is answered 409 before its body is
-even read (``running_here``; REST's ``rest.limits.InProgress``): a client that re-sends a 2 MB put
-back to back, ignoring ``Retry-After``, otherwise costs the server a parse and a hash of 2 MB
-each time, in the process that serves everyone else. Its body is then compared with the first
-request's only once that is done (a different body is refused then).
+even read, after a short hold (``running_here``; REST's ``rest.limits.InProgress``): a client
+that re-sends a 2 MB put back to back, ignoring ``Retry-After``, otherwise costs the server a
+parse and a hash of 2 MB each time, in the process that serves everyone else. Its body is then
+compared with the first request's only once that is done (a different body is refused then).
 
 A client whose first call timed out therefore gets the first call's result by retrying until it is
 done (``fleet_memory.client`` does so by itself), and a key whose server was killed is free for a
@@ -54,7 +54,8 @@ from .errors import BusyError, InvalidInputError
 from .store import Database
 from .store.tables import idempotency as key_sql
 
-__all__ = ["run_once", "running_here", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "MAX_KEY_CHARS", "SILENT_S"]
+__all__ = ["run_once", "running_here", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "MAX_KEY_CHARS",
+           "SILENT_S"]
 
 MAX_KEY_CHARS = 255  # the longest Idempotency-Key (the REST schema states it too)
 

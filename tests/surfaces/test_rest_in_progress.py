@@ -1,6 +1,7 @@
 """A retry whose first request this server is still running is answered 409 before its body is
-read (``rest.limits.InProgress``): a client re-sending a large put back to back costs no parse of
-its body. Only a request whose key may act for the agent learns it."""
+read (``rest.limits.InProgress``), held a second: a client re-sending a large put back to back
+costs no parse of its body and is slowed down. Only a request whose key may act for the agent
+learns it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from fleet_memory import idempotency
 from fleet_memory.rest import create_app
+from fleet_memory.rest.limits import HOLD_S
 
 URL = "/v1/agents/a1/memories"
 KEY = {"Idempotency-Key": "big-put-1"}
@@ -49,8 +51,10 @@ def test_a_retry_of_a_running_put_is_answered_before_its_body_is_read(memory, mo
                                                            headers=KEY))
         _running("a1", KEY["Idempotency-Key"])
         # not even JSON: read and parsed, this body would be a 422
+        started = time.monotonic()
         retry = client.post(URL, content=b"{not json", headers={**KEY, "Content-Type": "application/json"})
         assert retry.status_code == 409 and retry.headers["retry-after"] == "2", retry.text
+        assert time.monotonic() - started >= HOLD_S  # held: a client re-sending back to back is slowed down
         assert "still running" in retry.json()["detail"]
         other_key = client.post(URL, content=b"{not json", headers={"Idempotency-Key": "another",
                                                                     "Content-Type": "application/json"})

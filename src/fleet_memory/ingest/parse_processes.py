@@ -2,11 +2,11 @@
 
 A put of hundreds of kilobytes is mostly spaCy's parse (``docs/benchmarks.md``, the worst put).
 Parsed on threads of the serving process, it holds the interpreter's lock for much of that time,
-and every other request waits for the lock between its own steps: one agent's 2 MB put raised the
-other agents' search p99 tenfold on a server with spare cores. In worker processes the parse takes
-no lock of ours, uses every core it is given, and yields the CPU first: the workers run at a
-lower scheduling priority (``nice``), so a search that needs a core gets it at once, and the put
-takes what the other requests leave.
+and every other request waits for the lock between its own steps. In worker processes the parse
+takes no lock of ours, uses every core it is given, and yields the CPU first: the workers run at
+a lower scheduling priority (``nice``), so a search that needs a core is scheduled before them,
+and the put takes what the other requests leave. What one agent's 2 MB put still costs the
+others' tail latency is in ``docs/benchmarks.md`` (Noisy neighbours).
 
 Only calls of ``PARALLEL_MIN`` texts or more go to the workers (a chat turn or a short document
 is parsed in the caller's process, where the hand-over would cost more than it saves). The
