@@ -54,7 +54,7 @@ from .errors import BusyError, InvalidInputError
 from .store import Database
 from .store.tables import idempotency as key_sql
 
-__all__ = ["run_once", "running_here", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "MAX_KEY_CHARS",
+__all__ = ["run_once", "in_progress", "running_here", "request_hash", "owner_id", "EXPIRE_BATCH", "HEARTBEAT_S", "MAX_KEY_CHARS",
            "SILENT_S"]
 
 MAX_KEY_CHARS = 255  # the longest Idempotency-Key (the REST schema states it too)
@@ -69,6 +69,12 @@ IN_PROGRESS_RETRY_S = 2.0
 _TOKEN = uuid.uuid4().hex[:12]  # tells this process from an earlier one that had the same pid
 _running: dict[tuple[str, str], int] = {}  # (agent, key) of the requests this process is running
 _running_lock = threading.Lock()
+
+
+def in_progress(key: str) -> str:
+    """What a retry is told while the first request with ``key`` still runs."""
+    return (f"Idempotency-Key {key!r}: the first request with this key is still running; retry after"
+            f" {IN_PROGRESS_RETRY_S:g} s to get its response")
 
 
 def running_here(agent_id: str, key: str) -> bool:
@@ -139,8 +145,7 @@ def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
                 return found.response
             owned = (found.silent or _gone(found.owner)) and key_sql.take_over(conn, agent_id, key, found.owner, me)
     if not owned:
-        raise BusyError(f"Idempotency-Key {key!r}: the first request with this key is still running; retry after"
-                        f" {IN_PROGRESS_RETRY_S:g} s to get its response", retry_after_s=IN_PROGRESS_RETRY_S, status=409)
+        raise BusyError(in_progress(key), retry_after_s=IN_PROGRESS_RETRY_S, status=409)
     try:
         with _running_as(agent_id, key), _heartbeat(db, agent_id, key, me):
             response = produce()

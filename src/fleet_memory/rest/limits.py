@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from ..errors import AuthError
-from ..idempotency import IN_PROGRESS_RETRY_S, running_here
+from ..idempotency import IN_PROGRESS_RETRY_S, in_progress, running_here
 
 __all__ = ["HOLD_S", "BodyLimit", "InProgress", "McpAuth"]
 
@@ -76,31 +76,30 @@ class InProgress:
         self.app, self.state = app, state
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] == "http" and scope.get("method") in self._WRITES and await self._running(scope):
+        if scope["type"] == "http" and scope.get("method") in self._WRITES and (key := await self._running(scope)):
             import anyio
 
             await anyio.sleep(HOLD_S)
-            return await _send_json(
-                send, 409, {"detail": "the first request with this Idempotency-Key is still running; retry after"
-                                      f" {IN_PROGRESS_RETRY_S:g} s to get its response"},
-                [(b"retry-after", str(max(1, round(IN_PROGRESS_RETRY_S))).encode())])
+            return await _send_json(send, 409, {"detail": in_progress(key)},
+                                    [(b"retry-after", str(max(1, round(IN_PROGRESS_RETRY_S))).encode())])
         await self.app(scope, receive, send)
 
-    async def _running(self, scope: dict) -> bool:
+    async def _running(self, scope: dict) -> str | None:
+        """The request's key when this process runs its first request and the caller may know."""
         import anyio
 
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
         key, parts = headers.get("idempotency-key"), scope.get("path", "").split("/")
         if not key or len(parts) < 4 or parts[1:3] != ["v1", "agents"] or not running_here(parts[3], key):
-            return False
+            return None
         state = self.state()
         if not state.auth:
-            return True
+            return key
         try:
             await anyio.to_thread.run_sync(lambda: state.memory.authenticate(McpAuth.key(headers), parts[3]))
         except AuthError:
-            return False  # the route answers it as it answers any unauthorised request
-        return True
+            return None  # the route answers it as it answers any unauthorised request
+        return key
 
 
 class McpAuth:
