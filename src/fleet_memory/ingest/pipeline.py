@@ -45,7 +45,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -55,6 +54,7 @@ from datetime import timedelta
 
 from ..clock import Clock
 from ..config import Config, IngestConfig, LLMConfig
+from ..ids import new_ids
 from ..model import MemoryType, PutResult, StoredUnit
 from ..providers.embedder import Embedder, SentenceTransformerEmbedder
 from ..providers.llm import LLM
@@ -265,7 +265,7 @@ class Ingestor:
             vectors = self.embedder.embed(texts, threads=1)
         else:
             vectors = self.embedder.embed(texts)
-        return tuple(EmbeddedUnit(d, uuid.uuid4(), v) for d, v in zip(drafts, vectors))
+        return tuple(EmbeddedUnit(d, i, v) for d, i, v in zip(drafts, new_ids(len(drafts)), vectors))
 
 
 def parse_facts(nlp: NLP, facts: Sequence[ExtractedFact]) -> tuple[ParsedFact, ...]:

@@ -38,7 +38,6 @@ in the number of names (it compared every name with every candidate before, 19 s
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -49,6 +48,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from ..config import IngestConfig
+from ..ids import id_stream
 from ..model import Entity
 from ..naming import normalize_name
 from ..store.tables import entities as entity_sql
@@ -187,6 +187,7 @@ def resolve_entities(
         pool.add(e, [norms[n] for n in (e.name, *e.aliases)])
     resolved: dict[str, UUID] = {}
     created: list[entity_sql.NewEntity] = []
+    ids = id_stream()
     for norm, entry in names.items():
         hit = exact.get(norm)
         if hit is not None:
@@ -196,7 +197,7 @@ def resolve_entities(
         if best is not None and best[0] >= config.entity_threshold:
             resolved[norm] = best[1].id
             continue
-        new = entity_sql.NewEntity(uuid.uuid4(), entry.surface, norm, entry.label, entry.first, entry.last)
+        new = entity_sql.NewEntity(next(ids), entry.surface, norm, entry.label, entry.first, entry.last)
         created.append(new)
         resolved[norm] = new.id
         entity = Entity(new.id, agent_id, new.name, new.label, (), new.first_seen, new.last_seen, 0)

@@ -19,6 +19,7 @@ import numpy as np
 import psycopg
 
 from ..config import Config, IngestConfig
+from ..ids import new_ids
 from ..store.linking.links import link_units
 from ..store.tables import documents as doc_sql
 from ..store.tables import entities as entity_sql
@@ -35,7 +36,7 @@ ImportanceFn = Callable[[str, tuple[str, ...]], float]
 def write_put(conn: psycopg.Connection, episodes: Sequence[Episode], embedded: Sequence[EmbeddedUnit],
               now: datetime, importance: ImportanceFn, config: Config) -> WrittenPut:
     """The documents and units of the put, written; the agents' unit counts after the write."""
-    doc_ids = tuple(uuid.uuid4() for _ in episodes)
+    doc_ids = tuple(new_ids(len(episodes)))
     docs = [
         doc_sql.NewDocument(
             id=doc_id, agent_id=e.agent_id, content=e.content, event_date=e.event_date, created_at=now,

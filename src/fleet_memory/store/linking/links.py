@@ -41,6 +41,7 @@ from psycopg import sql
 from ...config import IngestConfig
 from ...model import LinkKind
 from ..db.database import cached_plans
+from ..db.rows import slices
 from ..tables.filters import UnitFilter, where_clause
 from .pairs import PairColumns, strongest_per_pair
 from .semantic import nearest_to_new
@@ -347,19 +348,21 @@ _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
 def insert_pairs(conn: psycopg.Connection, agent_id: str, pairs: PairColumns, *, fresh: bool) -> int:
     """``insert_links`` for pairs already unique per kind, smaller id first, weights as stored
-    (``store.linking.pairs``; ``kind``: codes of ``KINDS``): one statement, nothing allocated per pair."""
+    (``store.linking.pairs``; ``kind``: codes of ``KINDS``): a statement per ``slices`` of pairs, nothing
+    allocated per pair."""
     if not pairs.low:
         return 0
     # the arrays go binary (%b): as text each element is checked for quoting (a regex each)
+    insert = ("INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
+              " SELECT %s, f, t, k, w FROM unnest(%b::uuid[], %b::uuid[], %b::text[], %b::real[]) AS x(f, t, k, w)"
+              + ("" if fresh else " ON CONFLICT (agent_id, from_id, to_id, kind)"
+                                  " DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)"))
+    inserted = 0
     with cached_plans(conn):  # two foreign-key checks per link
-        cur = conn.execute(
-            "INSERT INTO links (agent_id, from_id, to_id, kind, weight)"
-            " SELECT %s, f, t, k, w FROM unnest(%b::uuid[], %b::uuid[], %b::text[], %b::real[]) AS x(f, t, k, w)"
-            + ("" if fresh else " ON CONFLICT (agent_id, from_id, to_id, kind)"
-                                " DO UPDATE SET weight = GREATEST(links.weight, EXCLUDED.weight)"),
-            (agent_id, pairs.low, pairs.high, [KINDS[k] for k in pairs.kind], pairs.weight),
-        )
-    return cur.rowcount
+        for part in slices(len(pairs.low)):
+            inserted += conn.execute(insert, (agent_id, pairs.low[part], pairs.high[part],
+                                              [KINDS[k] for k in pairs.kind[part]], pairs.weight[part])).rowcount
+    return inserted
 
 
 def incident_links(conn: psycopg.Connection, agent_id: str, unit_ids: Sequence[UUID],

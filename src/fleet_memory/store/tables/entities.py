@@ -22,7 +22,7 @@ import psycopg
 from ...model import Entity
 from ...naming import lookup_forms, normalize_name
 from ..db.database import cached_plans
-from ..db.rows import fetch, fetch_one
+from ..db.rows import fetch, fetch_one, slices
 
 __all__ = [
     "NewEntity",
@@ -77,17 +77,20 @@ def lock_entities(conn: psycopg.Connection, agent_id: str) -> None:
 def resolution_candidates(conn: psycopg.Connection, agent_id: str, names: Sequence[str],
                           tokens: Sequence[str]) -> list[Entity]:
     """Entities whose normalised name or an alias is one of ``names`` (exact), or whose name shares
-    a word with ``tokens`` (for fuzzy scoring in Python). One query."""
-    if not names:
-        return []
-    return fetch(
-        conn,
-        f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s AND ("
-        " normalized_name = ANY(%(n)s) OR aliases && %(n)s"
-        " OR string_to_array(normalized_name, ' ') && %(t)s)",
-        {"a": agent_id, "n": list(names), "t": list(tokens)},
-        _entity,
-    )
+    a word with ``tokens`` (for fuzzy scoring in Python). One query per ``slices`` of the longer list."""
+    names, tokens = list(names), list(tokens)
+    found: dict[UUID, Entity] = {}
+    for part in slices(max(len(names), len(tokens)) if names else 0):
+        for e in fetch(
+            conn,
+            f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE agent_id = %(a)s AND ("
+            " normalized_name = ANY(%(n)s) OR aliases && %(n)s"
+            " OR string_to_array(normalized_name, ' ') && %(t)s)",
+            {"a": agent_id, "n": names[part], "t": tokens[part]},
+            _entity,
+        ):
+            found.setdefault(e.id, e)
+    return list(found.values())
 
 
 def cooccurring_names(conn: psycopg.Connection, agent_id: str, entity_ids: Sequence[UUID],
@@ -115,17 +118,21 @@ def create_entities(conn: psycopg.Connection, agent_id: str, new: Sequence[NewEn
     (a concurrent put) keeps its row. Returns normalised name → id for all of ``new``."""
     if not new:
         return {}
-    rows = conn.execute(
-        "INSERT INTO entities (agent_id, id, name, normalized_name, label, first_seen, last_seen, mention_count)"
-        " SELECT %s, i, n, nn, l, f, s, 0"
-        " FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::timestamptz[])"
-        " AS x(i, n, nn, l, f, s)"
-        " ON CONFLICT (agent_id, normalized_name) DO UPDATE SET last_seen = GREATEST(entities.last_seen, EXCLUDED.last_seen)"
-        " RETURNING normalized_name, id",
-        (agent_id, [e.id for e in new], [e.name for e in new], [e.normalized_name for e in new],
-         [e.label for e in new], [e.first_seen for e in new], [e.last_seen for e in new]),
-    ).fetchall()
-    return {name: eid for name, eid in rows}
+    created: dict[str, UUID] = {}
+    for part in slices(len(new)):
+        chunk = new[part]
+        created.update(conn.execute(
+            "INSERT INTO entities (agent_id, id, name, normalized_name, label, first_seen, last_seen, mention_count)"
+            " SELECT %s, i, n, nn, l, f, s, 0"
+            " FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::timestamptz[])"
+            " AS x(i, n, nn, l, f, s)"
+            " ON CONFLICT (agent_id, normalized_name) DO UPDATE SET last_seen = GREATEST(entities.last_seen,"
+            " EXCLUDED.last_seen)"
+            " RETURNING normalized_name, id",
+            (agent_id, [e.id for e in chunk], [e.name for e in chunk], [e.normalized_name for e in chunk],
+             [e.label for e in chunk], [e.first_seen for e in chunk], [e.last_seen for e in chunk]),
+        ).fetchall())
+    return created
 
 
 _COUNT_MENTIONS = (  # aliases: the surface forms joined in when one is new, never the name itself
@@ -143,7 +150,7 @@ primary-key plan is the same whatever the statistics say."""
 
 def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[Mention]) -> int:
     """Insert the mention rows and update, per entity, mention_count (+ new mention rows),
-    first/last seen and aliases (surface forms other than the name): one insert, then one update
+    first/last seen and aliases (surface forms other than the name): inserts in ``slices``, then one update
     per entity in id order (``_COUNT_MENTIONS``)."""
     if not mentions:
         return 0
@@ -156,12 +163,15 @@ def record_mentions(conn: psycopg.Connection, agent_id: str, mentions: Sequence[
         last[m.entity_id] = max(last.get(m.entity_id, m.event_date), m.event_date)
         aliases.setdefault(m.entity_id, set()).add(surface)
     with cached_plans(conn):  # two foreign-key checks per mention, then the same update per entity
-        inserted = Counter(eid for (eid,) in conn.execute(
-            "INSERT INTO unit_entities (agent_id, unit_id, entity_id, surface)"
-            " SELECT %s, u, e, s FROM unnest(%s::uuid[], %s::uuid[], %s::text[]) AS x(u, e, s)"
-            " ON CONFLICT DO NOTHING RETURNING entity_id",
-            (agent_id, [m.unit_id for m in mentions], [m.entity_id for m in mentions], surfaces),
-        ).fetchall())
+        inserted: Counter[UUID] = Counter()
+        for part in slices(len(mentions)):
+            inserted.update(eid for (eid,) in conn.execute(
+                "INSERT INTO unit_entities (agent_id, unit_id, entity_id, surface)"
+                " SELECT %s, u, e, s FROM unnest(%s::uuid[], %s::uuid[], %s::text[]) AS x(u, e, s)"
+                " ON CONFLICT DO NOTHING RETURNING entity_id",
+                (agent_id, [m.unit_id for m in mentions[part]], [m.entity_id for m in mentions[part]],
+                 surfaces[part]),
+            ).fetchall())
         conn.cursor().executemany(_COUNT_MENTIONS, [
             {"a": agent_id, "i": i, "c": inserted[i], "f": first[i], "l": last[i], "al": sorted(aliases[i])}
             for i in sorted(first)])
