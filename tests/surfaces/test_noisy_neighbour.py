@@ -12,7 +12,9 @@ clear database error, with nothing written."""
 
 from __future__ import annotations
 
+import sys
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -55,7 +57,17 @@ def _what_happened(puts, watcher: psycopg.Connection) -> str:
                 for f in puts if f.done()]
     sessions = watcher.execute("SELECT state, wait_event_type, wait_event, left(query, 100) FROM pg_stat_activity"
                                " WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchall()
-    return f"{len(puts) - len(answered)} puts unanswered, answers {answered}; sessions {sessions}"
+    return f"{len(puts) - len(answered)} puts unanswered, answers {answered}; sessions {sessions}; {_stacks()}"
+
+
+def _stacks() -> str:
+    """Where this process's threads inside fleet_memory are (the server runs in a thread here)."""
+    found = []
+    for ident, frame in sys._current_frames().items():
+        stack = traceback.extract_stack(frame)
+        if any("fleet_memory" in f.filename for f in stack):
+            found.append(f"thread {ident}: " + " <- ".join(f"{f.name}:{f.lineno}" for f in reversed(stack[-12:])))
+    return "threads: " + " || ".join(found)
 
 
 def test_queued_writes_of_one_agent_leave_the_pool_to_the_others(small_pool):
@@ -73,7 +85,8 @@ def test_queued_writes_of_one_agent_leave_the_pool_to_the_others(small_pool):
                 time.sleep(0.05)
             assert _lock_waiters(watcher) >= 1, f"no put reached the agent's lock: {_what_happened(puts, watcher)}"
             time.sleep(1.5)  # the other puts arrive: queued for their turn, or refused
-            assert _lock_waiters(watcher) == 1  # one put of the agent at the lock, the rest hold no connection
+            # one put of the agent at the lock, the rest hold no connection
+            assert _lock_waiters(watcher) == 1, _what_happened(puts, watcher)
             search = http.post(f"/v1/agents/{QUIET}/search", json={"query": "spare keys"}, timeout=15)
             assert search.status_code == 200, search.text
             assert search.json()["results"], "the other agent's search found nothing"
