@@ -14,7 +14,9 @@ workers start on the first such call (spaCy loads in each: a few seconds) and st
 ``close``; a worker whose parent died (SIGKILL closes nothing) exits within ``PARENT_CHECK_S``.
 A parse depends on its text alone, so the records are those of the caller's own parse (a test
 compares them). When the workers cannot start or die, the call is parsed in the caller's process
-instead and the failure is logged once.
+instead and the failure is logged; so is every large call for the next ``RETRY_AFTER_S``, after
+which new workers are started (a worker killed once, say by the kernel's out-of-memory killer,
+does not leave the server parsing in its own process for good).
 
 The workers are started with ``spawn``, never ``fork`` (forking a process with threads is unsafe),
 so starting them imports the host's main module again: only the command line's entry points,
@@ -35,13 +37,14 @@ from concurrent.futures.process import BrokenProcessPool
 
 from ..providers.nlp import PARALLEL_MIN, Parsed, SpacyNLP
 
-__all__ = ["CHUNK_TEXTS", "PARENT_CHECK_S", "WORKER_NICE", "ProcessNLP"]
+__all__ = ["CHUNK_TEXTS", "PARENT_CHECK_S", "RETRY_AFTER_S", "WORKER_NICE", "ProcessNLP"]
 
 _log = logging.getLogger(__name__)
 
 CHUNK_TEXTS = 1_024  # texts per hand-over to a worker
 WORKER_NICE = 10  # added to the workers' scheduling niceness: the serving process goes first
 PARENT_CHECK_S = 1.0  # how often a worker checks that its parent still runs
+RETRY_AFTER_S = 60.0  # after the workers failed, large calls are parsed in the caller's process this long
 
 _worker_nlp: SpacyNLP | None = None  # in a worker process: its own model
 
@@ -79,14 +82,14 @@ class ProcessNLP:
         self.nlp, self.processes, self.nice = nlp, processes, nice
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._failed = False
+        self._failed_at: float | None = None  # time.monotonic() of the last failure
 
     @property
     def model_name(self) -> str | None:
         return self.nlp.model_name
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
-        if len(texts) < PARALLEL_MIN or self._failed:
+        if len(texts) < PARALLEL_MIN or self._cooling():
             return self.nlp.parse(texts)
         chunks = [texts[i:i + CHUNK_TEXTS] for i in range(0, len(texts), CHUNK_TEXTS)]
         try:
@@ -103,15 +106,18 @@ class ProcessNLP:
                     initargs=(self.nlp.model_name, self.nlp.batch_size, self.nice))
             return self._pool
 
+    def _cooling(self) -> bool:
+        failed = self._failed_at
+        return failed is not None and time.monotonic() - failed < RETRY_AFTER_S
+
     def _give_up(self, exc: BaseException) -> None:
         with self._lock:
-            first, self._failed = not self._failed, True
+            self._failed_at = time.monotonic()
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
-        if first:
-            _log.warning("fleet-memory: the parse workers failed (%s: %s); large puts are parsed in this process",
-                         type(exc).__name__, exc)
+        _log.warning("fleet-memory: the parse workers failed (%s: %s); large puts are parsed in this process for "
+                     "the next %g s", type(exc).__name__, exc, RETRY_AFTER_S)
 
     def close(self) -> None:
         """Stop the workers (a later large call starts them again)."""

@@ -88,10 +88,12 @@ class InProgress:
         """The request's key when this process runs its first request and the caller may know."""
         import anyio
 
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
-        key, parts = headers.get("idempotency-key"), scope.get("path", "").split("/")
+        raw = scope.get("headers") or []  # ASGI header names are lower-case bytes
+        key = next((v.decode("latin-1") for k, v in raw if k == b"idempotency-key"), None)
+        parts = scope.get("path", "").split("/")
         if not key or len(parts) < 4 or parts[1:3] != ["v1", "agents"] or not running_here(parts[3], key):
             return None
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw}
         state = self.state()
         if not state.auth:
             return key

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from fleet_memory.ingest import parse_processes
 from fleet_memory.ingest.parse_processes import WORKER_NICE, ProcessNLP
 from fleet_memory.providers.nlp import PARALLEL_MIN, Parsed, SpacyNLP, Token
 
@@ -50,16 +51,22 @@ class _Fallback(SpacyNLP):
         return [Parsed((Token(t, "", "NN", "NOUN", "ROOT", 0),), ()) for t in texts]
 
 
-def test_when_the_workers_cannot_start_the_caller_parses_and_says_so_once(caplog):
+def test_when_the_workers_cannot_start_the_caller_parses_says_so_and_tries_again_later(caplog, monkeypatch):
     nlp = _Fallback()
     workers = ProcessNLP(nlp, 1)
     texts = [f"text {i}" for i in range(PARALLEL_MIN)]
+    started = []
+    real_workers = workers._workers
+    monkeypatch.setattr(workers, "_workers", lambda: started.append(1) or real_workers())
     with caplog.at_level(logging.WARNING, logger="fleet_memory.ingest.parse_processes"):
-        first, second = workers.parse(texts), workers.parse(texts)
+        first, second = workers.parse(texts), workers.parse(texts)  # the second comes within the cool-down
+        monkeypatch.setattr(parse_processes, "RETRY_AFTER_S", 0.0)
+        third = workers.parse(texts)  # past it: workers are tried again (and fail again)
     workers.close()
-    assert [p.tokens[0].text for p in first] == texts and second == first and nlp.calls == 2
+    assert [p.tokens[0].text for p in first] == texts and second == first == third and nlp.calls == 3
+    assert len(started) == 2
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "parse workers failed" in warnings[0]
+    assert len(warnings) == 2 and all("parse workers failed" in w for w in warnings)
 
 
 def test_a_worker_count_out_of_range_is_refused():
