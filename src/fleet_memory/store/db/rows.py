@@ -23,7 +23,8 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import RowMaker
 
-__all__ = ["COPY_FROM_ROWS", "SLICE_ROWS", "fetch", "fetch_one", "as_real", "as_vector", "insert_rows", "slices", "vectors_from_send"]
+__all__ = ["COPY_FROM_ROWS", "SLICE_ROWS", "fetch", "fetch_one", "as_real", "as_vector", "insert_rows", "slices",
+           "vectors_from_send"]
 
 T = TypeVar("T")
 Params = Mapping[str, Any] | Sequence[Any] | None
