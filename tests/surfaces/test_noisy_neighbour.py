@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import httpx
 import psycopg
@@ -91,7 +91,9 @@ def test_queued_writes_of_one_agent_leave_the_pool_to_the_others(small_pool):
             assert search.status_code == 200, search.text
             assert search.json()["results"], "the other agent's search found nothing"
             holder.commit()  # the "large put" ends
-            answers = [f.result(timeout=120) for f in puts]
+            done, _ = wait(puts, timeout=120)
+            assert len(done) == len(puts), f"puts still running after the commit: {_what_happened(puts, watcher)}"
+            answers = [f.result() for f in puts]
     statuses = sorted(a.status_code for a in answers)
     assert set(statuses) <= {201, 429}, statuses
     assert statuses.count(201) >= 7  # one running and six waiting get their turn
