@@ -8,6 +8,7 @@ from fleet_memory.store.db import rows
 TEXT = ("Alice Moreau met Bob Lindqvist at Acme Corp in Paris. Bob Lindqvist introduced Alice Moreau to "
         "Carla Diaz from Globex. Carla Diaz and Dmitri Petrov flew to Berlin with Erin Walsh. "
         "Erin Walsh works at Initech in Dublin with Frank Osei and Alice Moreau.")
+LATER = "Alice Moreaux and Bob Lindqvst met Carla Diaz again in Paris; Erin Walsch joined them from Dublin."
 
 
 def _stored(memory, agent: str) -> tuple:
@@ -21,9 +22,11 @@ def _stored(memory, agent: str) -> tuple:
 
 
 def test_a_put_in_slices_of_two_rows_stores_what_one_slice_stores(memory, monkeypatch):
-    memory.put("whole", TEXT)
-    monkeypatch.setattr(rows, "SLICE_ROWS", 2)
-    memory.put("sliced", TEXT)
+    for agent in ("whole", "sliced"):
+        if agent == "sliced":
+            monkeypatch.setattr(rows, "SLICE_ROWS", 2)
+        memory.put(agent, TEXT)
+        memory.put(agent, LATER)  # known names, and misspelt ones scored against their co-mentions
     whole, sliced = _stored(memory, "whole"), _stored(memory, "sliced")
     assert len(whole[0]) >= 6 and whole[1] > 4 and whole[2]  # several slices of each statement
     assert sliced == whole

@@ -96,20 +96,21 @@ def resolution_candidates(conn: psycopg.Connection, agent_id: str, names: Sequen
 def cooccurring_names(conn: psycopg.Connection, agent_id: str, entity_ids: Sequence[UUID],
                       *, per_entity: int = 200) -> dict[UUID, set[str]]:
     """For each entity, the normalised names of entities mentioned in the same units (over at most
-    ``per_entity`` of its mentions, so a hub entity stays cheap). One query."""
+    ``per_entity`` of its mentions, so a hub entity stays cheap). One query per ``slices`` of ids."""
     if not entity_ids:
         return {}
-    rows = conn.execute(
-        "SELECT s.entity_id, e.normalized_name FROM unnest(%(ids)s::uuid[]) AS s(entity_id)"
-        " CROSS JOIN LATERAL (SELECT ue.unit_id FROM unit_entities ue WHERE ue.agent_id = %(a)s"
-        "   AND ue.entity_id = s.entity_id ORDER BY ue.unit_id DESC LIMIT %(k)s) m"
-        " JOIN unit_entities o ON o.agent_id = %(a)s AND o.unit_id = m.unit_id AND o.entity_id <> s.entity_id"
-        " JOIN entities e ON e.agent_id = %(a)s AND e.id = o.entity_id",
-        {"a": agent_id, "ids": list(entity_ids), "k": per_entity},
-    ).fetchall()
+    ids = list(entity_ids)
     out: dict[UUID, set[str]] = {}
-    for eid, name in rows:
-        out.setdefault(eid, set()).add(name)
+    for part in slices(len(ids)):
+        for eid, name in conn.execute(
+            "SELECT s.entity_id, e.normalized_name FROM unnest(%(ids)s::uuid[]) AS s(entity_id)"
+            " CROSS JOIN LATERAL (SELECT ue.unit_id FROM unit_entities ue WHERE ue.agent_id = %(a)s"
+            "   AND ue.entity_id = s.entity_id ORDER BY ue.unit_id DESC LIMIT %(k)s) m"
+            " JOIN unit_entities o ON o.agent_id = %(a)s AND o.unit_id = m.unit_id AND o.entity_id <> s.entity_id"
+            " JOIN entities e ON e.agent_id = %(a)s AND e.id = o.entity_id",
+            {"a": agent_id, "ids": ids[part], "k": per_entity},
+        ).fetchall():
+            out.setdefault(eid, set()).add(name)
     return out
 
 
