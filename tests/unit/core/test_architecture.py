@@ -4,7 +4,9 @@
 - nothing below the facade imports the facade or a front door (cli, rest, mcp_server);
 - SQL lives in ``store/`` only;
 - no function is longer than 60 lines;
-- no module imports itself through others (no import circle), imports inside functions included.
+- no module imports itself through others (no import circle), imports inside functions included;
+- the model seams (``providers/``) stay small, at most 800 lines: model inference belongs to the
+  libraries that own it; the README, a user's guide, at most 400 lines.
 """
 
 from __future__ import annotations
@@ -156,6 +158,18 @@ def test_no_function_is_longer_than_sixty_lines():
 
 def test_no_module_imports_itself_through_others():
     assert import_cycles(_modules()) == []
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_the_model_seams_and_the_readme_stay_small():
+    providers = sum(_lines(p) for p in (PACKAGE / "providers").glob("*.py"))
+    assert providers <= 800, f"providers/ has {providers} lines"
+    readme = PACKAGE.parents[1] / "README.md"
+    if readme.exists():  # a source checkout, not an installed wheel
+        assert _lines(readme) <= 400, f"README.md has {_lines(readme)} lines"
 
 
 def _fake(source: str, name: str) -> tuple[str, Path, ast.Module]:
