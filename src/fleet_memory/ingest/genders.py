@@ -15,9 +15,11 @@ for every put), for coreference across puts (``ingest.coref``).
   Frank) or by a role and a name the NER missed ("My mate Jake and my cousin Tom" with only Tom
   found → someone, of unknown pronoun): rivals for a pronoun, never antecedents. A role used as a
   possessor ("my son's teacher") is not counted: the sentence is about the teacher; nor is a
-  capitalised word after a preposition ("my trip to Paris").
+  capitalised word after a preposition ("my trip to Paris"). A role ends where the word does: "my
+  brother-in-law Kwame" names one man, not Kwame and a brother.
 - ``only_as_place(text, name)``: every mention of the name follows a preposition of place ("a
-  flat in Bonfim"): a model's PERSON that the text uses as a place is no candidate.
+  flat in Bonfim"; not "bumped into Theo"): a model's PERSON that the text uses as a place is no
+  candidate.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ _ROLE_NAMED = re.compile(r"\b(?i:my|our)\s+(?:[a-z-]+\s+){0,3}?([a-z-]+),?\s+(?:
 _NOT_ROLES = frozenset("to in at from with for of on by into near about and or the a an".split())
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
 _GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), key=lambda r: (-len(r), r)))
-_UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})\b(?!['’]s)(?!\s*,?\s*[A-Z])")
+_UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*[A-Z])")
 
 
 def _role_gender(word: str) -> str | None:
@@ -93,7 +95,11 @@ def other_people(text: str, names: Sequence[str]) -> list[str | None]:
 _PLACE = re.compile(r"\b(?:in|at|to|from|near|into|around|outside|inside|towards?)\s+$", re.IGNORECASE)
 
 
+_MET = re.compile(r"\b(?:bump(?:s|ed|ing)?|r[au]n(?:s|ning)?)\s+into\s+$", re.IGNORECASE)
+
+
 def only_as_place(text: str, name: str) -> bool:
-    """True when ``name`` occurs in ``text`` and each time right after a preposition of place."""
+    """True when ``name`` occurs in ``text`` and each time right after a preposition of place
+    ("bumped into Theo", "ran into Theo" meet a person)."""
     starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
-    return bool(starts) and all(_PLACE.search(text[:at]) for at in starts)
+    return bool(starts) and all(_PLACE.search(text[:at]) and not _MET.search(text[:at]) for at in starts)

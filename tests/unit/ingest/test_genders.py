@@ -26,6 +26,8 @@ def test_the_pronoun_a_text_uses_for_a_person(text, names, expected) -> None:
     ("My son's teacher, Mr Doyle, called about the play.", ["Doyle"], []),  # the son is a possessor
     ("Booked my trip to Paris with my sister Ana.", ["Ana"], []),
     ("Called my mum, she is fine.", [], ["f"]),
+    ("My brother-in-law Kwame is training for an Ironman.", ["Kwame"], []),  # one man, not two
+    ("Called my brother-in-law about the van.", [], ["m"]),
 ])
 def test_the_other_people_a_text_mentions(text, names, expected) -> None:
     assert other_people(text, names) == expected
@@ -35,3 +37,6 @@ def test_a_name_used_only_as_a_place() -> None:
     assert only_as_place("Ines lives in Porto now, in a flat in Bonfim.", "Bonfim")
     assert not only_as_place("Ines lives in Porto now, in a flat in Bonfim.", "Ines")
     assert not only_as_place("Dinner at Tom's, then Tom drove me home.", "Tom")
+    assert not only_as_place("Bumped into Theo from my old running club.", "Theo")  # met, not a place
+    assert not only_as_place("Ran into Sophie at the market.", "Sophie")
+    assert only_as_place("We moved into Bonfim in May.", "Bonfim")
