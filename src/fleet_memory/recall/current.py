@@ -93,7 +93,8 @@ from ..model import TimeWindow
 from .query import PAST_WORDS, PRESENT_WORDS
 
 __all__ = ["asks_about_past", "is_superseded", "supersession_term", "trusted_links", "promote_successors",
-           "demote_below_successors", "newer_leads", "Said", "DEMOTION_MARGIN", "NEWER_BY", "ABOVE_MEDIAN"]
+           "demote_below_successors", "newer_leads", "Said", "DEMOTION_MARGIN", "NEWER_BY",
+           "ABOVE_MEDIAN"]
 
 DEMOTION_MARGIN = 0.05
 ABOVE_MEDIAN = 0.3
@@ -181,13 +182,15 @@ class Said(NamedTuple):
     relevance: float
     event_date: datetime
     speaker: str | None
+    similarity: float = 0.0  # cosine to the question
 
 
-def newer_leads(first: Said, second: Said, margin: float) -> float | None:
+def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float = 0.0) -> float | None:
     """For a question about the present: the score that puts ``first`` (the best answer) just below
     ``second`` (the next), when ``second`` was said by the same speaker at least ``NEWER_BY`` later
-    and is nearly as relevant — its relevance within ``margin`` of ``first``'s; else None. (The
-    caller also asks that the two be close to each other: ``RecallSettings.newer_leads_similarity``.)
+    and is nearly as relevant — its relevance within ``margin`` of ``first``'s, or its cosine to
+    the question within ``cosine_margin`` of ``first``'s; else None. (The caller also asks that the
+    two be close to each other: ``RecallSettings.newer_leads_similarity``.)
 
     The link-free half of facts that change: most changes are never linked at put time (the rule
     links only what it is sure of), and then the older statement often matches the question's words
@@ -198,9 +201,21 @@ def newer_leads(first: Said, second: Said, margin: float) -> float | None:
     said is not one fact, and two passages of one document put in one sitting are not a change.
     Counter-example the similarity test keeps out: "What's my diet at the moment?" — "I've gone fully
     vegan" and, later, "got strawberries and a sourdough loaf at the market" (relevant, close in
-    relevance, but not about the same thing: cosine 0.26)."""
+    relevance, but not about the same thing: cosine 0.26).
+
+    Why a cosine margin beside the relevance margin. Relevance is on the z-scale of the units
+    ranked (``scoring``) and adds the entry point's activation, so it magnifies the older
+    statement's lead where the pool is small — an agent of four units — or where the older repeats
+    the question's noun: "Which school is Jonah at now?" finds "My nephew Jonah is a pupil at
+    Kingsmead School." at cosine 0.80 and "Jonah transferred to Riverside Academy in September." at
+    0.71, 4.7 apart in relevance (1.2 in the direct score: mostly the word "school"). Cosine is on
+    one scale in every agent. What it costs where two close statements are not a change: on
+    ``bench/realuse.py`` "When does my passport expire?" now finds "Passport renewal sent off,
+    should take three weeks." before "Need to renew my passport …, it expires in September."
+    (figures: ``docs/benchmarks.md``)."""
     if margin <= 0 or second.event_date - first.event_date < NEWER_BY or second.speaker != first.speaker:
         return None
-    if first.relevance - second.relevance > margin:
+    close = first.relevance - second.relevance <= margin
+    if not close and (cosine_margin <= 0 or first.similarity - second.similarity > cosine_margin):
         return None
     return second.score - DEMOTION_MARGIN

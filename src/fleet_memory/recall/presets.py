@@ -84,10 +84,13 @@ class RecallSettings:
     superseded_weight: float = 1.0
     past_superseded_weight: float = 1.0
     # a question about the present whose two best answers, said by one speaker on different days,
-    # are nearly as relevant (within newer_leads_margin, in standard deviations) and close to each
-    # other (cosine at least newer_leads_similarity, the put-time rule's own first test) gets the
-    # newer first (recall.current.newer_leads); a margin of 0 turns it off
+    # are nearly as relevant (within newer_leads_margin, in standard deviations, or a cosine to the
+    # question within newer_leads_cosine of the better one's) and close to each other (cosine at
+    # least newer_leads_similarity, the put-time rule's own first test) gets the newer first
+    # (recall.current.newer_leads); a margin of 0 turns it off, a cosine margin of 0 leaves the
+    # relevance margin alone
     newer_leads_margin: float = 1.0
+    newer_leads_cosine: float = 0.1
     newer_leads_similarity: float = 0.3
 
     @property
@@ -144,6 +147,8 @@ def _check(s: RecallSettings) -> None:
             raise InvalidInputError(f"preset.{field}", f"is {value!r}", "a share from 0 to 1")
     if not 0.0 <= s.newer_leads_margin <= 100.0:
         raise InvalidInputError("preset.newer_leads_margin", f"is {s.newer_leads_margin!r}", "from 0 to 100")
+    if not 0.0 <= s.newer_leads_cosine <= 2.0:
+        raise InvalidInputError("preset.newer_leads_cosine", f"is {s.newer_leads_cosine!r}", "from 0 to 2")
     if not -1.0 <= s.newer_leads_similarity <= 1.0:
         raise InvalidInputError("preset.newer_leads_similarity", f"is {s.newer_leads_similarity!r}", "from -1 to 1")
     if not 0.0 < s.decay <= 1.0:

@@ -74,8 +74,8 @@ from ..store.tables import units as unit_sql
 from ..store.tables.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
 from .beside import entry_points
-from .current import (Said, asks_about_past, demote_below_successors, is_superseded, newer_leads, promote_successors,
-                      trusted_links)
+from .current import (Said, asks_about_past, demote_below_successors, is_superseded, newer_leads,
+                      promote_successors, trusted_links)
 from .query import content_words, name_candidates
 from .request import SearchRequest
 from .scoring import PoolStats, Scored, Signals, direct_score, entry_activation, pool_stats, score
@@ -317,12 +317,12 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, first: Ranked
     only then): the older moved just below it (factor ``newer_leads``). A superseded unit never leads."""
     def said(r: Ranked) -> Said:
         u = r.candidate.unit
-        return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker)
+        return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker, r.candidate.similarity)
 
     cfg = request.settings
     if is_superseded(second.candidate.unit.valid_until, at):
         return [first, second]
-    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin)
+    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine)
     if moved is None or cand_sql.pair_similarity(conn, request.agent_id, first.candidate.unit.id,
                                                  second.candidate.unit.id) < cfg.newer_leads_similarity:
         return [first, second]

@@ -4,9 +4,12 @@ statements of two speakers are left as ranked. Real models."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
+
+from fleet_memory.recall.presets import get_preset
 
 pytestmark = pytest.mark.models
 
@@ -42,3 +45,18 @@ def test_the_later_statement_leads_for_the_present_only(real_memory):
 def test_two_speakers_are_not_one_fact(real_memory):
     _store(real_memory, "two", ("Ana", "Ben"))
     assert _top(real_memory, "two", "Where do we live these days?")[0] == OLD
+
+
+def test_nearly_as_relevant_reads_closeness_in_cosine_too(real_memory):
+    # the older repeats the question's noun ("school"): 1.9 ahead in relevance, level in cosine
+    old, new = "My nephew Sam is a pupil at Kingsbridge School.", "Sam transferred to Hillview Academy in the spring."
+    for i, text in enumerate(CHATTER):
+        real_memory.put("cos", text, event_date=datetime(2024, 3, 1 + i, tzinfo=timezone.utc))
+    real_memory.put("cos", old, event_date=datetime(2024, 1, 10, tzinfo=timezone.utc))
+    real_memory.put("cos", new, event_date=datetime(2024, 5, 20, tzinfo=timezone.utc))
+    assert all(u.valid_until is None for u in real_memory.list_units("cos").units)  # no link
+    assert _top(real_memory, "cos", "Which school is Sam at now?")[:2] == [new, old]
+    assert _top(real_memory, "cos", "Which school does Sam go to?")[:2] == [new, old]
+    assert _top(real_memory, "cos", "Which school did Sam go to before?")[:2] == [old, new]
+    tight = replace(get_preset("balanced"), newer_leads_cosine=0.0)
+    assert _top(real_memory, "cos", "Which school is Sam at now?", preset=tight)[:2] == [old, new]

@@ -1,5 +1,5 @@
 """``current.newer_leads``: of a present question's two best answers, the later one of the same
-speaker leads when it is nearly as relevant."""
+speaker leads when it is nearly as relevant (in relevance, or in cosine to the question)."""
 
 from __future__ import annotations
 
@@ -24,3 +24,13 @@ def test_nothing_moves_otherwise():
     assert newer_leads(old, Said(5.0, 5.0, MAY + NEWER_BY / 2, "Ana"), margin=2.0) is None  # the same sitting
     assert newer_leads(Said(6.0, 5.5, JUNE, None), Said(5.0, 5.0, MAY, None), margin=2.0) is None  # the best is newer
     assert newer_leads(old, Said(5.0, 5.0, JUNE, "Ana"), margin=0.0) is None  # turned off
+
+
+def test_a_cosine_margin_beside_the_relevance_margin():
+    # far apart in relevance (a small pool's z-scale, a repeated noun), close in cosine
+    old, new = Said(6.0, 5.4, MAY, "Ana", 0.80), Said(3.5, 3.5, JUNE, "Ana", 0.71)
+    assert newer_leads(old, new, margin=1.0) is None
+    assert newer_leads(old, new, margin=1.0, cosine_margin=0.1) == 3.5 - DEMOTION_MARGIN
+    assert newer_leads(old, new._replace(similarity=0.60), margin=1.0, cosine_margin=0.1) is None
+    assert newer_leads(old, new._replace(speaker="Ben"), margin=1.0, cosine_margin=0.1) is None
+    assert newer_leads(old, new, margin=0.0, cosine_margin=0.1) is None  # turned off
