@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["FEMALE_ROLES", "MALE_ROLES", "pronouns_in", "other_people", "only_as_place"]
+__all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
+           "only_as_place", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
@@ -35,13 +36,27 @@ FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wif
 MALE_ROLES = frozenset("""brother dad father uncle nephew son husband boyfriend grandad granddad grandpa
     grandfather stepfather stepson stepbrother godfather godson fiancé brother-in-law father-in-law
     son-in-law landlord mr sir""".split())
+PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss manager supervisor cousin neighbour
+    neighbor flatmate roommate housemate partner spouse teacher tutor coach trainer teammate classmate doctor
+    dentist gp physio therapist vet nurse mechanic plumber electrician builder hairdresser barber stylist
+    accountant lawyer solicitor client customer student mentor sibling child kid grandchild babysitter nanny
+    cleaner gardener agent intern assistant director founder pastor priest vicar rabbi imam surgeon
+    consultant counsellor counselor landlady midwife""".split())
+"""Roles that only a person holds, besides the gendered ones: "my colleague Abebe" names a person
+whatever the NER made of the name; "my favourite band Coldplay" does not."""
 
 _ROLE = r"[a-z]+(?:-in-law)?"
 _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", re.IGNORECASE)
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
-_ROLE_NAMED = re.compile(r"\b(?i:my|our)\s+(?:[a-z-]+\s+){0,3}?([a-z-]+),?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+)?"
-                         r"([A-Z][a-z]+)\b")
-_NOT_ROLES = frozenset("to in at from with for of on by into near about and or the a an".split())
+_TITLE = r"(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof|Professor)\.?\s+"
+_NAME = r"(?!(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof)\b)[A-Z][^\W\d_]*(?:[-'’][A-Z][^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
+_ROLE_NAMED = re.compile(rf"\b(?i:my|our)\s+(?:[A-Za-z-]+\s+){{0,3}}?((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
+                         rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
+_NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
+_CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|chap|boy|lad|woman|girl|lady|person)"
+                     rf"\s+(?:called|named)\s+((?:{_TITLE})?({_NAME}))")
+_CALLED_GENDER = {"guy": "m", "man": "m", "bloke": "m", "chap": "m", "boy": "m", "lad": "m",
+                  "woman": "f", "girl": "f", "lady": "f"}
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
 _GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), key=lambda r: (-len(r), r)))
 _UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*[A-Z])")
@@ -81,14 +96,54 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _person_role(word: str) -> bool:
+    low = word.lower()
+    return any(w in FEMALE_ROLES or w in MALE_ROLES or w in PERSON_ROLES for w in (low, low.removesuffix("s")))
+
+
+def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
+    """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
+    mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "Dr Vasquez, my
+    dentist") or as "a guy called Giorgos": the name, the
+    name as written with its title ("Mr Haddad"), and ``"f"``/``"m"``/None from the role or the
+    title ("my brothers Kenji and Daisuke": both "m"; "my friends": unknown). A role is a word of
+    ``FEMALE_ROLES``, ``MALE_ROLES`` or ``PERSON_ROLES`` (or its plural): "my trip to Paris", "my
+    shift next Thursday" name no one."""
+    out = []
+    for m in _ROLE_NAMED.finditer(text):
+        if not _person_role(m.group(1)):
+            continue
+        role = _role_gender(m.group(1)) or _role_gender(m.group(1).lower().removesuffix("s"))
+        for surface, name in ((m.group(2), m.group(3)), (m.group(4), m.group(5))):
+            if surface:  # a title says it too: "our tutor, Mr Haddad"
+                out.append((name, surface, role or _titled(surface)))
+    for m in _NAMED_THEN_ROLE.finditer(text):
+        roles = [w for w in m.group(3).split() if _person_role(w)]
+        if roles:
+            out.append((m.group(2), m.group(1), _role_gender(roles[0]) or _titled(m.group(1))))
+    for m in _CALLED.finditer(text):
+        out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or _titled(m.group(2))))
+    return out
+
+
+def _titled(surface: str) -> str | None:
+    """The pronoun a title before a name gives ("Mr Haddad": "m"), else None."""
+    return _role_gender(surface.split()[0].rstrip(".")) if " " in surface else None
+
+
+def with_title(text: str, name: str) -> str:
+    """``name`` as ``text`` writes it with a title before it ("Dr Nakamura", "Prof. Adeyemi"), else
+    ``name``: what stands for the person in a rewritten sentence."""
+    found = re.search(rf"\b{_TITLE}{re.escape(name)}\b", text) if name else None
+    return found.group(0) if found else name
+
+
 def other_people(text: str, names: Sequence[str]) -> list[str | None]:
     """The pronouns (``"f"``, ``"m"`` or None: unknown) of the people ``text`` mentions besides
     ``names`` (see above)."""
     found: list[str | None] = [_role_gender(m.group(1)) for m in _UNNAMED.finditer(text)]
     known = {w for n in names for w in n.split()}
-    for m in _ROLE_NAMED.finditer(text):
-        if m.group(1).lower() not in _NOT_ROLES and m.group(2) not in known:
-            found.append(_role_gender(m.group(1)))
+    found += [gender for name, _, gender in named_by_role(text) if name not in known]
     return found
 
 

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from ..clock import shifted
 from ..naming import normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
-from .genders import only_as_place, other_people, pronouns_in
+from .genders import named_by_role, only_as_place, other_people, pronouns_in, with_title
 from .names import is_first_name
 from .records import AgentContext, Episode, RecentMention
 
@@ -121,20 +121,38 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple
     """The recent people unit by unit (``texts``: each unit's text by rank), least relevant unit
     first, each with the pronoun the units' texts give them (any unit that names them; texts that
     disagree leave it unknown), after the rivals each unit mentions; a PERSON its unit names only
-    as a place ("a flat in Bonfim") is left out."""
-    everyone = {p.name for p in recent if p.position >= 0}
+    as a place ("a flat in Bonfim") is left out. A name after a person's role that the NER missed
+    ("my mother-in-law Keiko": ``genders.named_by_role``) is one of its unit's people too, and a
+    name written after a title goes by both ("Dr Nakamura": ``genders.with_title``)."""
+    units = _people_by_unit(recent, texts)
+    speakers = {p.name for p in recent if p.position < 0}
+    everyone = {n for people in units.values() for n, _ in people if n not in speakers}
     learnt: dict[str, str | None] = {}
     for text in texts.values():
         for name, gender in pronouns_in(text, [n for n in everyone if n in text]).items():
             learnt[name] = gender if learnt.get(name, gender) == gender else None
-    units: dict[int, list[RecentPerson]] = {rank: [] for rank in texts}
-    for person in recent:
-        units.setdefault(person.rank, []).append(person)
     out: list[RecentMention] = []
     for rank in sorted(units, reverse=True):
-        text = texts.get(rank, "")
-        members = [p for p in sorted(units[rank], key=lambda p: p.position) if not only_as_place(text, p.name)]
-        named = [p.name for p in members if p.position >= 0]
-        out += [RecentMention("", gender, rank) for gender in other_people(text, named)]
-        out += [RecentMention(p.name, learnt.get(p.name), rank) for p in members]
+        named = [n for n, _ in units[rank] if n not in speakers]
+        out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named)]
+        out += [RecentMention(name, learnt.get(name, gender), rank) for name, gender in units[rank]]
     return tuple(out)
+
+
+def _people_by_unit(recent: Sequence[RecentPerson],
+                    texts: Mapping[int, str]) -> dict[int, list[tuple[str, str | None]]]:
+    """Per unit (by rank): its people in text order, ``(name as the unit writes it, pronoun of its role)``."""
+    units: dict[int, list[tuple[str, str | None]]] = {rank: [] for rank in texts}
+    for person in sorted(recent, key=lambda p: p.position):
+        text = texts.get(person.rank, "")
+        if person.position < 0 or not only_as_place(text, person.name):
+            units.setdefault(person.rank, []).append((with_title(text, person.name), None))
+    for rank, text in texts.items():
+        people = units[rank]
+        for name, surface, gender in named_by_role(text):
+            at = next((i for i, (n, _) in enumerate(people) if n in (name, surface)), None)
+            if at is None:
+                people.append((surface, gender))
+            else:
+                people[at] = (surface, gender)
+    return units

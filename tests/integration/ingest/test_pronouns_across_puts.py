@@ -50,3 +50,24 @@ def test_the_pronoun_memory_uses_for_a_person_tells_two_apart(real_memory, later
                                          "Kai says he will bring something to drink.",
                                          "Robin and Kai came over for dinner on Friday.", later])
     assert texts == [expected]
+
+
+@pytest.mark.parametrize("intro, later, expected", [
+    # names the NER misses, found beside a person's role or after "a guy called"
+    ("My mother-in-law Keiko is visiting from Osaka for two weeks.", "She wants to see the Botanic Gardens again.",
+     "Keiko wants to see the Botanic Gardens again."),
+    ("The mechanic, a guy called Giorgos, says my clutch is on its way out.", "He did it for 780 in the end.",
+     "Giorgos did it for 780 in the end."),
+    # a title stays with the name
+    ("Our Arabic tutor, Mr Haddad, has suggested twice-weekly lessons.", "He is offering a discount for the term.",
+     "Mr Haddad is offering a discount for the term."),
+])
+def test_a_person_named_beside_a_role_is_the_antecedent(real_memory, intro, later, expected) -> None:
+    agent = "r-" + intro.split(",")[0].split()[-1].lower()  # one agent per case
+    assert _history(real_memory, agent, [intro, later]) == [expected]
+
+
+def test_two_people_named_beside_one_role_leave_the_pronoun(real_memory) -> None:
+    texts = _history(real_memory, "r2", ["Helping my friends Sipho and Rajesh plan a joint 40th in Cape Town.",
+                                         "He has changed his mind and now wants a boat trip."])
+    assert texts == ["He has changed his mind and now wants a boat trip."]

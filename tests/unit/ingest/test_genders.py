@@ -2,7 +2,7 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import only_as_place, other_people, pronouns_in
+from fleet_memory.ingest.genders import named_by_role, only_as_place, other_people, pronouns_in, with_title
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -40,3 +40,24 @@ def test_a_name_used_only_as_a_place() -> None:
     assert not only_as_place("Bumped into Theo from my old running club.", "Theo")  # met, not a place
     assert not only_as_place("Ran into Sophie at the market.", "Sophie")
     assert only_as_place("We moved into Bonfim in May.", "Bonfim")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("My mother-in-law Keiko is visiting.", [("Keiko", "Keiko", "f")]),
+    ("Can you plan a surprise for my cousin Ravi's 30th?", [("Ravi", "Ravi", None)]),
+    ("Our Arabic tutor, Mr Haddad, has suggested it.", [("Haddad", "Mr Haddad", "m")]),
+    ("My PhD supervisor, Prof. Adeyemi, wants it.", [("Adeyemi", "Prof. Adeyemi", None)]),
+    ("My brothers Kenji and Daisuke are coming.", [("Kenji", "Kenji", "m"), ("Daisuke", "Daisuke", "m")]),
+    ("Dr Vasquez, my dentist, said I need a crown.", [("Vasquez", "Dr Vasquez", None)]),
+    ("The mechanic, a guy called Giorgos, says so.", [("Giorgos", "Giorgos", "m")]),
+    ("My favourite band Coldplay is touring.", []),  # not a person's role
+    ("Can you cover my shift next Thursday?", []),
+    ("Paris, my favourite city, in the rain.", []),
+])
+def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
+    assert named_by_role(text) == expected
+
+
+def test_a_title_stays_with_the_name() -> None:
+    assert with_title("Dr Nakamura at the clinic told me to cut back.", "Nakamura") == "Dr Nakamura"
+    assert with_title("Nakamura told me to cut back.", "Nakamura") == "Nakamura"
