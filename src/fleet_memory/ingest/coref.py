@@ -20,7 +20,9 @@ a gap longer than ``reset_after``):
 Across puts: a put's discourse starts from the agent's memory (``AgentContext.people``, stage
 ``memory``): the people of the agent's recent units of the same user, same session first, within
 the temporal window, so "She joined Google last year." put after "Alice works at Google." becomes
-"Alice joined Google last year."; the put's own mentions come later and win. The speakers of those
+"Alice joined Google last year."; the put's own mentions come later and win. A person memory names
+by a gendered role alone is a candidate by that role ("Called my mum." then "She's fine." → "My mum
+is fine."), never an entity of the store. The speakers of those
 units are speakers too (not candidates in a conversation turn). Never across agents or users (the
 query filters them).
 
@@ -36,6 +38,7 @@ a wrong replacement is worse than none.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -52,6 +55,7 @@ _FIRST = {"i", "me", "my", "mine", "myself"}
 _IT = {"it", "its"}
 _THEY = {"they", "them", "their", "theirs"}
 _POSSESSIVE_WORDS = {"hers", "mine", "theirs"}
+_ROLE_PHRASE = re.compile(r"(my|our) ")  # a person memory names by a role alone: "my mum"
 _THING_LABELS = {"ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC"}
 _ARGUMENT_DEPS = {"nsubj", "nsubjpass", "dobj", "pobj", "dative", "poss"}
 _BE = {"is", "was", "'s", "be", "been", "are", "were", "'re"}
@@ -189,7 +193,10 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
         replacements[i] = _possessive(ref.surface) if possessive else ref.surface
         if not possessive:
             _expand_contraction(tokens, i, replacements)
-        referents.append(ref)
+        if _ROLE_PHRASE.match(ref.surface):
+            state.mention(ref.surface)  # "my mum": a person of the discourse, no entity of the store
+        else:
+            referents.append(ref)
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
     for _, name in persons:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
-           "only_as_place", "with_title"]
+           "only_as_place", "unnamed_people", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
@@ -138,10 +138,16 @@ def with_title(text: str, name: str) -> str:
     return found.group(0) if found else name
 
 
-def other_people(text: str, names: Sequence[str]) -> list[str | None]:
+def unnamed_people(text: str) -> list[tuple[str, str | None]]:
+    """``(phrase, pronoun)`` of the people ``text`` names by a gendered role alone, the phrase lower
+    case ("Called my mum" → ``("my mum", "f")``; not "my mum's car", not "my sister Priya")."""
+    return [(m.group(0).lower(), _role_gender(m.group(1))) for m in _UNNAMED.finditer(text)]
+
+
+def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[str | None]:
     """The pronouns (``"f"``, ``"m"`` or None: unknown) of the people ``text`` mentions besides
-    ``names`` (see above)."""
-    found: list[str | None] = [_role_gender(m.group(1)) for m in _UNNAMED.finditer(text)]
+    ``names`` (see above); ``unnamed=False`` leaves out those named by a role alone."""
+    found: list[str | None] = [g for _, g in unnamed_people(text)] if unnamed else []
     known = {w for n in names for w in n.split()}
     found += [gender for name, _, gender in named_by_role(text) if name not in known]
     return found

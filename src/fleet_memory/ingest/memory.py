@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from ..clock import shifted
 from ..naming import normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
-from .genders import named_by_role, only_as_place, other_people, pronouns_in, with_title
+from .genders import named_by_role, only_as_place, other_people, pronouns_in, unnamed_people, with_title
 from .names import is_first_name
 from .records import AgentContext, Episode, RecentMention
 
@@ -122,8 +122,10 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple
     first, each with the pronoun the units' texts give them (any unit that names them; texts that
     disagree leave it unknown), after the rivals each unit mentions; a PERSON its unit names only
     as a place ("a flat in Bonfim") is left out. A name after a person's role that the NER missed
-    ("my mother-in-law Keiko": ``genders.named_by_role``) is one of its unit's people too, and a
-    name written after a title goes by both ("Dr Nakamura": ``genders.with_title``)."""
+    ("my mother-in-law Keiko": ``genders.named_by_role``) is one of its unit's people too, and so
+    is one named by a gendered role alone ("Called my mum": "my mum", ``genders.unnamed_people``:
+    "She's fine" becomes "My mum is fine"); a name written after a title goes by both ("Dr
+    Nakamura": ``genders.with_title``)."""
     units = _people_by_unit(recent, texts)
     speakers = {p.name for p in recent if p.position < 0}
     everyone = {n for people in units.values() for n, _ in people if n not in speakers}
@@ -134,7 +136,7 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple
     out: list[RecentMention] = []
     for rank in sorted(units, reverse=True):
         named = [n for n, _ in units[rank] if n not in speakers]
-        out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named)]
+        out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named, unnamed=False)]
         out += [RecentMention(name, learnt.get(name, gender), rank) for name, gender in units[rank]]
     return tuple(out)
 
@@ -149,6 +151,7 @@ def _people_by_unit(recent: Sequence[RecentPerson],
             units.setdefault(person.rank, []).append((with_title(text, person.name), None))
     for rank, text in texts.items():
         people = units[rank]
+        people += unnamed_people(text)
         for name, surface, gender in named_by_role(text):
             at = next((i for i, (n, _) in enumerate(people) if n in (name, surface)), None)
             if at is None:

@@ -71,3 +71,10 @@ def test_two_people_named_beside_one_role_leave_the_pronoun(real_memory) -> None
     texts = _history(real_memory, "r2", ["Helping my friends Sipho and Rajesh plan a joint 40th in Cape Town.",
                                          "He has changed his mind and now wants a boat trip."])
     assert texts == ["He has changed his mind and now wants a boat trip."]
+
+
+def test_a_person_named_by_a_role_alone_is_the_antecedent_by_that_role(real_memory) -> None:
+    texts = _history(real_memory, "r-mum", ["Had a long call with my mum about the garden.",
+                                            "She wants to plant more roses this year."])
+    assert texts == ["My mum wants to plant more roses this year."]
+    assert not any(e.name.lower() == "my mum" for e in real_memory.list_entities("r-mum"))  # no entity for a role

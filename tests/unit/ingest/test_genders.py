@@ -2,7 +2,8 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import named_by_role, only_as_place, other_people, pronouns_in, with_title
+from fleet_memory.ingest.genders import (named_by_role, only_as_place, other_people, pronouns_in, unnamed_people,
+                                         with_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -61,3 +62,11 @@ def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
 def test_a_title_stays_with_the_name() -> None:
     assert with_title("Dr Nakamura at the clinic told me to cut back.", "Nakamura") == "Dr Nakamura"
     assert with_title("Nakamura told me to cut back.", "Nakamura") == "Nakamura"
+
+
+def test_the_people_a_text_names_by_a_role_alone() -> None:
+    assert unnamed_people("Had a long call with my mum about the garden.") == [("my mum", "f")]
+    assert unnamed_people("My dad and my uncle Frank went fishing.") == [("my dad", "m")]
+    assert unnamed_people("My sister Priya lives in Bristol.") == []  # named
+    assert unnamed_people("Borrowed my brother's car.") == []  # a possessor
+    assert other_people("Called my mum.", [], unnamed=False) == []
