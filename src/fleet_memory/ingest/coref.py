@@ -28,8 +28,12 @@ query filters them).
 
 Guards: a he/she pronoun is left alone when its sentence has a subject of its own before it that
 is not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
-already says whose), and a name that occurs in the sentence itself is never the referent ("She
-lives in Porto now" cannot become "Porto lives in Porto now").
+already says whose) or names a person by a role before it ("Went to the GP this morning - he said
+…"), and when memory knows two people who take it and the last of them was named before the
+temporal window (a day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even
+when memory knows Carol; named three days before, with Ingrid known too, neither is clearly
+right). A name that occurs in the sentence itself is never the referent ("She lives in Porto
+now" cannot become "Porto lives in Porto now").
 
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:
 "Alice said she would come"); possessives take "'s". Anything uncertain is left as it was:
@@ -43,7 +47,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
-from .genders import other_people
+from .genders import is_person_role, other_people
 from .names import FEMALE_NAMES, MALE_NAMES
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -107,6 +111,7 @@ class _Discourse:
         self.addressed: set[str] = set()  # people spoken to in a conversation turn ("Thanks Alice, …"): "you"
         self.things: list[tuple[str, str]] = []  # non-person entities of the previous sentence
         self.learnt: dict[str, str] = {}
+        self.fresh: set[str] = set()  # memory's people named within the temporal window
         self.agent: str | None = None
         self.when: datetime | None = None
 
@@ -126,6 +131,8 @@ class _Discourse:
             return None
         together = [n for n in fits if self.turns[n] == turn]
         same = [n for n in together if _gender_of(n, self.learnt) == gender]
+        if turn < 0 and fits[0] not in self.fresh and sum(_gender_of(n, self.learnt) == gender for n in fits) > 1:
+            return None  # from memory, days ago: two people known to take the pronoun, whichever was last
         if same:  # in memory (turn < 0) the people are stored PERSONs: one of unknown pronoun is a rival too
             return same[0] if len(same) == 1 and (turn >= 0 or len(together) == 1) else None
         if len(together) == 1 and not any(_gender_of(n, self.learnt) == gender for n in fits):
@@ -155,6 +162,8 @@ class _Discourse:
             self.mention(m.name, -1 - m.unit)
             if m.gender is not None:
                 self.learnt.setdefault(m.name, m.gender)
+            if m.fresh:
+                self.fresh.add(m.name)
 
 
 def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: str | None,
@@ -182,7 +191,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
             talking = (speakers | state.addressed) if speaker else frozenset()
             exclude = talking | _named_in(tokens, state.persons)
-            ref = _person_referent(low, i, persons, state, exclude)
+            ref = _person_referent(low, i, tokens, persons, state, exclude)
         elif low in _IT or low in _THEY:
             ref = _thing_referent(tokens, i, low, spans, state)
         else:
@@ -212,8 +221,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     return CorefText(_render(tokens, replacements), tuple(referents))
 
 
-def _person_referent(low: str, i: int, persons: Sequence[tuple[int, str]], state: _Discourse,
-                     exclude: frozenset[str]) -> EntityMention | None:
+def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequence[tuple[int, str]],
+                     state: _Discourse, exclude: frozenset[str]) -> EntityMention | None:
     """The PERSON a he/she pronoun at token ``i`` stands for, or ``None`` when a compatible person
     already appears earlier in the sentence (whose gender is then learnt) or none is known."""
     gender = "f" if low in _FEMALE else "m"
@@ -221,6 +230,8 @@ def _person_referent(low: str, i: int, persons: Sequence[tuple[int, str]], state
     if earlier:
         state.learnt.setdefault(earlier[-1], gender)
         return None
+    if any(t.pos in ("NOUN", "PROPN") and is_person_role(t.text) for t in tokens[:i]):
+        return None  # "Went to the GP this morning - he said …": the sentence has a person of its own
     name = state.person_for(gender, exclude)
     if name is None:
         return None

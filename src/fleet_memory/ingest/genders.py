@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
-           "only_as_place", "unnamed_people", "with_title"]
+           "only_as_place", "only_after_article", "is_person_role", "title_gender", "unnamed_people", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
@@ -116,17 +116,17 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
         role = _role_gender(m.group(1)) or _role_gender(m.group(1).lower().removesuffix("s"))
         for surface, name in ((m.group(2), m.group(3)), (m.group(4), m.group(5))):
             if surface:  # a title says it too: "our tutor, Mr Haddad"
-                out.append((name, surface, role or _titled(surface)))
+                out.append((name, surface, role or title_gender(surface)))
     for m in _NAMED_THEN_ROLE.finditer(text):
         roles = [w for w in m.group(3).split() if _person_role(w)]
         if roles:
-            out.append((m.group(2), m.group(1), _role_gender(roles[0]) or _titled(m.group(1))))
+            out.append((m.group(2), m.group(1), _role_gender(roles[0]) or title_gender(m.group(1))))
     for m in _CALLED.finditer(text):
-        out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or _titled(m.group(2))))
+        out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or title_gender(m.group(2))))
     return out
 
 
-def _titled(surface: str) -> str | None:
+def title_gender(surface: str) -> str | None:
     """The pronoun a title before a name gives ("Mr Haddad": "m"), else None."""
     return _role_gender(surface.split()[0].rstrip(".")) if " " in surface else None
 
@@ -154,6 +154,22 @@ def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[
 
 
 _PLACE = re.compile(r"\b(?:in|at|to|from|near|into|around|outside|inside|towards?)\s+$", re.IGNORECASE)
+
+
+_ARTICLE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+
+
+def only_after_article(text: str, name: str) -> bool:
+    """True when ``name`` occurs in ``text`` and each time right after "the" ("Is the Louvre closed
+    on Tuesdays?"): a model's PERSON that is a place, a thing or a family name, not one person."""
+    starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
+    return bool(starts) and all(_ARTICLE.search(text[:at]) for at in starts)
+
+
+def is_person_role(word: str) -> bool:
+    """A word only a person is called by (a role of ``FEMALE_ROLES``, ``MALE_ROLES``,
+    ``PERSON_ROLES``, or its plural): "the GP", "my boss"."""
+    return _person_role(word)
 
 
 _MET = re.compile(r"\b(?:bump(?:s|ed|ing)?|r[au]n(?:s|ning)?)\s+into\s+$", re.IGNORECASE)

@@ -4,7 +4,8 @@ the whole put, covering each (agent, user, session) group of its episodes
 
 - People of the recent units: the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` (at least
-  ``PEOPLE_WINDOW``, a week: a person introduced on Monday is "she" in Wednesday's message)
+  ``PEOPLE_WINDOW``, 90 days: a person introduced in March is "she" in April's message when memory
+  knows no one else who takes "she"; a person of unknown pronoun, within a week)
   before the group's latest episode: their speakers and the PERSON entities they mention (an
   entity of another label counts when its name is a known first name: "Carol" stored as ORG).
   Ordered least relevant first — lower-ranked units first, then by position in the unit — so
@@ -32,14 +33,17 @@ from datetime import datetime, timedelta
 from ..clock import shifted
 from ..naming import normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
-from .genders import named_by_role, only_as_place, other_people, pronouns_in, unnamed_people, with_title
+from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, title_gender,
+                      unnamed_people, with_title)
 from .names import is_first_name
 from .records import AgentContext, Episode, RecentMention
 
-__all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "candidate_names", "put_context", "groups_of"]
+__all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "UNKNOWN_PRONOUN_WINDOW", "candidate_names",
+           "put_context", "groups_of"]
 
 MAX_NAMES = 200
-PEOPLE_WINDOW = timedelta(days=7)
+PEOPLE_WINDOW = timedelta(days=90)
+UNKNOWN_PRONOUN_WINDOW = timedelta(days=7)
 _CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
 _RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
@@ -103,7 +107,9 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
                 names_in_order.remove(person.name)
             names_in_order.append(person.name)
         talkers = frozenset(p.name for p in recent if p.position < 0)
-        told = _mentions(recent, texts)
+        dates = {p.rank: p.at for p in rows}
+        told = _mentions(recent, texts, _stale(dates, group.query.until - UNKNOWN_PRONOUN_WINDOW),
+                         frozenset(dates) - _stale(dates, group.query.until - window))
         for index in group.indexes:
             people[index] = tuple(names_in_order)
             speakers[index] = talkers
@@ -117,15 +123,26 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
     return AgentContext(people, speakers, known, mentions=mentions)
 
 
-def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple[RecentMention, ...]:
+def _stale(dates: Mapping[int, datetime | None], before: datetime) -> frozenset[int]:
+    """The ranks of the units stated before ``before``."""
+    return frozenset(rank for rank, at in dates.items() if at is not None and at < before)
+
+
+def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: frozenset[int] = frozenset(),
+              fresh: frozenset[int] = frozenset()) -> tuple[RecentMention, ...]:
     """The recent people unit by unit (``texts``: each unit's text by rank), least relevant unit
     first, each with the pronoun the units' texts give them (any unit that names them; texts that
     disagree leave it unknown), after the rivals each unit mentions; a PERSON its unit names only
-    as a place ("a flat in Bonfim") is left out. A name after a person's role that the NER missed
-    ("my mother-in-law Keiko": ``genders.named_by_role``) is one of its unit's people too, and so
-    is one named by a gendered role alone ("Called my mum": "my mum", ``genders.unnamed_people``:
-    "She's fine" becomes "My mum is fine"); a name written after a title goes by both ("Dr
-    Nakamura": ``genders.with_title``)."""
+    as a place ("a flat in Bonfim") or after "the" ("the Louvre") is left out. A name after a
+    person's role that the NER missed ("my mother-in-law Keiko": ``genders.named_by_role``) is one
+    of its unit's people too, and so is one named by a gendered role alone ("Called my mum": "my
+    mum", ``genders.unnamed_people``: "She's fine" becomes "My mum is fine"); a name written after
+    a title goes by both ("Dr Nakamura": ``genders.with_title``). A person of unknown pronoun in a
+    unit of ``stale`` (stated over ``UNKNOWN_PRONOUN_WINDOW`` before the put) is a rival only: weeks
+    later, "she said my results are fine" is more likely someone new than a "Benedikt" whose
+    pronoun memory never learnt. A unit of ``fresh`` was stated within the put's temporal window
+    (coreference lets the last person named that day take the pronoun even when memory knows
+    another who takes it)."""
     units = _people_by_unit(recent, texts)
     speakers = {p.name for p in recent if p.position < 0}
     everyone = {n for people in units.values() for n, _ in people if n not in speakers}
@@ -137,7 +154,10 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str]) -> tuple
     for rank in sorted(units, reverse=True):
         named = [n for n, _ in units[rank] if n not in speakers]
         out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named, unnamed=False)]
-        out += [RecentMention(name, learnt.get(name, gender), rank) for name, gender in units[rank]]
+        for name, gender in units[rank]:
+            pronoun = learnt.get(name, gender)
+            unsure = pronoun is None and rank in stale and name not in speakers
+            out.append(RecentMention("" if unsure else name, pronoun, rank, rank in fresh))
     return tuple(out)
 
 
@@ -147,8 +167,10 @@ def _people_by_unit(recent: Sequence[RecentPerson],
     units: dict[int, list[tuple[str, str | None]]] = {rank: [] for rank in texts}
     for person in sorted(recent, key=lambda p: p.position):
         text = texts.get(person.rank, "")
-        if person.position < 0 or not only_as_place(text, person.name):
-            units.setdefault(person.rank, []).append((with_title(text, person.name), None))
+        elsewhere = only_as_place(text, person.name) or only_after_article(text, person.name)
+        if person.position < 0 or not elsewhere:
+            surface = with_title(text, person.name)
+            units.setdefault(person.rank, []).append((surface, title_gender(surface)))
     for rank, text in texts.items():
         people = units[rank]
         people += unnamed_people(text)

@@ -78,3 +78,15 @@ def test_a_person_named_by_a_role_alone_is_the_antecedent_by_that_role(real_memo
                                             "She wants to plant more roses this year."])
     assert texts == ["My mum wants to plant more roses this year."]
     assert not any(e.name.lower() == "my mum" for e in real_memory.list_entities("r-mum"))  # no entity for a role
+
+
+def test_weeks_later_a_person_whose_pronoun_memory_knows_is_the_antecedent(real_memory) -> None:
+    real_memory.put("r-weeks", "My sister Ingrid is thinking of switching careers into UX design.", event_date=DAY)
+    real_memory.put("r-weeks", "Recipe for a quick Thai green curry?", event_date=DAY + timedelta(days=9))
+    later = real_memory.put("r-weeks", "She has been offered a job in Copenhagen.", event_date=DAY + timedelta(days=30))
+    assert later.texts == ["Ingrid has been offered a job in Copenhagen."]
+    real_memory.put("r-weeks", "My colleague Hannah recommended Notion to me.", event_date=DAY + timedelta(days=31))
+    again = real_memory.put("r-weeks", "She is moving to Berlin.", event_date=DAY + timedelta(days=34))
+    assert again.texts == ["She is moving to Berlin."]  # two women memory knows, days ago: neither is clearly right
+    today = real_memory.put("r-weeks", "She wants the Notion template.", event_date=DAY + timedelta(days=31, hours=2))
+    assert today.texts == ["Hannah wants the Notion template."]  # named earlier the same day

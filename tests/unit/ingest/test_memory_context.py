@@ -130,3 +130,42 @@ def test_dates_in_the_text():
     found = find_dates("on 7 May, then May 9th", put, partial_days=True)
     assert [(e.phrase, e.start.day) for e in found] == [("7 may", 7)]
     assert find_dates("on 7 May", put) == []  # queries do not read days without a year
+
+
+def _mentions_of(rows):
+    context = put_context([Episode("a", "She left.", NOW)], timedelta(hours=24), lambda queries: [(rows, [])])
+    return [(m.name, m.gender, m.unit) for m in context.mentions[0]]
+
+
+def test_memory_names_beside_roles_titles_and_roles_alone():
+    unit = "Had a long call with my mum; Dr Nakamura at the clinic rang too."
+    rows = [RecentPerson("", 0, -2, "", unit, NOW), RecentPerson("Nakamura", 0, 40, "PERSON", unit, NOW)]
+    assert _mentions_of(rows) == [("Dr Nakamura", None, 0), ("my mum", "f", 0)]
+    unit = "Is the Louvre closed on Tuesdays?"  # a PERSON of the model, written after "the"
+    assert _mentions_of([RecentPerson("Louvre", 0, 7, "PERSON", unit, NOW)]) == []
+
+
+def test_a_person_of_unknown_pronoun_mentioned_weeks_ago_is_a_rival_only():
+    unit = "My friend Benedikt is running the Berlin marathon."
+    weeks = NOW - timedelta(days=30)
+    assert _mentions_of([RecentPerson("Benedikt", 0, 10, "PERSON", unit, weeks)]) == [("", None, 0)]
+    assert _mentions_of([RecentPerson("Benedikt", 0, 10, "PERSON", unit, NOW - timedelta(days=2))]) == [
+        ("Benedikt", None, 0)]
+    unit = "My brother Benedikt is running the Berlin marathon."  # his pronoun is known: he stays a candidate
+    assert _mentions_of([RecentPerson("Benedikt", 0, 11, "PERSON", unit, weeks)]) == [("Benedikt", "m", 0)]
+
+
+def test_two_people_memory_knows_to_take_the_pronoun_leave_it_alone():
+    from fleet_memory.ingest.records import RecentMention
+    mentions = (RecentMention("Ingrid", "f", 1), RecentMention("Hannah", "f", 0))
+    _, coref = _coref(["She got the job."], AgentContext(mentions={0: mentions}))
+    assert coref[0].coref.text == "She got the job."
+    _, coref = _coref(["She got the job."], AgentContext(mentions={0: mentions[1:]}))
+    assert coref[0].coref.text == "Hannah got the job."
+
+
+def test_a_person_named_by_a_role_in_the_sentence_keeps_the_pronoun():
+    from fleet_memory.ingest.records import RecentMention
+    context = AgentContext(mentions={0: (RecentMention("Carlos", "m", 0),)})
+    _, coref = _coref(["Saw the GP this morning and he said it is a sprain."], context)
+    assert coref[0].coref.text == "Saw the GP this morning and he said it is a sprain."

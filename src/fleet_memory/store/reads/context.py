@@ -57,6 +57,7 @@ class RecentPerson:
     position: int
     label: str = "PERSON"
     text: str = ""
+    at: datetime | None = None  # the unit's event date
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +73,8 @@ WITH g AS (
   SELECT * FROM unnest(%(gi)s::int[], %(u)s::text[], %(s)s::text[], %(since)s::timestamptz[],
                        %(until)s::timestamptz[]) AS g(gi, user_id, session_id, since, until)
 ), recent AS (
-  SELECT g.gi, r.id, r.text, r.speaker, r.rank FROM g CROSS JOIN LATERAL (
-    SELECT u.id, u.text, u.speaker,
+  SELECT g.gi, r.id, r.text, r.speaker, r.rank, r.event_date FROM g CROSS JOIN LATERAL (
+    SELECT u.id, u.text, u.speaker, u.event_date,
            row_number() OVER (ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC,
                                        u.event_date DESC, u.created_at DESC) - 1 AS rank
     FROM memory_units u
@@ -85,17 +86,17 @@ WITH g AS (
   SELECT * FROM unnest(%(ni)s::int[], %(n)s::text[], %(f)s::text[]) AS x(gi, norm, surface)
 )
 SELECT 'recent' AS kind, r.gi, e.name, '' AS normalized_name, e.label, r.rank,
-       strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases, r.text
+       strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases, r.text, r.event_date
 FROM recent r
 JOIN unit_entities ue ON ue.agent_id = %(a)s AND ue.unit_id = r.id
 JOIN entities e ON e.agent_id = %(a)s AND e.id = ue.entity_id
 UNION ALL
-SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[], r.text FROM recent r
+SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[], r.text, r.event_date FROM recent r
 WHERE r.speaker IS NOT NULL
 UNION ALL
-SELECT 'recent', r.gi, '', '', '', r.rank, -2, '{}'::text[], r.text FROM recent r
+SELECT 'recent', r.gi, '', '', '', r.rank, -2, '{}'::text[], r.text, r.event_date FROM recent r
 UNION ALL
-SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '' FROM (
+SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '', NULL::timestamptz FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
   JOIN (SELECT gi, array_agg(norm) AS ns FROM asked WHERE norm <> '' GROUP BY gi) x ON x.gi = g.gi
   CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = %(a)s AND e.normalized_name = ANY(x.ns)) e
@@ -116,7 +117,8 @@ def agent_context(conn: psycopg.Connection, queries: Sequence[ContextQuery],
         for r in fetch(conn, _SQL, _params(agent_id, at, queries, units), _row):
             people, known = out[r["gi"]]
             if r["kind"] == "recent" and (r["name"] or r["position"] == UNIT_TEXT):
-                people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"]))
+                people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"],
+                                           r["event_date"]))
             elif r["kind"] == "known":
                 known.append(KnownName(r["name"], r["normalized_name"], r["label"], tuple(r["aliases"] or ())))
     return out
