@@ -22,9 +22,8 @@ Across puts: a put's discourse starts from the agent's memory (``AgentContext.pe
 the temporal window, so "She joined Google last year." put after "Alice works at Google." becomes
 "Alice joined Google last year."; the put's own mentions come later and win. A person memory names
 by a gendered role alone is a candidate by that role ("Called my mum." then "She's fine." → "My mum
-is fine."), never an entity of the store. The speakers of those
-units are speakers too (not candidates in a conversation turn). Never across agents or users (the
-query filters them).
+is fine."), never an entity of the store. The speakers of those units are speakers too (not
+candidates in a conversation turn). Never across agents or users (the query filters them).
 
 Guards: a he/she pronoun is left alone when its sentence has a subject of its own before it that
 is not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain

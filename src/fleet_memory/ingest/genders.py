@@ -10,13 +10,17 @@ for every put), for coreference across puts (``ingest.coref``).
   trip" the pronoun follows Sarah, but Sarah is not the text's first name, and Tom has Sarah
   between him and "his", so nothing is learnt; a neutral role ("my cousin", "our plumber",
   "her friend Beth") says nothing.
+- ``named_by_role(text)`` and ``unnamed_people(text)``: the people a text names beside a
+  person's role ("my mother-in-law Keiko", "Dr Vasquez, my dentist", "a guy called Giorgos"),
+  whatever the NER made of the name, and those it names by a gendered role alone ("my mum"). A
+  role is a word only a person is called by (``is_person_role``: "my trip to Paris", "my shift
+  next Thursday" name no one); a role used as a possessor ("my son's teacher") is not counted:
+  the sentence is about the teacher; a role ends where the word does: "my brother-in-law Kwame"
+  names one man, not Kwame and a brother. Memory (``ingest.memory``) takes them as candidates.
 - ``other_people(text, names)``: the people a text mentions besides ``names`` (the PERSON
-  entities found in it), by a gendered role alone ("my dad and my uncle Frank" → a man besides
-  Frank) or by a role and a name the NER missed ("My mate Jake and my cousin Tom" with only Tom
-  found → someone, of unknown pronoun): rivals for a pronoun, never antecedents. A role used as a
-  possessor ("my son's teacher") is not counted: the sentence is about the teacher; nor is a
-  capitalised word after a preposition ("my trip to Paris"). A role ends where the word does: "my
-  brother-in-law Kwame" names one man, not Kwame and a brother.
+  entities found in it), by those two readings ("my dad and my uncle Frank" → a man besides
+  Frank; "My mate Jake and my cousin Tom" with only Tom found → someone, of unknown pronoun):
+  rivals for a pronoun within a put, never antecedents.
 - ``only_as_place(text, name)``: every mention of the name follows a preposition of place ("a
   flat in Bonfim"; not "bumped into Theo"): a model's PERSON that the text uses as a place is no
   candidate.
@@ -96,7 +100,9 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _person_role(word: str) -> bool:
+def is_person_role(word: str) -> bool:
+    """A word only a person is called by (a role of ``FEMALE_ROLES``, ``MALE_ROLES``,
+    ``PERSON_ROLES``, or its plural): "the GP", "my boss"."""
     low = word.lower()
     return any(w in FEMALE_ROLES or w in MALE_ROLES or w in PERSON_ROLES for w in (low, low.removesuffix("s")))
 
@@ -104,21 +110,19 @@ def _person_role(word: str) -> bool:
 def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
     mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "Dr Vasquez, my
-    dentist") or as "a guy called Giorgos": the name, the
-    name as written with its title ("Mr Haddad"), and ``"f"``/``"m"``/None from the role or the
-    title ("my brothers Kenji and Daisuke": both "m"; "my friends": unknown). A role is a word of
-    ``FEMALE_ROLES``, ``MALE_ROLES`` or ``PERSON_ROLES`` (or its plural): "my trip to Paris", "my
-    shift next Thursday" name no one."""
+    dentist") or as "a guy called Giorgos": the name, the name as written with its title ("Mr
+    Haddad"), and ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and
+    Daisuke": both "m"; "my friends": unknown)."""
     out = []
     for m in _ROLE_NAMED.finditer(text):
-        if not _person_role(m.group(1)):
+        if not is_person_role(m.group(1)):
             continue
         role = _role_gender(m.group(1)) or _role_gender(m.group(1).lower().removesuffix("s"))
         for surface, name in ((m.group(2), m.group(3)), (m.group(4), m.group(5))):
             if surface:  # a title says it too: "our tutor, Mr Haddad"
                 out.append((name, surface, role or title_gender(surface)))
     for m in _NAMED_THEN_ROLE.finditer(text):
-        roles = [w for w in m.group(3).split() if _person_role(w)]
+        roles = [w for w in m.group(3).split() if is_person_role(w)]
         if roles:
             out.append((m.group(2), m.group(1), _role_gender(roles[0]) or title_gender(m.group(1))))
     for m in _CALLED.finditer(text):
@@ -164,12 +168,6 @@ def only_after_article(text: str, name: str) -> bool:
     on Tuesdays?"): a model's PERSON that is a place, a thing or a family name, not one person."""
     starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
     return bool(starts) and all(_ARTICLE.search(text[:at]) for at in starts)
-
-
-def is_person_role(word: str) -> bool:
-    """A word only a person is called by (a role of ``FEMALE_ROLES``, ``MALE_ROLES``,
-    ``PERSON_ROLES``, or its plural): "the GP", "my boss"."""
-    return _person_role(word)
 
 
 _MET = re.compile(r"\b(?:bump(?:s|ed|ing)?|r[au]n(?:s|ning)?)\s+into\s+$", re.IGNORECASE)

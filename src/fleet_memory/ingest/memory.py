@@ -108,8 +108,9 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
             names_in_order.append(person.name)
         talkers = frozenset(p.name for p in recent if p.position < 0)
         dates = {p.rank: p.at for p in rows}
-        told = _mentions(recent, texts, _stale(dates, group.query.until - UNKNOWN_PRONOUN_WINDOW),
-                         frozenset(dates) - _stale(dates, group.query.until - window))
+        until = group.query.until  # a put dated in year 1 looks back no further (``shifted``)
+        told = _mentions(recent, texts, _stale(dates, shifted(until, -UNKNOWN_PRONOUN_WINDOW)),
+                         frozenset(dates) - _stale(dates, shifted(until, -window)))
         for index in group.indexes:
             people[index] = tuple(names_in_order)
             speakers[index] = talkers
