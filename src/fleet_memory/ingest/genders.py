@@ -160,12 +160,13 @@ def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[
 _PLACE = re.compile(r"\b(?:in|at|to|from|near|into|around|outside|inside|towards?)\s+$", re.IGNORECASE)
 
 
-_ARTICLE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+_ARTICLE = re.compile(r"\b(?:the|an?)\s+$", re.IGNORECASE)
 
 
 def only_after_article(text: str, name: str) -> bool:
-    """True when ``name`` occurs in ``text`` and each time right after "the" ("Is the Louvre closed
-    on Tuesdays?"): a model's PERSON that is a place, a thing or a family name, not one person."""
+    """True when ``name`` occurs in ``text`` and each time right after an article ("Is the Louvre
+    closed on Tuesdays?", "a Roth and a traditional IRA"): a model's PERSON that is a place, a
+    thing or a family name, not one person."""
     starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
     return bool(starts) and all(_ARTICLE.search(text[:at]) for at in starts)
 

@@ -134,7 +134,7 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: f
     """The recent people unit by unit (``texts``: each unit's text by rank), least relevant unit
     first, each with the pronoun the units' texts give them (any unit that names them; texts that
     disagree leave it unknown), after the rivals each unit mentions; a PERSON its unit names only
-    as a place ("a flat in Bonfim") or after "the" ("the Louvre") is left out. A name after a
+    as a place ("a flat in Bonfim") or after an article ("the Louvre") is left out. A name after a
     person's role that the NER missed ("my mother-in-law Keiko": ``genders.named_by_role``) is one
     of its unit's people too, and so is one named by a gendered role alone ("Called my mum": "my
     mum", ``genders.unnamed_people``: "She's fine" becomes "My mum is fine"); a name written after

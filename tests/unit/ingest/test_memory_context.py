@@ -143,6 +143,8 @@ def test_memory_names_beside_roles_titles_and_roles_alone():
     assert _mentions_of(rows) == [("Dr Nakamura", None, 0), ("my mum", "f", 0)]
     unit = "Is the Louvre closed on Tuesdays?"  # a PERSON of the model, written after "the"
     assert _mentions_of([RecentPerson("Louvre", 0, 7, "PERSON", unit, NOW)]) == []
+    unit = "What's the difference between a Roth and a traditional IRA?"
+    assert _mentions_of([RecentPerson("Roth", 0, 38, "PERSON", unit, NOW)]) == []
 
 
 def test_a_person_of_unknown_pronoun_mentioned_weeks_ago_is_a_rival_only():
