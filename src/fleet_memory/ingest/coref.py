@@ -41,7 +41,6 @@ a wrong replacement is worse than none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -58,7 +57,6 @@ _FIRST = {"i", "me", "my", "mine", "myself"}
 _IT = {"it", "its"}
 _THEY = {"they", "them", "their", "theirs"}
 _POSSESSIVE_WORDS = {"hers", "mine", "theirs"}
-_ROLE_PHRASE = re.compile(r"(my|our) ")  # a person memory names by a role alone: "my mum"
 _THING_LABELS = {"ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "FAC"}
 _ARGUMENT_DEPS = {"nsubj", "nsubjpass", "dobj", "pobj", "dative", "poss"}
 _BE = {"is", "was", "'s", "be", "been", "are", "were", "'re"}
@@ -201,7 +199,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
         replacements[i] = _possessive(ref.surface) if possessive else ref.surface
         if not possessive:
             _expand_contraction(tokens, i, replacements)
-        if _ROLE_PHRASE.match(ref.surface):
+        if ref.surface.startswith(("my ", "our ")):
             state.mention(ref.surface)  # "my mum": a person of the discourse, no entity of the store
         else:
             referents.append(ref)

@@ -67,11 +67,12 @@ _UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!
 
 
 def _role_gender(word: str) -> str | None:
-    low = word.lower()
-    if low in FEMALE_ROLES:
-        return "f"
-    if low in MALE_ROLES:
-        return "m"
+    """"f" or "m" for a gendered role or its plural ("sister", "brothers"), else None."""
+    for low in (word.lower(), word.lower().removesuffix("s")):
+        if low in FEMALE_ROLES:
+            return "f"
+        if low in MALE_ROLES:
+            return "m"
     return None
 
 
@@ -104,7 +105,7 @@ def is_person_role(word: str) -> bool:
     """A word only a person is called by (a role of ``FEMALE_ROLES``, ``MALE_ROLES``,
     ``PERSON_ROLES``, or its plural): "the GP", "my boss"."""
     low = word.lower()
-    return any(w in FEMALE_ROLES or w in MALE_ROLES or w in PERSON_ROLES for w in (low, low.removesuffix("s")))
+    return _role_gender(low) is not None or low in PERSON_ROLES or low.removesuffix("s") in PERSON_ROLES
 
 
 def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
@@ -117,7 +118,7 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
     for m in _ROLE_NAMED.finditer(text):
         if not is_person_role(m.group(1)):
             continue
-        role = _role_gender(m.group(1)) or _role_gender(m.group(1).lower().removesuffix("s"))
+        role = _role_gender(m.group(1))
         for surface, name in ((m.group(2), m.group(3)), (m.group(4), m.group(5))):
             if surface:  # a title says it too: "our tutor, Mr Haddad"
                 out.append((name, surface, role or title_gender(surface)))
@@ -158,17 +159,20 @@ def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[
 
 
 _PLACE = re.compile(r"\b(?:in|at|to|from|near|into|around|outside|inside|towards?)\s+$", re.IGNORECASE)
-
-
 _ARTICLE = re.compile(r"\b(?:the|an?)\s+$", re.IGNORECASE)
+
+
+def _each_after(text: str, name: str, follows) -> bool:
+    """True when ``name`` occurs in ``text`` and ``follows(text before it)`` holds at each occurrence."""
+    starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
+    return bool(starts) and all(follows(text[:at]) for at in starts)
 
 
 def only_after_article(text: str, name: str) -> bool:
     """True when ``name`` occurs in ``text`` and each time right after an article ("Is the Louvre
     closed on Tuesdays?", "a Roth and a traditional IRA"): a model's PERSON that is a place, a
     thing or a family name, not one person."""
-    starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
-    return bool(starts) and all(_ARTICLE.search(text[:at]) for at in starts)
+    return _each_after(text, name, _ARTICLE.search)
 
 
 _MET = re.compile(r"\b(?:bump(?:s|ed|ing)?|r[au]n(?:s|ning)?)\s+into\s+$", re.IGNORECASE)
@@ -177,5 +181,4 @@ _MET = re.compile(r"\b(?:bump(?:s|ed|ing)?|r[au]n(?:s|ning)?)\s+into\s+$", re.IG
 def only_as_place(text: str, name: str) -> bool:
     """True when ``name`` occurs in ``text`` and each time right after a preposition of place
     ("bumped into Theo", "ran into Theo" meet a person)."""
-    starts = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
-    return bool(starts) and all(_PLACE.search(text[:at]) and not _MET.search(text[:at]) for at in starts)
+    return _each_after(text, name, lambda before: bool(_PLACE.search(before)) and not _MET.search(before))

@@ -28,3 +28,5 @@ def test_unknown_or_broken_presets_are_refused() -> None:
         get_preset(dataclasses.replace(BALANCED, decay=0.0))
     with pytest.raises(InvalidInputError, match="max_hops"):
         get_preset(dataclasses.replace(BALANCED, max_hops=-1))
+    with pytest.raises(InvalidInputError, match="newer_leads_cosine"):
+        get_preset(dataclasses.replace(BALANCED, newer_leads_cosine=-0.1))
