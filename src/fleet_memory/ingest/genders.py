@@ -32,7 +32,8 @@ import re
 from collections.abc import Sequence
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
-           "only_as_place", "only_after_article", "is_person_role", "title_gender", "unnamed_people", "with_title"]
+           "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "title_gender",
+           "unnamed_people", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
@@ -54,7 +55,8 @@ _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", r
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
 _TITLE = r"(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof|Professor)\.?\s+"
 _NAME = r"(?!(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof)\b)[A-Z][^\W\d_]*(?:[-'’][A-Z][^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
-_ROLE_NAMED = re.compile(rf"\b(?i:my|our)\s+(?:[A-Za-z-]+\s+){{0,3}}?((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
+_ROLE_NAMED = re.compile(rf"\b(?i:my|our)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"  # "my partner's mum Hiroko"
+                         rf"((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
 _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
 _CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|chap|boy|lad|woman|girl|lady|person)"
@@ -99,6 +101,21 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
         if gender is not None:
             out[name] = gender
     return out
+
+
+_SUBJECT_PRONOUN = re.compile(r"\b(he|she)\b", re.IGNORECASE)
+
+
+def referred_by_subject(text: str, name: str, others: Sequence[str] = ()) -> bool:
+    """``text`` refers back to ``name`` as "he" or "she": the first subject pronoun after its first
+    mention, with none of ``others`` (the text's other names) between and the name used neither as
+    a place nor after an article ("Had lunch with Mateo … and he recommended"; not "We flew to
+    Lisbon and she loved it", not "Spotify sent her a bill": an object pronoun says less)."""
+    at = text.find(name) if name else -1
+    if at < 0 or only_as_place(text, name) or only_after_article(text, name):
+        return False
+    found = _SUBJECT_PRONOUN.search(text, at + len(name))
+    return found is not None and not any(at < text.find(o) < found.start() for o in others if o in text)
 
 
 def is_person_role(word: str) -> bool:

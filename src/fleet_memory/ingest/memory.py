@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ..clock import shifted
 from ..naming import normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
-from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, title_gender,
-                      unnamed_people, with_title)
+from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, referred_by_subject,
+                      title_gender, unnamed_people, with_title)
 from .names import is_first_name
 from .records import AgentContext, Episode, RecentMention
 
@@ -99,7 +99,8 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
     answers = query([g.query for g in groups]) if groups else []
     for group, (rows, names) in zip(groups, answers):
         texts = {p.rank: p.text for p in rows}
-        recent = [p for p in rows if p.name and (p.label == "PERSON" or is_first_name(p.name.split()[0]))]
+        recent = [_as_person(p) for p in rows if p.name and (p.label == "PERSON" or is_first_name(p.name.split()[0])
+                                                             or _referred_to(p, texts, rows))]
         ordered = sorted(recent, key=lambda p: (-p.rank, p.position))
         names_in_order: list[str] = []
         for person in ordered:
@@ -110,7 +111,8 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
         dates = {p.rank: p.at for p in rows}
         until = group.query.until  # a put dated in year 1 looks back no further (``shifted``)
         told = _mentions(recent, texts, _stale(dates, shifted(until, -UNKNOWN_PRONOUN_WINDOW)),
-                         frozenset(dates) - _stale(dates, shifted(until, -window)))
+                         frozenset(dates) - _stale(dates, shifted(until, -window)),
+                         list(dict.fromkeys(p.message for p in rows if p.message)))
         for index in group.indexes:
             people[index] = tuple(names_in_order)
             speakers[index] = talkers
@@ -124,31 +126,52 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
     return AgentContext(people, speakers, known, mentions=mentions)
 
 
+def _as_person(person: RecentPerson) -> RecentPerson:
+    """A span of another label taken for a person is cut to its leading capitalised words: the
+    model's WORK_OF_ART "Tomasz for my knee" is Tomasz."""
+    if person.label == "PERSON" or person.position < 0:
+        return person
+    words = person.name.split()
+    kept = next((i for i, w in enumerate(words) if not w[:1].isupper()), len(words))
+    return replace(person, name=" ".join(words[:kept])) if 0 < kept < len(words) else person
+
+
+def _referred_to(person: RecentPerson, texts: Mapping[int, str], rows: Sequence[RecentPerson]) -> bool:
+    """A name of another label that its own unit refers back to as "he" or "she" is a person: the
+    small model reads "Had lunch with Mateo from work today and he recommended …" as a place,
+    "Yusuf is my team lead, he's …" as a work of art (``genders.referred_by_subject``)."""
+    text = texts.get(person.rank, "")
+    others = [p.name for p in rows if p.rank == person.rank and p.name != person.name and p.name[:1].isupper()]
+    return person.position >= 0 and referred_by_subject(text, person.name, others)
+
+
 def _stale(dates: Mapping[int, datetime | None], before: datetime) -> frozenset[int]:
     """The ranks of the units stated before ``before``."""
     return frozenset(rank for rank, at in dates.items() if at is not None and at < before)
 
 
 def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: frozenset[int] = frozenset(),
-              fresh: frozenset[int] = frozenset()) -> tuple[RecentMention, ...]:
+              fresh: frozenset[int] = frozenset(), messages: Sequence[str] = ()) -> tuple[RecentMention, ...]:
     """The recent people unit by unit (``texts``: each unit's text by rank), least relevant unit
-    first, each with the pronoun the units' texts give them (any unit that names them; texts that
-    disagree leave it unknown), after the rivals each unit mentions; a PERSON its unit names only
-    as a place ("a flat in Bonfim") or after an article ("the Louvre") is left out. A name after a
-    person's role that the NER missed ("my mother-in-law Keiko": ``genders.named_by_role``) is one
-    of its unit's people too, and so is one named by a gendered role alone ("Called my mum": "my
-    mum", ``genders.unnamed_people``: "She's fine" becomes "My mum is fine"); a name written after
-    a title goes by both ("Dr Nakamura": ``genders.with_title``). A person of unknown pronoun in a
-    unit of ``stale`` (stated over ``UNKNOWN_PRONOUN_WINDOW`` before the put) is a rival only: weeks
-    later, "she said my results are fine" is more likely someone new than a "Benedikt" whose
-    pronoun memory never learnt. A unit of ``fresh`` was stated within the put's temporal window
-    (coreference lets the last person named that day take the pronoun even when memory knows
-    another who takes it)."""
+    first, each with the pronoun the units' texts give them (any unit that names them, or the
+    message it came from as it was put, ``messages``: "I saw Dr Haddad … She seemed really
+    thorough." though coreference stored "Haddad seemed …"; texts that disagree leave it
+    unknown), after the rivals each unit mentions; a PERSON its unit names only as a place ("a
+    flat in Bonfim") or after an article ("the Louvre") is left out. A name after a person's role
+    that the NER missed ("my mother-in-law Keiko": ``genders.named_by_role``) is one of its unit's
+    people too, and so is one named by a gendered role alone ("Called my mum": "my mum",
+    ``genders.unnamed_people``: "She's fine" becomes "My mum is fine"); a name written after a
+    title goes by both ("Dr Nakamura": ``genders.with_title``). A person of unknown pronoun in a
+    unit of ``stale`` (stated over ``UNKNOWN_PRONOUN_WINDOW`` before the put) is a rival only:
+    weeks later, "she said my results are fine" is more likely someone new than a "Benedikt"
+    whose pronoun memory never learnt. A unit of ``fresh`` was stated within the put's temporal
+    window (coreference lets the last person named that day take the pronoun even when memory
+    knows another who takes it)."""
     units = _people_by_unit(recent, texts)
     speakers = {p.name for p in recent if p.position < 0}
     everyone = {n for people in units.values() for n, _ in people if n not in speakers}
     learnt: dict[str, str | None] = {}
-    for text in texts.values():
+    for text in [*texts.values(), *messages]:
         for name, gender in pronouns_in(text, [n for n in everyone if n in text]).items():
             learnt[name] = gender if learnt.get(name, gender) == gender else None
     out: list[RecentMention] = []
@@ -181,4 +204,18 @@ def _people_by_unit(recent: Sequence[RecentPerson],
                 people.append((surface, gender))
             else:
                 people[at] = (surface, gender)
-    return units
+    return _titled(units)
+
+
+def _titled(units: dict[int, list[tuple[str, str | None]]]) -> dict[int, list[tuple[str, str | None]]]:
+    """One person under one surface: a name one unit writes bare ("Haddad wants to do an
+    inspection", coreference's rewrite of "He wants …") is the titled person another names ("my
+    landlord, Mr Haddad"), when only one title goes with it."""
+    titled: dict[str, set[tuple[str, str | None]]] = {}
+    for people in units.values():
+        for surface, gender in people:
+            if title_gender(surface) is not None or re.match(r"(?:Dr|Prof|Mx)\.?\s", surface):
+                titled.setdefault(surface.split(maxsplit=1)[1], set()).add((surface, gender))
+    one = {name: next(iter(found)) for name, found in titled.items() if len(found) == 1}
+    return {rank: [one.get(name, (name, gender)) if name in one and gender in (None, one[name][1])
+                   else (name, gender) for name, gender in people] for rank, people in units.items()}

@@ -82,3 +82,17 @@ def test_weeks_later_a_person_whose_pronoun_memory_knows_is_the_antecedent(real_
     assert again.texts == ["She is moving to Berlin."]  # two women memory knows, days ago: neither is clearly right
     today = real_memory.put("r-weeks", "She wants the Notion template.", event_date=DAY + timedelta(days=31, hours=2))
     assert today.texts == ["Hannah wants the Notion template."]  # named earlier the same day
+
+
+@pytest.mark.parametrize("intro, later, expected", [
+    # the intro's own pronoun, rewritten away by its put's coreference, is read from the message as put
+    ("I saw Dr Haddad, the new GP at our practice, about the tiredness. She seemed really thorough.",
+     "She wants me to get a fasting blood test.", "Dr Haddad wants me to get a fasting blood test."),
+    # a name the small model reads as a place, referred back to as "he" in its own message
+    ("Had lunch with Mateo from work today and he recommended a book on systems design.",
+     "Apparently he is leaving the company in March.", "Apparently Mateo is leaving the company in March."),
+])
+def test_weeks_later_a_pronoun_the_intro_itself_used_is_known(real_memory, intro, later, expected) -> None:
+    real_memory.put("r-said", intro, event_date=DAY)
+    real_memory.put("r-said", "What's the best way to clean white trainers?", event_date=DAY + timedelta(days=5))
+    assert real_memory.put("r-said", later, event_date=DAY + timedelta(days=14)).texts == [expected]

@@ -2,8 +2,8 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import (named_by_role, only_as_place, other_people, pronouns_in, unnamed_people,
-                                         with_title)
+from fleet_memory.ingest.genders import (named_by_role, only_as_place, other_people, pronouns_in, referred_by_subject,
+                                         unnamed_people, with_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -51,12 +51,29 @@ def test_a_name_used_only_as_a_place() -> None:
     ("My brothers Kenji and Daisuke are coming.", [("Kenji", "Kenji", "m"), ("Daisuke", "Daisuke", "m")]),
     ("Dr Vasquez, my dentist, said I need a crown.", [("Vasquez", "Dr Vasquez", None)]),
     ("The mechanic, a guy called Giorgos, says so.", [("Giorgos", "Giorgos", "m")]),
+    ("My partner's mum Hiroko is visiting from Osaka.", [("Hiroko", "Hiroko", "f")]),  # a relation's relation
+    ("My son's football coach, Marek, asked me.", [("Marek", "Marek", None)]),
+    ("My son's best friend's dad, Rajesh, can drive.", [("Rajesh", "Rajesh", "m")]),
+    ("My mum's car Betsy broke down.", []),  # the last word before the name is no person's role
     ("My favourite band Coldplay is touring.", []),  # not a person's role
     ("Can you cover my shift next Thursday?", []),
     ("Paris, my favourite city, in the rain.", []),
 ])
 def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
     assert named_by_role(text) == expected
+
+
+@pytest.mark.parametrize("text, name, others, expected", [
+    ("Had lunch with Mateo from work today and he recommended a book.", "Mateo", [], True),
+    ("Quick context: Yusuf is my team lead, he's the one who approves my leave.", "Yusuf", [], True),
+    ("We flew to Lisbon and she loved it.", "Lisbon", [], False),  # a place
+    ("Is the Louvre open today? She wants to go.", "Louvre", [], False),  # after an article
+    ("Spotify sent her a bill.", "Spotify", [], False),  # an object pronoun says less
+    ("Mateo introduced me to Ana and she was lovely.", "Mateo", ["Ana"], False),  # another name between
+    ("Nobody here by that name.", "Mateo", [], False),
+])
+def test_a_name_the_text_refers_back_to_as_he_or_she(text, name, others, expected) -> None:
+    assert referred_by_subject(text, name, others) is expected
 
 
 def test_a_title_stays_with_the_name() -> None:

@@ -147,6 +147,31 @@ def test_memory_names_beside_roles_titles_and_roles_alone():
     assert _mentions_of([RecentPerson("Roth", 0, 38, "PERSON", unit, NOW)]) == []
 
 
+def test_a_name_of_another_label_is_a_person_when_its_unit_calls_it_he_or_she():
+    unit = "Had lunch with Mateo from work today and he recommended a book."  # the model's GPE
+    assert _mentions_of([RecentPerson("", 0, -2, "", unit, NOW), RecentPerson("Mateo", 0, 15, "GPE", unit, NOW)]) == [
+        ("Mateo", "m", 0)]
+    unit = "We flew to Lisbon and she loved it."
+    assert _mentions_of([RecentPerson("Lisbon", 0, 11, "GPE", unit, NOW)]) == []
+    unit = "I'm seeing a physio called Tomasz for my knee."  # the model's WORK_OF_ART, cut to the name
+    assert _mentions_of([RecentPerson("Tomasz for my knee", 0, 27, "WORK_OF_ART", unit, NOW)]) == [("Tomasz", None, 0)]
+
+
+def test_a_pronoun_is_learnt_from_the_message_as_it_was_put():
+    stored = "Haddad seemed really thorough."  # coreference rewrote "She seemed …" at the put
+    said = "I saw Dr Haddad, the new GP at our practice. She seemed really thorough."
+    weeks = NOW - timedelta(days=14)
+    rows = [RecentPerson("", 0, -2, "", stored, weeks, said), RecentPerson("Haddad", 0, 0, "PERSON", stored, weeks)]
+    assert _mentions_of(rows) == [("Haddad", "f", 0)]
+    assert _mentions_of(rows[1:]) == [("", None, 0)]  # without the message: unknown, weeks ago, a rival only
+
+
+def test_a_bare_name_is_the_titled_person_another_unit_names():
+    intro, later = "Can you help me reply to my landlord, Mr Haddad?", "Haddad wants to do an inspection."
+    rows = [RecentPerson("Haddad", 1, 35, "PERSON", intro, NOW), RecentPerson("Haddad", 0, 0, "PERSON", later, NOW)]
+    assert _mentions_of(rows) == [("Mr Haddad", "m", 1), ("Mr Haddad", "m", 0)]
+
+
 def test_a_person_of_unknown_pronoun_mentioned_weeks_ago_is_a_rival_only():
     unit = "My friend Benedikt is running the Berlin marathon."
     weeks = NOW - timedelta(days=30)

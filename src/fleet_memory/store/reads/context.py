@@ -4,9 +4,12 @@ for all its (user, session) groups together, whatever the number of pronouns or 
 
 Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
 DISTINCT FROM``: never another user's) whose event date lies in ``[since, until]``, units of the
-same session first, then the most recent, at most ``units`` of them — with, per unit, its speaker
-and the entities it mentions (with their labels), each with the unit's text, and the text once
-more with no name (``UNIT_TEXT``: a unit that names no one may still say "Kai says he …");
+same session first, then the most recent (the last written first), at most ``units`` of them —
+with, per unit, its speaker and the entities it mentions (with their labels), each with the
+unit's text, and the text once more with no name (``UNIT_TEXT``: a unit that names no one may
+still say "Kai says he …") and the first ``MESSAGE_CHARS`` of the message it came from as it was
+put (its document: the pronouns a put's coreference rewrote are still there, "I saw Dr Haddad …
+She seemed really thorough.");
 ``known`` — the agent's entities whose normalised name or an alias is one of the group's
 ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
@@ -29,7 +32,7 @@ from ...naming import lookup_forms
 from ..db.rows import fetch
 from ..db.routing import by_agent
 
-__all__ = ["ContextQuery", "KnownName", "RecentPerson", "UNIT_TEXT", "agent_context"]
+__all__ = ["ContextQuery", "KnownName", "MESSAGE_CHARS", "RecentPerson", "UNIT_TEXT", "agent_context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,7 @@ class ContextQuery:
 
 
 UNIT_TEXT = -2  # the ``position`` of a recent unit's own row: its text, no person
+MESSAGE_CHARS = 4_000  # how much of a recent unit's message (its document) is read
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,7 @@ class RecentPerson:
     label: str = "PERSON"
     text: str = ""
     at: datetime | None = None  # the unit's event date
+    message: str = ""  # on a ``UNIT_TEXT`` row: the start of the message the unit came from, as it was put
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,30 +78,32 @@ WITH g AS (
   SELECT * FROM unnest(%(gi)s::int[], %(u)s::text[], %(s)s::text[], %(since)s::timestamptz[],
                        %(until)s::timestamptz[]) AS g(gi, user_id, session_id, since, until)
 ), recent AS (
-  SELECT g.gi, r.id, r.text, r.speaker, r.rank, r.event_date FROM g CROSS JOIN LATERAL (
-    SELECT u.id, u.text, u.speaker, u.event_date,
+  SELECT g.gi, r.id, r.text, r.speaker, r.rank, r.event_date, r.document_id FROM g CROSS JOIN LATERAL (
+    SELECT u.id, u.text, u.speaker, u.event_date, u.document_id,
            row_number() OVER (ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC,
-                                       u.event_date DESC, u.created_at DESC) - 1 AS rank
+                                       u.event_date DESC, u.created_at DESC, u.seq DESC) - 1 AS rank
     FROM memory_units u
     WHERE u.agent_id = %(a)s AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
       AND u.event_date BETWEEN g.since AND g.until
-    ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.event_date DESC, u.created_at DESC
+    ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.event_date DESC, u.created_at DESC, u.seq DESC
     LIMIT %(k)s) r
 ), asked AS (
   SELECT * FROM unnest(%(ni)s::int[], %(n)s::text[], %(f)s::text[]) AS x(gi, norm, surface)
 )
 SELECT 'recent' AS kind, r.gi, e.name, '' AS normalized_name, e.label, r.rank,
-       strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases, r.text, r.event_date
+       strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases, r.text, r.event_date,
+       '' AS message
 FROM recent r
 JOIN unit_entities ue ON ue.agent_id = %(a)s AND ue.unit_id = r.id
 JOIN entities e ON e.agent_id = %(a)s AND e.id = ue.entity_id
 UNION ALL
-SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[], r.text, r.event_date FROM recent r
+SELECT 'recent', r.gi, r.speaker, '', 'PERSON', r.rank, -1, '{}'::text[], r.text, r.event_date, '' FROM recent r
 WHERE r.speaker IS NOT NULL
 UNION ALL
-SELECT 'recent', r.gi, '', '', '', r.rank, -2, '{}'::text[], r.text, r.event_date FROM recent r
+SELECT 'recent', r.gi, '', '', '', r.rank, -2, '{}'::text[], r.text, r.event_date, coalesce(left(d.content, %(m)s), '')
+FROM recent r LEFT JOIN documents d ON d.agent_id = %(a)s AND d.id = r.document_id
 UNION ALL
-SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '', NULL::timestamptz FROM (
+SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '', NULL::timestamptz, '' FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
   JOIN (SELECT gi, array_agg(norm) AS ns FROM asked WHERE norm <> '' GROUP BY gi) x ON x.gi = g.gi
   CROSS JOIN LATERAL (SELECT * FROM entities e WHERE e.agent_id = %(a)s AND e.normalized_name = ANY(x.ns)) e
@@ -118,7 +125,7 @@ def agent_context(conn: psycopg.Connection, queries: Sequence[ContextQuery],
             people, known = out[r["gi"]]
             if r["kind"] == "recent" and (r["name"] or r["position"] == UNIT_TEXT):
                 people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"],
-                                           r["event_date"]))
+                                           r["event_date"], r["message"]))
             elif r["kind"] == "known":
                 known.append(KnownName(r["name"], r["normalized_name"], r["label"], tuple(r["aliases"] or ())))
     return out
@@ -133,7 +140,7 @@ def _params(agent_id: str, at: Sequence[int], queries: Sequence[ContextQuery], u
         asked += [(gi, n, "") for n in normalized] + [(gi, "", f) for f in surfaces]
     return {
         "a": agent_id, "gi": list(at), "u": [q.user_id for q in mine], "s": [q.session_id for q in mine],
-        "since": [q.since for q in mine], "until": [q.until for q in mine], "k": units,
+        "since": [q.since for q in mine], "until": [q.until for q in mine], "k": units, "m": MESSAGE_CHARS,
         "ni": [a[0] for a in asked], "n": [a[1] for a in asked], "f": [a[2] for a in asked],
     }
 
