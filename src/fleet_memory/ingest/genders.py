@@ -15,7 +15,8 @@ for every put), for coreference across puts (``ingest.coref``).
   whatever the NER made of the name, and those it names by a gendered role alone ("my mum"). A
   role is a word only a person is called by (``is_person_role``: "my trip to Paris", "my shift
   next Thursday" name no one); a role used as a possessor ("my son's teacher") is not counted:
-  the sentence is about the teacher; a role ends where the word does: "my brother-in-law Kwame"
+  the sentence is about the teacher, though "my partner's mum Hiroko" names the mum; a title
+  names a person ("Mrs Adeyemi"), and so does a relation written as one ("Nana Beatriz"); a role ends where the word does: "my brother-in-law Kwame"
   names one man, not Kwame and a brother. Memory (``ingest.memory``) takes them as candidates.
 - ``other_people(text, names)``: the people a text mentions besides ``names`` (the PERSON
   entities found in it), by those two readings ("my dad and my uncle Frank" → a man besides
@@ -36,7 +37,7 @@ __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_p
            "unnamed_people", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
-    grandmother stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
+    grandmother nana nanna stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
     mother-in-law daughter-in-law landlady mrs ms miss madam lady""".split())
 MALE_ROLES = frozenset("""brother dad father uncle nephew son husband boyfriend grandad granddad grandpa
     grandfather stepfather stepson stepbrother godfather godson fiancé brother-in-law father-in-law
@@ -46,7 +47,8 @@ PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss ma
     dentist gp physio therapist vet nurse mechanic plumber electrician builder hairdresser barber stylist
     accountant lawyer solicitor client customer student mentor sibling child kid grandchild babysitter nanny
     cleaner gardener agent intern assistant director founder pastor priest vicar rabbi imam surgeon
-    consultant counsellor counselor landlady midwife""".split())
+    consultant counsellor counselor landlady midwife childminder carer caregiver broker coordinator instructor
+    lecturer professor headteacher receptionist pharmacist optician optometrist recruiter lodger tenant""".split())
 """Roles that only a person holds, besides the gendered ones: "my colleague Abebe" names a person
 whatever the NER made of the name; "my favourite band Coldplay" does not."""
 
@@ -55,10 +57,12 @@ _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", r
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
 _TITLE = r"(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof|Professor)\.?\s+"
 _NAME = r"(?!(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof)\b)[A-Z][^\W\d_]*(?:[-'’][A-Z][^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
-_ROLE_NAMED = re.compile(rf"\b(?i:my|our)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"  # "my partner's mum Hiroko"
+_ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"  # "my partner's mum Hiroko"
                          rf"((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
-_NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
+_NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our|the|an?)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
+_TITLED = re.compile(rf"\b({_TITLE}({_NAME}))")
+_KIN_TITLED = re.compile(rf"\b([A-Z][a-z]+)\s+({_NAME})")
 _CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|chap|boy|lad|woman|girl|lady|person)"
                      rf"\s+(?:called|named)\s+((?:{_TITLE})?({_NAME}))")
 _CALLED_GENDER = {"guy": "m", "man": "m", "bloke": "m", "chap": "m", "boy": "m", "lad": "m",
@@ -128,7 +132,8 @@ def is_person_role(word: str) -> bool:
 def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
     mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "Dr Vasquez, my
-    dentist") or as "a guy called Giorgos": the name, the name as written with its title ("Mr
+    dentist", "the coordinator, Agnieszka", "Ms Lindqvist, the piano teacher"), as "a guy called
+    Giorgos", or after a title ("Mrs Adeyemi has offered …"): the name, the name as written with its title ("Mr
     Haddad"), and ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and
     Daisuke": both "m"; "my friends": unknown)."""
     out = []
@@ -145,6 +150,16 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
             out.append((m.group(2), m.group(1), _role_gender(roles[0]) or title_gender(m.group(1))))
     for m in _CALLED.finditer(text):
         out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or title_gender(m.group(2))))
+    named = {name for name, _, _ in out}
+    for m in _TITLED.finditer(text):  # a title before a name says it is a person: "Mrs Adeyemi offered …"
+        if m.group(2) not in named:
+            named.add(m.group(2))
+            out.append((m.group(2), m.group(1), title_gender(m.group(1))))
+    for m in _KIN_TITLED.finditer(text):  # a relation as a title: "Nana Beatriz", "Uncle Dev"
+        gender = _role_gender(m.group(1))
+        if gender is not None and m.group(2) not in named:
+            named.add(m.group(2))
+            out.append((m.group(2), m.group(2), gender))
     return out
 
 

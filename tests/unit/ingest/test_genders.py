@@ -55,6 +55,14 @@ def test_a_name_used_only_as_a_place() -> None:
     ("My son's football coach, Marek, asked me.", [("Marek", "Marek", None)]),
     ("My son's best friend's dad, Rajesh, can drive.", [("Rajesh", "Rajesh", "m")]),
     ("My mum's car Betsy broke down.", []),  # the last word before the name is no person's role
+    ("I help the coordinator, Agnieszka, with the rota.", [("Agnieszka", "Agnieszka", None)]),
+    ("A message to Ms Lindqvist, the piano teacher, about lessons.", [("Lindqvist", "Ms Lindqvist", "f")]),
+    ("Our neighbour across the road, Mrs Adeyemi, offered.", [("Adeyemi", "Mrs Adeyemi", "f")]),  # a title alone
+    ("Nana Beatriz still does the crossword.", [("Beatriz", "Beatriz", "f")]),
+    ("Paris, the capital of France, in the rain.", []),
+    ("Uncle Dev lent me his telescope; Grandma Rose approved.", [("Dev", "Dev", "m"), ("Rose", "Rose", "f")]),
+    ("Visited Saint Petersburg and New York.", []),
+    ("My cousin Layla and her best friend Nadia are coming.", [("Layla", "Layla", None), ("Nadia", "Nadia", None)]),
     ("My favourite band Coldplay is touring.", []),  # not a person's role
     ("Can you cover my shift next Thursday?", []),
     ("Paris, my favourite city, in the rain.", []),
