@@ -287,6 +287,7 @@ _MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|re
 # the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
 # module docstring for how it was chosen and where it is thin)
 MASKED_SIMILARITY = 0.7
+_PARTS = re.compile(r"(?<=[.!?])\s+|\s+[—–-]\s+|;\s*|,\s+(?=(?:can|could|would|will)\s+you\b)", _I)
 _QUESTION_START = re.compile(
     r"^\s*(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
 # verbs that carry no attribute of their own ("I take the train" / "I take sertraline")
@@ -327,8 +328,12 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def is_question(text: str) -> bool:
-    """A question states no value ("Should I move to Manchester?")."""
-    return text.rstrip().endswith("?") or _QUESTION_START.match(text) is not None
+    """A question states no value ("Should I move to Manchester?"). A text is one when each of its
+    parts is — its sentences, and the clauses a dash, a semicolon or ", can you" set apart: "Changed
+    my GitHub handle to dkowal, can you update the badge links?" and "Mum's email is X — can you
+    draft a message to her?" state a value and ask something besides."""
+    parts = [p.strip() for p in _PARTS.split(text) if p.strip(" \t\n.!,")]
+    return bool(parts) and all(p.endswith("?") or _QUESTION_START.match(p) is not None for p in parts)
 
 
 def _may_relate(a: str, b: str, newer: str) -> bool:

@@ -3,7 +3,7 @@ employer fact; starting at a time or at the gym is not."""
 
 import pytest
 
-from fleet_memory.ingest.supersede import SLOTS
+from fleet_memory.ingest.supersede import SLOTS, is_question
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -32,3 +32,17 @@ def test_employer_slot(text, expected):
 ])
 def test_phone_slot_needs_a_phone_number(text, expected):
     assert bool(SLOTS["phone"].search(text)) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Should I move to Manchester?", True),
+    ("Where do I live? Can you remind me?", True),
+    ("What is my job", True),
+    # a statement with a request beside it still states a value
+    ("Changed my GitHub handle to dkowal, can you update the badge links in this README?", False),
+    ("Mum's email is linda@example.org — can you draft a birthday message to her?", False),
+    ("We moved Mateo to Brookside Montessori after the break. Any books on Montessori at home?", False),
+    ("I live in Leeds.", False),
+])
+def test_a_question_states_no_value_but_a_statement_beside_a_request_does(text, expected):
+    assert is_question(text) is expected
