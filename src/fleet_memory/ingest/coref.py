@@ -28,7 +28,8 @@ candidates in a conversation turn). Never across agents or users (the query filt
 Guards: a he/she pronoun is left alone when its sentence has a subject of its own before it that
 is not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
-…"), and when memory knows two people who take it and the last of them was named before the
+…") or by a name the model gave another label ("Had lunch with Mateo from work and he
+recommended …", Mateo a GPE: never memory's last man), and when memory knows two people who take it and the last of them was named before the
 temporal window (a day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even
 when memory knows Carol; named three days before, with Ingrid known too, neither is clearly
 right). A name that occurs in the sentence itself is never the referent ("She lives in Porto
@@ -45,7 +46,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
-from .genders import is_person_role, other_people
+from .genders import is_person_role, only_after_article, only_as_place, other_people
 from .names import FEMALE_NAMES, MALE_NAMES
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -188,7 +189,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
             talking = (speakers | state.addressed) if speaker else frozenset()
             exclude = talking | _named_in(tokens, state.persons)
-            ref = _person_referent(low, i, tokens, persons, state, exclude)
+            ref = _person_referent(low, i, tokens, persons, state, exclude, _names_of_others(tokens, spans))
         elif low in _IT or low in _THEY:
             ref = _thing_referent(tokens, i, low, spans, state)
         else:
@@ -218,8 +219,19 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     return CorefText(_render(tokens, replacements), tuple(referents))
 
 
+_NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})
+
+
+def _names_of_others(tokens: Sequence[Token], spans: Sequence[Span]) -> list[int]:
+    """Where the sentence names someone or something the model did not call a PERSON, not as a
+    place or after an article: "Had lunch with Mateo from work" (the small model's GPE)."""
+    text = _render(tokens, {})
+    return [e.start for e in spans if e.label in _NAMEISH and e.text[:1].isupper()
+            and not (only_as_place(text, e.text) or only_after_article(text, e.text))]
+
+
 def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequence[tuple[int, str]],
-                     state: _Discourse, exclude: frozenset[str]) -> EntityMention | None:
+                     state: _Discourse, exclude: frozenset[str], others: Sequence[int] = ()) -> EntityMention | None:
     """The PERSON a he/she pronoun at token ``i`` stands for, or ``None`` when a compatible person
     already appears earlier in the sentence (whose gender is then learnt) or none is known."""
     gender = "f" if low in _FEMALE else "m"
@@ -229,6 +241,8 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
         return None
     if any(t.pos in ("NOUN", "PROPN") and is_person_role(t.text) for t in tokens[:i]):
         return None  # "Went to the GP this morning - he said …": the sentence has a person of its own
+    if any(start < i for start in others):
+        return None  # "Had lunch with Mateo and he recommended …": Mateo, whatever the model's label
     name = state.person_for(gender, exclude)
     if name is None:
         return None
