@@ -16,8 +16,8 @@ for every put), for coreference across puts (``ingest.coref``).
   role is a word only a person is called by (``is_person_role``: "my trip to Paris", "my shift
   next Thursday" name no one); a role used as a possessor ("my son's teacher") is not counted:
   the sentence is about the teacher, though "my partner's mum Hiroko" names the mum; a title
-  names a person ("Mrs Adeyemi"), and so does a relation written as one ("Nana Beatriz"); a role ends where the word does: "my brother-in-law Kwame"
-  names one man, not Kwame and a brother. Memory (``ingest.memory``) takes them as candidates.
+  names a person ("Mrs Adeyemi"), and so does a relation written as one ("Nana Beatriz"); a role
+  ends where the word does: "my brother-in-law Kwame" names one man, not Kwame and a brother. Memory (``ingest.memory``) takes them as candidates.
 - ``other_people(text, names)``: the people a text mentions besides ``names`` (the PERSON
   entities found in it), by those two readings ("my dad and my uncle Frank" → a man besides
   Frank; "My mate Jake and my cousin Tom" with only Tom found → someone, of unknown pronoun):
@@ -57,10 +57,11 @@ _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", r
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
 _TITLE = r"(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof|Professor)\.?\s+"
 _NAME = r"(?!(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof)\b)[A-Z][^\W\d_]*(?:[-'’][A-Z][^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
-_ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"  # "my partner's mum Hiroko"
+_ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"
                          rf"((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
-_NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our|the|an?)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
+_NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our|the|an?)\s+"
+                              rf"([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
 _TITLED = re.compile(rf"\b({_TITLE}({_NAME}))")
 _KIN_TITLED = re.compile(rf"\b([A-Z][a-z]+)\s+({_NAME})")
 _CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|chap|boy|lad|woman|girl|lady|person)"
@@ -132,10 +133,11 @@ def is_person_role(word: str) -> bool:
 def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
     mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "Dr Vasquez, my
-    dentist", "the coordinator, Agnieszka", "Ms Lindqvist, the piano teacher"), as "a guy called
-    Giorgos", or after a title ("Mrs Adeyemi has offered …"): the name, the name as written with its title ("Mr
-    Haddad"), and ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and
-    Daisuke": both "m"; "my friends": unknown)."""
+    dentist", "the coordinator, Agnieszka", "my partner's mum Hiroko", "Ms Lindqvist, the piano
+    teacher"), as "a guy called Giorgos", or after a title ("Mrs Adeyemi has offered …", "Nana
+    Beatriz"): the name, the name as written with its title ("Mr Haddad"), and
+    ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and Daisuke": both "m";
+    "my friends": unknown)."""
     out = []
     for m in _ROLE_NAMED.finditer(text):
         if not is_person_role(m.group(1)):

@@ -5,9 +5,10 @@ the whole put, covering each (agent, user, session) group of its episodes
 - People of the recent units: the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` (at least
   ``PEOPLE_WINDOW``, 90 days: a person introduced in March is "she" in April's message when memory
-  knows no one else who takes "she"; a person of unknown pronoun, within a week) before the group's latest episode: their speakers and the PERSON
-  entities they mention (an entity of another label counts when its name is a known first name,
-  "Carol" stored as ORG, not a place's, or when its own unit calls it he or she).
+  knows no one else who takes "she"; a person of unknown pronoun, within a week) before the
+  group's latest episode: their speakers and the PERSON entities they mention (an entity of
+  another label counts when its name is a known first name, "Carol" stored as ORG, not a place's,
+  or when its own unit calls it he or she).
   Ordered least relevant first — lower-ranked units first, then by position in the unit — so
   coreference, seeding its discourse with them, takes the most relevant person as the latest
   antecedent; the put's own mentions come later still and win.
@@ -175,10 +176,9 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: f
     even when memory holds no one else: weeks after "My friend Benedikt is running the
     marathon", "Had my check-up - she said my results are fine" is someone new. (Taking the one
     person memory holds would have lifted pronoun recall on bench/changes.py's dev2 split from
-    .748 to .832 at a precision of .978 instead of 1.0, with wrong rewrites of that kind.)
-    A unit of ``fresh`` was stated within the put's temporal
-    window (coreference lets the last person named that day take the pronoun even when memory
-    knows another who takes it)."""
+    .748 to .832 at a precision of .978 instead of 1.0, with wrong rewrites of that kind.) A unit
+    of ``fresh`` was stated within the put's temporal window (coreference lets the last person
+    named that day take the pronoun even when memory knows another who takes it)."""
     units = _people_by_unit(recent, texts)
     speakers = {p.name for p in recent if p.position < 0}
     everyone = {n for people in units.values() for n, _ in people if n not in speakers}
