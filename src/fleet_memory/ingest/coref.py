@@ -30,9 +30,9 @@ is not a pronoun ("Guido continued his work on Python" keeps "his": the sentence
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …") or by a name the model gave another label ("Had lunch with Mateo from work and he recommended
 …", Mateo a GPE: never memory's last man), and when memory knows two people who take it and the
-last of them was named before the temporal window (a day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even
-when memory knows Carol; named three days before, with Ingrid known too, neither is clearly
-right). A name that occurs in the sentence itself is never the referent ("She lives in Porto
+last of them was named before the temporal window (a day: "Ines moved to Porto." then "She says
+the flat is lovely" is Ines even when memory knows Carol; named three days before, with Ingrid
+known too, neither is clearly right). A name that occurs in the sentence itself is never the referent ("She lives in Porto
 now" cannot become "Porto lives in Porto now").
 
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:

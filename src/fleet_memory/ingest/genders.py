@@ -17,7 +17,8 @@ for every put), for coreference across puts (``ingest.coref``).
   next Thursday" name no one); a role used as a possessor ("my son's teacher") is not counted:
   the sentence is about the teacher, though "my partner's mum Hiroko" names the mum; a title
   names a person ("Mrs Adeyemi"), and so does a relation written as one ("Nana Beatriz"); a role
-  ends where the word does: "my brother-in-law Kwame" names one man, not Kwame and a brother. Memory (``ingest.memory``) takes them as candidates.
+  ends where the word does: "my brother-in-law Kwame" names one man, not Kwame and a brother.
+  Memory (``ingest.memory``) takes them as candidates.
 - ``other_people(text, names)``: the people a text mentions besides ``names`` (the PERSON
   entities found in it), by those two readings ("my dad and my uncle Frank" → a man besides
   Frank; "My mate Jake and my cousin Tom" with only Tom found → someone, of unknown pronoun):
