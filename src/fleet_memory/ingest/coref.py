@@ -25,15 +25,15 @@ by a gendered role alone is a candidate by that role ("Called my mum." then "She
 is fine."), never an entity of the store. The speakers of those units are speakers too (not
 candidates in a conversation turn). Never across agents or users (the query filters them).
 
-Guards: a he/she pronoun is left alone when its sentence has a subject of its own before it that
-is not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
+Guards: a he/she pronoun is left alone when its sentence has a subject of its own before it that is
+not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …") or by a name the model gave another label ("Had lunch with Mateo from work and he recommended
-…", Mateo a GPE: never memory's last man), and when memory knows two people who take it and the
-last of them was named before the temporal window (a day: "Ines moved to Porto." then "She says
-the flat is lovely" is Ines even when memory knows Carol; named three days before, with Ingrid
-known too, neither is clearly right). A name that occurs in the sentence itself is never the referent ("She lives in Porto
-now" cannot become "Porto lives in Porto now").
+…", Mateo a GPE: never memory's last man), and when memory knows two people who take it and the last
+of them was named before the temporal window (a day: "Ines moved to Porto." then "She says the flat
+is lovely" is Ines even when memory knows Carol; named three days before, with Ingrid known too,
+neither is clearly right). A name that occurs in the sentence itself is never the referent ("She
+lives in Porto now" cannot become "Porto lives in Porto now").
 
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:
 "Alice said she would come"); possessives take "'s". Anything uncertain is left as it was:
