@@ -166,6 +166,12 @@ def test_a_pronoun_is_learnt_from_the_message_as_it_was_put():
     assert _mentions_of(rows[1:]) == [("", None, 0)]  # without the message: unknown, weeks ago, a rival only
 
 
+def test_a_first_name_beside_a_role_is_the_model_s_longer_person():
+    unit = "A video call with her family, including her grandad, Don Aurelio."
+    rows = [RecentPerson("Don Aurelio", 0, 47, "PERSON", unit, NOW)]
+    assert _mentions_of(rows) == [("Don Aurelio", "m", 0)]  # one man, not "Don" beside him
+
+
 def test_a_bare_name_is_the_titled_person_another_unit_names():
     intro, later = "Can you help me reply to my landlord, Mr Haddad?", "Haddad wants to do an inspection."
     rows = [RecentPerson("Haddad", 1, 35, "PERSON", intro, NOW), RecentPerson("Haddad", 0, 0, "PERSON", later, NOW)]
