@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
-from .genders import is_person_role, only_after_article, only_as_place, other_people
+from .genders import is_person_role, only_after_article, only_as_place, other_people, role_gender
 from .names import FEMALE_NAMES, MALE_NAMES
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -184,8 +184,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
                 _agree_verb(tokens, i, replacements)
             continue
         if low in _FEMALE or low in _MALE:
-            if _own_subject_before(tokens, i):
-                continue  # "Guido continued his work": the sentence says whose
+            if _own_subject_before(tokens, i) and tok.dep not in _OBJECT_DEPS:
+                continue  # "Guido continued his work": the sentence says whose (not "the choir took her on")
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
             talking = (speakers | state.addressed) if speaker else frozenset()
             exclude = talking | _named_in(tokens, state.persons)
@@ -214,6 +214,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
         if ref.label == "PERSON":
             state.mention(ref.surface)
     state.rivals += [(state.turn, g) for g in other_people(_render(tokens, {}), [n for _, n in persons])]
+    state.rivals += [(state.turn, role_gender(t.text)) for t in _unnamed_roles(tokens)]
     state.turn += 1
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
     return CorefText(_render(tokens, replacements), tuple(referents))
@@ -262,6 +263,25 @@ def _addressed(tokens: Sequence[Token], spans: Sequence[Span]) -> set[str]:
         opening = e.start == 0 and e.end < len(tokens) and tokens[e.end].text == ","
         if e.label == "PERSON" and (greeted or opening):
             out.add(e.text)
+    return out
+
+
+_OBJECT_DEPS = ("dobj", "obj", "dative", "iobj")  # an object is never its own clause's subject
+_ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "obj", "dative", "pobj", "conj")
+
+
+def _unnamed_roles(tokens: Sequence[Token]) -> list[Token]:
+    """The people a sentence names by a role alone, as someone it is about ("I saw a locum GP about
+    my cough today." then "She said it's viral": she is the GP, never memory's Saoirse); not a
+    role said of someone ("Ravi is a nurse", "works as a nurse") nor one beside a name ("my cousin
+    Ravi")."""
+    out = []
+    for i, t in enumerate(tokens):
+        named = i + 1 < len(tokens) and tokens[i + 1].pos == "PROPN" or any(
+            k.head == i and k.pos == "PROPN" and k.dep in ("appos", "compound") for k in tokens)
+        as_what = t.dep == "pobj" and tokens[t.head].text.lower() == "as"
+        if t.pos == "NOUN" and is_person_role(t.text) and t.dep in _ARGUMENT_DEPS and not (named or as_what):
+            out.append(t)
     return out
 
 

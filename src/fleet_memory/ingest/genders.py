@@ -34,15 +34,15 @@ import re
 from collections.abc import Sequence
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
-           "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "title_gender",
-           "unnamed_people", "with_title"]
+           "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
+           "title_gender", "unnamed_people", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother nana nanna stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
     mother-in-law daughter-in-law landlady mrs ms miss madam lady""".split())
 MALE_ROLES = frozenset("""brother dad father uncle nephew son husband boyfriend grandad granddad grandpa
     grandfather stepfather stepson stepbrother godfather godson fiancé brother-in-law father-in-law
-    son-in-law landlord mr sir""".split())
+    son-in-law landlord mr sir guy bloke chap lad""".split())
 PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss manager supervisor cousin neighbour
     neighbor flatmate roommate housemate partner spouse teacher tutor coach trainer teammate classmate doctor
     dentist gp physio therapist vet nurse mechanic plumber electrician builder hairdresser barber stylist
@@ -74,7 +74,7 @@ _GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), k
 _UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*[A-Z])")
 
 
-def _role_gender(word: str) -> str | None:
+def role_gender(word: str) -> str | None:
     """"f" or "m" for a gendered role or its plural ("sister", "brothers"), else None."""
     for low in (word.lower(), word.lower().removesuffix("s")):
         if low in FEMALE_ROLES:
@@ -100,7 +100,7 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
     for name, at in where.items():
         before = _NAMED_ROLE.search(text[:at])
         after = _ROLE_AFTER.match(text[at + len(name):])
-        role = (before and _role_gender(before.group(1))) or (after and _role_gender(after.group(1)))
+        role = (before and role_gender(before.group(1))) or (after and role_gender(after.group(1)))
         others = [o for n, o in where.items() if n != name]
         first = all(at <= o for o in others)
         gender = role or (_pronoun_after(text, at + len(name), others) if first else None)
@@ -128,7 +128,7 @@ def is_person_role(word: str) -> bool:
     """A word only a person is called by (a role of ``FEMALE_ROLES``, ``MALE_ROLES``,
     ``PERSON_ROLES``, or its plural): "the GP", "my boss"."""
     low = word.lower()
-    return _role_gender(low) is not None or low in PERSON_ROLES or low.removesuffix("s") in PERSON_ROLES
+    return role_gender(low) is not None or low in PERSON_ROLES or low.removesuffix("s") in PERSON_ROLES
 
 
 def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
@@ -143,14 +143,14 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
     for m in _ROLE_NAMED.finditer(text):
         if not is_person_role(m.group(1)):
             continue
-        role = _role_gender(m.group(1))
+        role = role_gender(m.group(1))
         for surface, name in ((m.group(2), m.group(3)), (m.group(4), m.group(5))):
             if surface:  # a title says it too: "our tutor, Mr Haddad"
                 out.append((name, surface, role or title_gender(surface)))
     for m in _NAMED_THEN_ROLE.finditer(text):
         roles = [w for w in m.group(3).split() if is_person_role(w)]
         if roles:
-            out.append((m.group(2), m.group(1), _role_gender(roles[0]) or title_gender(m.group(1))))
+            out.append((m.group(2), m.group(1), role_gender(roles[0]) or title_gender(m.group(1))))
     for m in _CALLED.finditer(text):
         out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or title_gender(m.group(2))))
     named = {name for name, _, _ in out}
@@ -159,7 +159,7 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
             named.add(m.group(2))
             out.append((m.group(2), m.group(1), title_gender(m.group(1))))
     for m in _KIN_TITLED.finditer(text):  # a relation as a title: "Nana Beatriz", "Uncle Dev"
-        gender = _role_gender(m.group(1))
+        gender = role_gender(m.group(1))
         if gender is not None and m.group(2) not in named:
             named.add(m.group(2))
             out.append((m.group(2), m.group(2), gender))
@@ -168,7 +168,7 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
 
 def title_gender(surface: str) -> str | None:
     """The pronoun a title before a name gives ("Mr Haddad": "m"), else None."""
-    return _role_gender(surface.split()[0].rstrip(".")) if " " in surface else None
+    return role_gender(surface.split()[0].rstrip(".")) if " " in surface else None
 
 
 def with_title(text: str, name: str) -> str:
@@ -181,7 +181,7 @@ def with_title(text: str, name: str) -> str:
 def unnamed_people(text: str) -> list[tuple[str, str | None]]:
     """``(phrase, pronoun)`` of the people ``text`` names by a gendered role alone, the phrase lower
     case ("Called my mum" → ``("my mum", "f")``; not "my mum's car", not "my sister Priya")."""
-    return [(m.group(0).lower(), _role_gender(m.group(1))) for m in _UNNAMED.finditer(text)]
+    return [(m.group(0).lower(), role_gender(m.group(1))) for m in _UNNAMED.finditer(text)]
 
 
 def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[str | None]:

@@ -212,10 +212,10 @@ def _people_by_unit(recent: Sequence[RecentPerson],
         people += unnamed_people(text)
         for name, surface, gender in named_by_role(text):
             at = next((i for i, (n, _) in enumerate(people) if n in (name, surface)), None)
-            longer = next((i for i, (n, _) in enumerate(people) if name in n.split()[:1]), None)
+            longer = next((i for i, (n, _) in enumerate(people) if name in n.split()), None)
             if at is not None:
                 people[at] = (surface, gender)
-            elif longer is not None:  # "her grandad, Don Aurelio": the model's PERSON is the longer name
+            elif longer is not None:  # "her grandad, Don Aurelio", "Li Wei, the new guy": the model's longer PERSON
                 people[longer] = (people[longer][0], gender or people[longer][1])
             else:
                 people.append((surface, gender))

@@ -99,3 +99,17 @@ def test_weeks_later_a_pronoun_the_intro_itself_used_is_known(real_memory, intro
     assert not any("Sam" in t for t in said)  # the intro's own he/she is its own person's, never memory's Sam
     real_memory.put("r-said", "What's the best way to clean white trainers?", event_date=DAY + timedelta(days=5))
     assert real_memory.put("r-said", later, event_date=DAY + timedelta(days=14)).texts == [expected]
+
+
+@pytest.mark.parametrize("intro, later, expected", [
+    # a person named by a role alone in the put is who the next sentence's pronoun means
+    ("My daughter Saoirse is seven.", "I saw a locum GP about my cough today. She said it's viral.",
+     ["I saw a locum GP about my cough today.", "She said it's viral."]),
+    # but not a role said of someone
+    ("Can you suggest a quick pasta recipe?", "My cousin Ravi is a nurse. He says the night shifts are brutal.",
+     ["My cousin Ravi is a nurse.", "Ravi says the night shifts are brutal."]),
+    # "guy" is a man's word like "brother"
+    ("Our IT guy, Mehmet, sent me a VPN file.", "He thinks my router blocks it.", ["Mehmet thinks my router blocks it."]),
+])
+def test_a_role_in_the_put_and_a_man_s_word(real_memory, intro, later, expected) -> None:
+    assert _history(real_memory, "r-role", [intro, later]) == expected

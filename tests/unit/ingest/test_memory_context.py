@@ -170,6 +170,8 @@ def test_a_first_name_beside_a_role_is_the_model_s_longer_person():
     unit = "A video call with her family, including her grandad, Don Aurelio."
     rows = [RecentPerson("Don Aurelio", 0, 47, "PERSON", unit, NOW)]
     assert _mentions_of(rows) == [("Don Aurelio", "m", 0)]  # one man, not "Don" beside him
+    unit = "Li Wei, the new guy on my team, keeps asking me to review his pull requests."
+    assert _mentions_of([RecentPerson("Li Wei", 0, 0, "PERSON", unit, NOW)]) == [("Li Wei", "m", 0)]
 
 
 def test_a_bare_name_is_the_titled_person_another_unit_names():
