@@ -286,8 +286,10 @@ def _unnamed_roles(tokens: Sequence[Token]) -> list[Token]:
 
 
 def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
-    """True when a noun or proper noun before token ``i`` is a subject (not a pronoun)."""
-    return any(t.dep in ("nsubj", "nsubjpass") and t.pos in ("PROPN", "NOUN") for t in tokens[:i])
+    """True when a name or a person's role before token ``i`` is a subject (not a pronoun, not a
+    thing: "The blood test results came back and he has type 2 diabetes" says nothing of whom)."""
+    return any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.pos == "NOUN" and is_person_role(t.text))
+               for t in tokens[:i])
 
 
 def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:

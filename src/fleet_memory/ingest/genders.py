@@ -38,10 +38,10 @@ __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_p
            "title_gender", "unnamed_people", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
-    grandmother nana nanna stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
+    grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
     mother-in-law daughter-in-law landlady mrs ms miss madam lady""".split())
 MALE_ROLES = frozenset("""brother dad father uncle nephew son husband boyfriend grandad granddad grandpa
-    grandfather stepfather stepson stepbrother godfather godson fiancé brother-in-law father-in-law
+    grandfather stepdad stepfather stepson stepbrother godfather godson fiancé brother-in-law father-in-law
     son-in-law landlord mr sir guy bloke chap lad""".split())
 PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss manager supervisor cousin neighbour
     neighbor flatmate roommate housemate partner spouse teacher tutor coach trainer teammate classmate doctor
@@ -63,6 +63,8 @@ _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
 _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our|the|an?)\s+"
                               rf"([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
+_CALENDAR = frozenset("""January February March April May June July August September October November December
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter""".split())
 _TITLED = re.compile(rf"\b({_TITLE}({_NAME}))")
 _KIN_TITLED = re.compile(rf"\b([A-Z][a-z]+)\s+({_NAME})")
 _CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|chap|boy|lad|woman|girl|lady|person)"
@@ -149,7 +151,7 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
                 out.append((name, surface, role or title_gender(surface)))
     for m in _NAMED_THEN_ROLE.finditer(text):
         roles = [w for w in m.group(3).split() if is_person_role(w)]
-        if roles:
+        if roles and m.group(2) not in _CALENDAR:  # not "In January, the letting agent …"
             out.append((m.group(2), m.group(1), role_gender(roles[0]) or title_gender(m.group(1))))
     for m in _CALLED.finditer(text):
         out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or title_gender(m.group(2))))

@@ -108,6 +108,9 @@ def test_weeks_later_a_pronoun_the_intro_itself_used_is_known(real_memory, intro
     # but not a role said of someone
     ("Can you suggest a quick pasta recipe?", "My cousin Ravi is a nurse. He says the night shifts are brutal.",
      ["My cousin Ravi is a nurse.", "Ravi says the night shifts are brutal."]),
+    # a thing as the sentence's subject says nothing of whom "he" means
+    ("My stepdad Graham has been really tired lately.", "The blood test results came back and he has diabetes.",
+     ["The blood test results came back and Graham has diabetes."]),
     # "guy" is a man's word like "brother"
     ("Our IT guy, Mehmet, sent me a VPN file.", "He thinks my router blocks it.", ["Mehmet thinks my router blocks it."]),
 ])

@@ -60,6 +60,8 @@ def test_a_name_used_only_as_a_place() -> None:
     ("Our neighbour across the road, Mrs Adeyemi, offered.", [("Adeyemi", "Mrs Adeyemi", "f")]),  # a title alone
     ("Nana Beatriz still does the crossword.", [("Beatriz", "Beatriz", "f")]),
     ("Paris, the capital of France, in the rain.", []),
+    ("We reported it in January, the letting agent came round.", []),  # a month, not a person
+    ("Dinner with Maria, my sister, on Friday.", [("Maria", "Maria", "f")]),
     ("Uncle Dev lent me his telescope; Grandma Rose approved.", [("Dev", "Dev", "m"), ("Rose", "Rose", "f")]),
     ("Visited Saint Petersburg and New York.", []),
     ("My cousin Layla and her best friend Nadia are coming.", [("Layla", "Layla", None), ("Nadia", "Nadia", None)]),
