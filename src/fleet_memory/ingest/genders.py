@@ -38,8 +38,8 @@ __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_p
            "title_gender", "unnamed_people", "with_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
-    grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee sister-in-law
-    mother-in-law daughter-in-law landlady mrs ms miss madam lady""".split())
+    grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee
+    sister-in-law mother-in-law daughter-in-law landlady mrs ms miss madam lady""".split())
 MALE_ROLES = frozenset("""brother dad father uncle nephew son husband boyfriend grandad granddad grandpa
     grandfather stepdad stepfather stepson stepbrother godfather godson fiancé brother-in-law father-in-law
     son-in-law landlord mr sir guy bloke chap lad""".split())

@@ -112,7 +112,8 @@ def test_weeks_later_a_pronoun_the_intro_itself_used_is_known(real_memory, intro
     ("My stepdad Graham has been really tired lately.", "The blood test results came back and he has diabetes.",
      ["The blood test results came back and Graham has diabetes."]),
     # "guy" is a man's word like "brother"
-    ("Our IT guy, Mehmet, sent me a VPN file.", "He thinks my router blocks it.", ["Mehmet thinks my router blocks it."]),
+    ("Our IT guy, Mehmet, sent me a VPN file.", "He thinks my router blocks it.",
+     ["Mehmet thinks my router blocks it."]),
 ])
 def test_a_role_in_the_put_and_a_man_s_word(real_memory, intro, later, expected) -> None:
     assert _history(real_memory, "r-role", [intro, later]) == expected
