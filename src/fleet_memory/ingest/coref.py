@@ -277,10 +277,12 @@ def _unnamed_roles(tokens: Sequence[Token]) -> list[Token]:
     Ravi")."""
     out = []
     for i, t in enumerate(tokens):
+        if t.pos != "NOUN" or t.dep not in _ARGUMENT_DEPS or not is_person_role(t.text):
+            continue
         named = i + 1 < len(tokens) and tokens[i + 1].pos == "PROPN" or any(
             k.head == i and k.pos == "PROPN" and k.dep in ("appos", "compound") for k in tokens)
         as_what = t.dep == "pobj" and t.head < len(tokens) and tokens[t.head].text.lower() == "as"
-        if t.pos == "NOUN" and is_person_role(t.text) and t.dep in _ARGUMENT_DEPS and not (named or as_what):
+        if not (named or as_what):
             out.append(t)
     return out
 

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
-           "title_gender", "unnamed_people", "with_title"]
+           "title_gender", "unnamed_people", "with_title", "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee
@@ -66,6 +66,7 @@ _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our|the|an?)
 _CALENDAR = frozenset("""January February March April May June July August September October November December
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter""".split())
 _TITLED = re.compile(rf"\b({_TITLE}({_NAME}))")
+_LEADING_TITLE = re.compile(rf"{_TITLE}(\S.*)")
 _KIN_TITLED = re.compile(rf"\b([A-Z][a-z]+)\s+({_NAME})")
 _CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|chap|boy|lad|woman|girl|lady|person)"
                      rf"\s+(?:called|named)\s+((?:{_TITLE})?({_NAME}))")
@@ -166,6 +167,12 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
             named.add(m.group(2))
             out.append((m.group(2), m.group(2), gender))
     return out
+
+
+def without_title(surface: str) -> str | None:
+    """The name after a title ("Mr Haddad", "Dr. Nakamura": "Haddad", "Nakamura"), else None."""
+    found = _LEADING_TITLE.match(surface)
+    return found.group(1) if found else None
 
 
 def title_gender(surface: str) -> str | None:

@@ -35,7 +35,7 @@ from ..clock import shifted
 from ..naming import normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
 from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, referred_by_subject,
-                      title_gender, unnamed_people, with_title)
+                      title_gender, unnamed_people, with_title, without_title)
 from .names import is_first_name
 from .records import AgentContext, Episode, RecentMention
 
@@ -229,8 +229,9 @@ def _titled(units: dict[int, list[tuple[str, str | None]]]) -> dict[int, list[tu
     titled: dict[str, set[tuple[str, str | None]]] = {}
     for people in units.values():
         for surface, gender in people:
-            if title_gender(surface) is not None or re.match(r"(?:Dr|Prof|Mx)\.?\s", surface):
-                titled.setdefault(surface.split(maxsplit=1)[1], set()).add((surface, gender))
+            bare = without_title(surface)
+            if bare:
+                titled.setdefault(bare, set()).add((surface, gender))
     one = {name: next(iter(found)) for name, found in titled.items() if len(found) == 1}
     return {rank: [one.get(name, (name, gender)) if name in one and gender in (None, one[name][1])
                    else (name, gender) for name, gender in people] for rank, people in units.items()}

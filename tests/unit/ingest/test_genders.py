@@ -3,7 +3,7 @@
 import pytest
 
 from fleet_memory.ingest.genders import (named_by_role, only_as_place, other_people, pronouns_in, referred_by_subject,
-                                         unnamed_people, with_title)
+                                         unnamed_people, with_title, without_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -89,6 +89,8 @@ def test_a_name_the_text_refers_back_to_as_he_or_she(text, name, others, expecte
 def test_a_title_stays_with_the_name() -> None:
     assert with_title("Dr Nakamura at the clinic told me to cut back.", "Nakamura") == "Dr Nakamura"
     assert with_title("Nakamura told me to cut back.", "Nakamura") == "Nakamura"
+    assert [without_title(s) for s in ("Mr Haddad", "Dr. Nakamura", "Professor Adeyemi", "Haddad", "Mrs")] == [
+        "Haddad", "Nakamura", "Adeyemi", None, None]
 
 
 def test_the_people_a_text_names_by_a_role_alone() -> None:
