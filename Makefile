@@ -2,8 +2,9 @@
 #   make demo   set everything up, then run the demo on the embedded database
 #   make test   set everything up, then run the whole test suite (CI runs it) and print its duration
 # and the quick lane for a change:
-#   make check  everything but the wheel install, the browser, the fuzzing and the README's examples in
-#               fresh processes (markers slow, browser, fuzz)
+#   make check  everything but the wheel install, the browser, the fuzzing and the tests that start servers,
+#               PostgreSQL or model-loading workers in processes of their own (markers slow, browser, fuzz,
+#               processes)
 # Both are idempotent: the virtual environment is rebuilt only when pyproject.toml or constraints.txt change.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -46,7 +47,7 @@ test: setup system-deps
 # (each worker starts its own embedded server and loads the models)
 CHECK_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 check: setup
-	@start=$$(date +%s); $(BIN)/python -m pytest -q -n $(CHECK_WORKERS) -m "not slow and not browser and not fuzz"; status=$$?; \
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -n $(CHECK_WORKERS) -m "not slow and not browser and not fuzz and not processes"; status=$$?; \
 	echo "make check: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The integration and surface tests on a real Citus cluster (coordinator and two workers on this

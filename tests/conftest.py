@@ -14,6 +14,7 @@ from fleet_memory import Config, FixedClock
 from fleet_memory.providers.embedder import HashingEmbedder
 from fleet_memory.store.db import migrations
 from tests.support import citus
+from tests.support.databases import Databases
 
 TEMPLATE = "fm_template"
 CLUSTER = citus.cluster_url()  # make test-citus: a schema per test on a Citus coordinator
@@ -49,19 +50,22 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory):
     server.cleanup()
 
 
+@pytest.fixture(scope="session")
+def databases(pg_server) -> Databases | None:
+    return None if CLUSTER else Databases(pg_server.get_uri(), lambda name: pg_server.get_uri(database=name), TEMPLATE)
+
+
 @pytest.fixture
-def db_url(pg_server) -> Iterator[str]:
-    """A fresh, migrated database for one test."""
+def db_url(databases, pg_server) -> Iterator[str]:
+    """A fresh, migrated database for one test (``tests.support.databases``: emptied and handed on
+    when the last test left it as the template is)."""
     if CLUSTER:
         with citus.schema(CLUSTER, migrated=True) as url:
             yield url
         return
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    name = databases.take()
     yield pg_server.get_uri(database=name)
-    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    databases.give_back(name)
 
 
 @pytest.fixture

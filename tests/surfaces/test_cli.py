@@ -352,6 +352,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("no_auth", [False, True], ids=["keys", "no-auth"])
 def test_serve_runs_the_rest_server(factory, db_url, tmp_path, no_auth):
     import os

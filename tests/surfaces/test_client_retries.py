@@ -51,7 +51,7 @@ def test_clients_wait_out_a_running_first_request(memory, db_url):
     with real_server(memory) as url:
         for key, client_call in (("sync", _sync_put), ("async", _async_put)):
             _running_claim(db_url, key, body)
-            finisher = _complete_later(db_url, key, stored, after_s=2.5)
+            finisher = _complete_later(db_url, key, stored, after_s=1.5)
             result = client_call(url, memory, key, body)
             finisher.join()
             assert str(result.document_id) == stored["document_id"]  # the first request's response

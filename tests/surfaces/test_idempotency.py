@@ -21,6 +21,8 @@ import pytest
 from tests.support.openai_server import OpenAITestServer
 from tests.surfaces.test_two_servers import _free_port, _wait_ready
 
+pytestmark = pytest.mark.processes  # servers and owners in processes of their own
+
 AGENT = "retry"
 BODY = {"content": "Ines moved to Porto in February.", "event_date": "2025-02-14T10:00:00Z"}
 

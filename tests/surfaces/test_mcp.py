@@ -79,6 +79,7 @@ async def _session(db_url: str, home: Path) -> dict:
                 "forgot": forgot, "after": after, "forgot_user": forgot_user}
 
 
+@pytest.mark.processes
 def test_stdio_server_lists_tools_remembers_and_recalls(db_url, tmp_path):
     assert FLEET_MEMORY, "the fleet-memory console script is not installed in this environment"
     seen = anyio.run(_session, db_url, tmp_path)

@@ -22,6 +22,8 @@ import pytest
 
 from fleet_memory import Config, FleetMemory
 
+pytestmark = pytest.mark.processes  # servers and owners in processes of their own
+
 OWNER = ("import sys, time\nfrom pathlib import Path\nfrom fleet_memory import Config, FleetMemory\n"
          "m = FleetMemory(Config(home=Path(sys.argv[1])))\nprint('ready', flush=True)\n"
          "if sys.argv[2] == 'stay':\n    time.sleep(600)\nm.close()\n")

@@ -12,6 +12,7 @@ import pytest
 from tests.support.processes import FLEET_MEMORY, clean_env
 
 
+@pytest.mark.processes
 @pytest.mark.models
 def test_a_command_prints_nothing_on_stderr_unless_verbose(db_url, tmp_path):
     env = clean_env(FLEET_MEMORY_DATABASE_URL=db_url, FLEET_MEMORY_HOME=str(tmp_path))

@@ -41,6 +41,7 @@ def run_shell_block(block: str, cli, cwd) -> list:
     return results
 
 
+@pytest.mark.processes
 def test_command_line_examples_run(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     [block] = blocks(section("Command line"), "bash")

@@ -15,9 +15,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.integration.fleet.checks import graph_problems
 from tests.support.concurrency import run_together
+
+pytestmark = pytest.mark.processes  # servers and owners in processes of their own
 
 AGENT = "crew"
 NAMES = ["Zephyrine Okonkwo", "Bartholomew Quist", "Vantablack Studios", "Reykjavik"]

@@ -72,6 +72,7 @@ def test_no_session_state_outlives_a_transaction(db_url, clock, prepared):
         assert prepared_count == 0
 
 
+@pytest.mark.processes
 @pytest.mark.skipif(bouncer.binary() is None, reason="pgbouncer is not installed (make system-deps)")
 def test_concurrent_writers_through_pgbouncer_transaction_pooling(db_url, clock):
     with bouncer.pgbouncer(db_url, pool_size=2) as url:

@@ -21,6 +21,7 @@ SHAPES = [
 ]
 
 
+@pytest.mark.processes
 @pytest.mark.models
 def test_workers_give_the_records_of_the_callers_own_parse_in_order_and_run_niced():
     texts = [f"{SHAPES[i % len(SHAPES)]} ({i})" for i in range(PARALLEL_MIN + 700)]  # distinct: order is checked
@@ -51,6 +52,7 @@ class _Fallback(SpacyNLP):
         return [Parsed((Token(t, "", "NN", "NOUN", "ROOT", 0),), ()) for t in texts]
 
 
+@pytest.mark.processes
 def test_when_the_workers_cannot_start_the_caller_parses_says_so_and_tries_again_later(caplog, monkeypatch):
     nlp = _Fallback()
     workers = ProcessNLP(nlp, 1)
@@ -99,6 +101,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.processes
 @pytest.mark.models
 def test_the_workers_exit_when_their_owner_is_killed(tmp_path):
     """A server killed with SIGKILL leaves no parse worker behind."""

@@ -26,6 +26,7 @@ def own_server(tmp_path):
     server.cleanup()
 
 
+@pytest.mark.processes
 def test_a_database_that_died_is_reported_at_once(own_server, caplog):
     config = Config(database_url=own_server.get_uri(), pool_min_size=3, pool_max_size=4)
     with FleetMemory(config, embedder=HashingEmbedder(), clock=FixedClock()) as memory:

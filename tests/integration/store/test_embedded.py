@@ -46,6 +46,7 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.processes
 def test_two_processes_share_one_data_directory(tmp_path):
     home, signals = tmp_path / "home", tmp_path / "signals"
     signals.mkdir()
@@ -94,6 +95,7 @@ for result in results:
 '''
 
 
+@pytest.mark.processes
 @pytest.mark.models
 def test_seed_api_example_runs_as_written(tmp_path):
     out = subprocess.run([sys.executable, "-c", SEED_EXAMPLE], env=_env(tmp_path), capture_output=True,
@@ -118,6 +120,7 @@ SETTINGS_CHECK = (
 )
 
 
+@pytest.mark.processes
 def test_embedded_server_gets_its_settings_before_it_starts(tmp_path):
     env = {**_env(tmp_path), "FLEET_MEMORY_PG_SHARED_BUFFERS_MB": "160"}
     out = subprocess.run([sys.executable, "-c", SETTINGS_CHECK], env=env, capture_output=True, text=True, timeout=120)
