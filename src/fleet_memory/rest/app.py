@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import tempfile
 from collections.abc import Callable, Iterator
@@ -233,6 +234,15 @@ def _attachment(filename: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
+@functools.cache
+def agent_routers() -> tuple[APIRouter, ...]:
+    """The routes of the API, built once per process: an app includes them by reference, and they
+    keep nothing of an app (each call reads its facade and settings from ``request.app.state``),
+    so every app of the process shares them."""
+    return (memories_router(), unit_views_router(), facts_router(), recall_router(), entities_router(),
+            pictures_router(), agents_router(), keys_router())
+
+
 def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[], FleetMemory] | None = None,
                auth: bool = True, max_body_bytes: int = 16 * 2**20, own_process: bool = False) -> FastAPI:
     """The app over ``memory`` (kept open) or one made by ``memory_factory`` at start-up (closed at
@@ -284,8 +294,7 @@ def create_app(memory: FleetMemory | None = None, *, memory_factory: Callable[[]
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(InProgress, state=lambda: app.state)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    for router in (memories_router(), unit_views_router(), facts_router(), recall_router(), entities_router(),
-                   pictures_router(), agents_router(), keys_router()):
+    for router in agent_routers():
         app.include_router(router)
     mount_docs(app)
     mount_ui(app)  # the memory browser: static pages calling the routes above
