@@ -2,9 +2,10 @@
 a fresh database cloned from a migrated template. Real local models load once per run.
 
 The suite's process is its own, so it keeps the collector off what lives for the whole run: after
-collection and after any test that imported new modules (a model load), everything alive is moved
-to the permanent generation (``gc.freeze``), which full collections skip. With the models loaded a
-full collection walked millions of their objects, about 0.4 s each and twenty per worker.
+collection, after any test that imported new modules or loaded a spaCy model, and after the
+embedding model's load, everything alive moves to the permanent generation (``gc.freeze``), which
+full collections skip. With the models loaded a full collection walked millions of their objects,
+about 0.4 s each and twenty per worker.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 
 from fleet_memory import Config, FixedClock
 from fleet_memory.providers.embedder import HashingEmbedder
+from fleet_memory.providers.nlp import _load_spacy
 from fleet_memory.store.db import migrations
 from tests.support import citus
 from tests.support.databases import Databases
@@ -28,13 +30,15 @@ TEMPLATE = "fm_template"
 CLUSTER = citus.cluster_url()  # make test-citus: a schema per test on a Citus coordinator
 
 
-_modules_frozen = 0
+_frozen_at: tuple = ()
 
 
 def _freeze_the_long_lived() -> None:
-    global _modules_frozen
-    if len(sys.modules) != _modules_frozen:
-        _modules_frozen = len(sys.modules)
+    """Freeze when modules were imported or a spaCy model was loaded since the last freeze."""
+    global _frozen_at
+    now = (len(sys.modules), _load_spacy.cache_info().currsize)
+    if now != _frozen_at:
+        _frozen_at = now
         gc.freeze()
 
 
@@ -81,8 +85,13 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def databases(pg_server) -> Databases | None:
-    return None if CLUSTER else Databases(pg_server.get_uri(), lambda name: pg_server.get_uri(database=name), TEMPLATE)
+def databases(pg_server) -> Iterator[Databases | None]:
+    if CLUSTER:
+        yield None
+        return
+    databases = Databases(pg_server.get_uri(), lambda name: pg_server.get_uri(database=name), TEMPLATE)
+    yield databases
+    databases.close()
 
 
 @pytest.fixture
@@ -134,6 +143,7 @@ def real_embedder():
 
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])
+    gc.freeze()  # the model's objects live for the whole run: off the collector (see the module's docstring)
     return embedder
 
 
