@@ -1,5 +1,6 @@
 """Test fixtures. One embedded PostgreSQL server per test run; every test that touches SQL gets
-a fresh database cloned from a migrated template. Real local models load once per run.
+a database as the migrated template is: cloned from it, or one an earlier test left and that was
+emptied back to it (``tests.support.databases``). Real local models load once per run.
 
 The suite's process is its own, so it keeps the collector off what lives for the whole run: after
 collection, after any test that imported new modules or loaded a spaCy model, and after the
