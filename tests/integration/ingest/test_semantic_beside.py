@@ -41,6 +41,8 @@ def _spied_searches(monkeypatch) -> list[tuple[str, str, int]]:
     """Every search of stored neighbours, as (agent, thread, units asked): the reads beside run it
     in the ``fleet-memory-put-beside`` threads, the link stage's own search in the caller's."""
     monkeypatch.setattr(database, "SPARE_WAIT_S", 5.0)  # the pool opens a spare connection in time
+    # a window's read too, on a loaded machine (three make check workers on two cores took over 0.25 s)
+    monkeypatch.setattr(nearby, "NEARBY_CONNECTION_WAIT_S", 5.0)
     searched: list[tuple[str, str, int]] = []
     real_search = sem_sql.semantic_candidates
 
