@@ -43,7 +43,7 @@ test: setup system-deps
 	@start=$$(date +%s); $(BIN)/python -m pytest -q; status=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s"; exit $$status
 
-# Three pytest-xdist workers on the 2-core machine (measured 100-101 s; two were 5-15 s slower in earlier runs), tests
+# Three pytest-xdist workers on the 2-core machine (measured 100-107 s; two were 5-15 s slower in earlier runs), tests
 # handed to whichever worker is free (worksteal). Each worker starts its own embedded server and loads the
 # models. The compiled-module caches are part of a warm environment, so this lane writes them even where the
 # host sets PYTHONDONTWRITEBYTECODE: without them every worker compiles the package and rewrites the tests'
