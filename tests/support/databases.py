@@ -3,9 +3,9 @@
 Creating a database from the migrated template and dropping it after the test was the largest
 part of the quick lane's set-up: the REST, store and recall tests took 74-78 s in one process
 that way and 49-56 s recycled. Most tests only write rows, so after a test its database is
-emptied (``TRUNCATE … RESTART IDENTITY CASCADE`` of the tables that have pages, the server's statistics
-counters reset, the template's row estimates put back) and compared with the template by
-``FINGERPRINT``: its relations and their columns, constraints, triggers, functions, extensions
+emptied (``TRUNCATE … RESTART IDENTITY CASCADE`` of the tables that have pages, the server's
+statistics counters reset, the template's row estimates put back) and compared with the template
+by ``FINGERPRINT``: its relations and their columns, constraints, triggers, functions, extensions
 and schemas, the planner's statistics and row estimates, the database's settings and connection
 rules, its sequences, and every row of the tables that are not emptied (``KEPT``: the migrations
 applied and the schema's settings). Equal, it is handed to the next test; different in anything
