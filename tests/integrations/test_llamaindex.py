@@ -30,8 +30,8 @@ def li():
 
 def _memory(li, block, session: str):
     # a word count stands in for tiktoken, whose encodings would be downloaded
-    return li.Memory.from_defaults(session_id=session, token_limit=60, chat_history_token_ratio=0.5, token_flush_size=20,
-                                tokenizer_fn=str.split, memory_blocks=[block])
+    return li.Memory.from_defaults(session_id=session, token_limit=60, chat_history_token_ratio=0.5,
+                                   token_flush_size=20, tokenizer_fn=str.split, memory_blocks=[block])
 
 
 async def _conversation(li, memory) -> None:

@@ -66,7 +66,8 @@ ESTIMATES = ("SELECT relname, relpages, reltuples, relallvisible FROM pg_class"
 # TRUNCATE leaves an index the estimates of a new one (0 pages, -1 rows) where the migration's CREATE INDEX wrote
 # its own (1 page, 0 rows); the planner reads them for partial indexes, so the template's are put back
 PUT_BACK = ("UPDATE pg_class c SET relpages = v.relpages, reltuples = v.reltuples, relallvisible = v.relallvisible"
-            " FROM unnest(%s::text[], %s::int[], %s::real[], %s::int[]) AS v(relname, relpages, reltuples, relallvisible)"
+            " FROM unnest(%s::text[], %s::int[], %s::real[], %s::int[])"
+            " AS v(relname, relpages, reltuples, relallvisible)"
             " WHERE c.relname = v.relname AND c.relnamespace = 'public'::regnamespace")
 
 
