@@ -40,16 +40,15 @@ column has them.
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
 import re
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+
+from common import temporary_home, write_report
 
 DATA = Path(__file__).parent / "data" / "changes"
 SYSTEMS = {"fleet-memory": "balanced", "vector": "vector"}
@@ -209,14 +208,6 @@ def table(report: dict) -> str:
     return "\n".join(lines) + f"\n\nlinks — {links}"
 
 
-def temporary_home() -> Path:
-    """A fresh data directory, removed at exit (registered before the embedded server starts, so
-    its stop, registered later, runs first)."""
-    home = tempfile.mkdtemp(prefix="fm-changes-")
-    atexit.register(shutil.rmtree, home, ignore_errors=True)
-    return Path(home)
-
-
 def main(argv: list[str] | None = None) -> int:
     from fleet_memory import Config, FleetMemory
 
@@ -230,12 +221,11 @@ def main(argv: list[str] | None = None) -> int:
     missing = [s for s in splits if not (DATA / f"{s}.jsonl").exists()]
     for s in missing:
         print(f"{s}: {DATA / f'{s}.jsonl'} does not exist; skipped", file=sys.stderr)
-    config = Config(home=Path(args.home) if args.home else temporary_home())
+    config = Config(home=Path(args.home) if args.home else temporary_home("changes"))
     with FleetMemory(config) as mem:
         report = {s: run_split(mem, s, args.limit) for s in splits if s not in missing}
     print(table(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+    write_report(report, args.json)
     return 0
 
 

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import math
 import random
 import sys
@@ -69,6 +68,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from common import write_report  # noqa: E402
 from latency import QUERY_TEMPLATES, _fill, build, conversation_turns, percentiles, settle  # noqa: E402
 
 POOL = "fleet-pool"
@@ -319,8 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         putter.join()
         report["put_while_searching"] = percentiles(putter.times) if putter.times else None
     print_report(report)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+    write_report(report, args.json)
     return 0
 
 

@@ -24,18 +24,15 @@ as a user would (``locomo_data.batches``).
 from __future__ import annotations
 
 import argparse
-import atexit
-import json
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import fields, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from locomo_data import FEEDS, batches, load, turn_text
+from common import temporary_home, write_report
+from locomo_data import FEEDS, batches, load
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
@@ -140,9 +137,7 @@ def run(args) -> dict:
     if args.conversations:
         convs = convs[: args.conversations]
     settings = settings_from(args)
-    home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="fm-locomo-"))
-    if not args.home:  # a temporary database (about 120 MB) is removed at exit
-        atexit.register(shutil.rmtree, home, ignore_errors=True)
+    home = Path(args.home) if args.home else temporary_home("locomo")  # about 120 MB, removed at exit
     rows = {"fleet-memory": [], "bm25": [], "vector": []}
     lat = {"fleet-memory": [], "bm25": [], "vector": []}
     with FleetMemory(Config(home=home)) as mem:
@@ -229,8 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report = run(args)
     print(table(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+    write_report(report, args.json)
     return 0
 
 

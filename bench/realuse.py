@@ -43,17 +43,14 @@ is the gold) report hit@5 on their own line.
 from __future__ import annotations
 
 import argparse
-import atexit
 import dataclasses
-import json
-import shutil
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import realuse_scenario as scenario_mod
+from common import temporary_home, write_report
 from realuse_scenario import AGENT_SOURCES, Put, Question, Scenario, normalise
 
 SYSTEMS = ("fleet-memory", "vector", "bm25", "bm25+vector")
@@ -312,21 +309,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def temporary_home() -> Path:
-    """A fresh data directory, removed at exit (registered before the embedded server starts, so
-    its stop, registered later, runs first)."""
-    home = tempfile.mkdtemp(prefix="fm-realuse-")
-    atexit.register(shutil.rmtree, home, ignore_errors=True)
-    return Path(home)
-
-
 def main(argv: list[str] | None = None) -> int:
     from fleet_memory import Config, FleetMemory
 
     args = parse_args(argv)
     scenario = scenario_mod.load(Path(args.scenario))
     scenario_mod.check(scenario)
-    config = Config(database_url=args.database_url) if args.database_url else Config(home=temporary_home())
+    config = Config(database_url=args.database_url) if args.database_url else Config(home=temporary_home("realuse"))
     global DOCS_AS_FILES
     DOCS_AS_FILES = args.docs_as_files
     if args.embed_headings is not None:
@@ -339,8 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     report["seconds"] = round(time.perf_counter() - started, 1)
     print(tables(report))
     print(f"total {report['seconds']} s", file=sys.stderr)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+    write_report(report, args.json)
     return 0
 
 

@@ -289,8 +289,7 @@ class FleetMemory:
         """The unit's importance decayed along the forgetting curve at ``now`` (default: the clock),
         the value maintenance archives by and ``min_importance`` filters on (``lifecycle.decay``)."""
         at = check_date(now, "now") or self.clock.now()
-        return effective_importance(unit.importance, unit.memory_type, unit.created_at, unit.last_accessed, at,
-                                    self.config.lifecycle)
+        return effective_importance(unit, at, self.config.lifecycle)
 
     def stats(self, agent_id: str) -> AgentStats:
         agent = self._agent(agent_id)

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from typing import Protocol
 
 from ..config import LifecycleConfig
 from ..model import MemoryType
 
-__all__ = ["decay_rate", "effective_importance", "should_archive"]
+__all__ = ["Fading", "decay_rate", "effective_importance", "should_archive"]
 
 _SECONDS_PER_DAY = 86_400.0
 
@@ -34,26 +35,21 @@ def decay_rate(memory_type: MemoryType | str, config: LifecycleConfig) -> float:
     return config.procedural_decay_rate if kind == MemoryType.PROCEDURAL.value else config.decay_rate
 
 
-def effective_importance(
-    importance: float,
-    memory_type: MemoryType | str,
-    created_at: datetime,
-    last_accessed: datetime | None,
-    now: datetime,
-    config: LifecycleConfig,
-) -> float:
+class Fading(Protocol):
+    """What the curve reads of a unit: a stored ``MemoryUnit`` or a row maintenance locked."""
+
+    importance: float
+    memory_type: MemoryType | str
+    created_at: datetime
+    last_accessed: datetime | None
+
+
+def effective_importance(unit: Fading, now: datetime, config: LifecycleConfig) -> float:
     """The base importance decayed along the curve from the last access (or creation) to ``now``."""
-    start = last_accessed if last_accessed is not None else created_at
+    start = unit.last_accessed if unit.last_accessed is not None else unit.created_at
     days = max(0.0, (now - start).total_seconds() / _SECONDS_PER_DAY)
-    return float(importance) * math.exp(-decay_rate(memory_type, config) * days)
+    return float(unit.importance) * math.exp(-decay_rate(unit.memory_type, config) * days)
 
 
-def should_archive(
-    importance: float,
-    memory_type: MemoryType | str,
-    created_at: datetime,
-    last_accessed: datetime | None,
-    now: datetime,
-    config: LifecycleConfig,
-) -> bool:
-    return effective_importance(importance, memory_type, created_at, last_accessed, now, config) < config.archive_below
+def should_archive(unit: Fading, now: datetime, config: LifecycleConfig) -> bool:
+    return effective_importance(unit, now, config) < config.archive_below

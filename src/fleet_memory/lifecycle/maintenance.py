@@ -47,10 +47,7 @@ class Maintainer:
                 rows = maint_sql.lock_batch(conn, agent_id, cursor, self.config.batch_size)
                 if not rows:
                     break
-                fading = [
-                    r for r in rows
-                    if should_archive(r.importance, r.memory_type, r.created_at, r.last_accessed, now, self.config)
-                ]
+                fading = [r for r in rows if should_archive(r, now, self.config)]
                 maint_sql.archive(conn, [(r.agent_id, r.id) for r in fading], now)
             batches += 1
             examined.update(r.memory_type for r in rows)

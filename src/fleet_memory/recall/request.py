@@ -11,6 +11,7 @@ from ..clock import shifted
 from ..config import Limits
 from ..errors import InvalidInputError
 from ..model import MemoryType
+from ..store.tables.filters import UnitFilter
 from .presets import BALANCED, RecallSettings, get_preset
 from ..validation import (
     check_agent_id,
@@ -29,29 +30,26 @@ __all__ = ["SearchRequest", "build_request"]
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
+    """``filters`` holds what every result must match, applied in SQL before ranking; the recaller
+    adds the configured decay rates (``recall.search.unit_filter``)."""
+
     agent_id: str
     query: str
     top_k: int
     thinking_budget: int
     now: datetime
-    types: tuple[MemoryType, ...] | None = None
-    min_importance: float | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    tags: tuple[str, ...] | None = None
-    user_id: str | None = None
-    session_id: str | None = None
-    include_archived: bool = False
-    metadata: tuple[tuple[str, Any], ...] | None = None
+    filters: UnitFilter = field(default_factory=UnitFilter)
     reinforce: bool = True
     explain: bool = False
     settings: RecallSettings = field(default=BALANCED)
-    as_of: datetime | None = None
-    include_superseded: bool = True
 
     @property
     def preset(self) -> str:
         return self.settings.name
+
+    @property
+    def as_of(self) -> datetime | None:
+        return self.filters.as_of
 
 
 def build_request(
@@ -99,21 +97,28 @@ def build_request(
         top_k=check_top_k(limit if limit is not None else top_k, limits, "limit" if limit is not None else "top_k"),
         thinking_budget=check_positive_int(thinking_budget, "thinking_budget", limits.max_thinking_budget),
         now=now,
-        types=check_memory_types(types),
-        min_importance=None if min_importance is None else check_range(min_importance, "min_importance", 0.0, 1.0),
-        since=start,
-        until=end,
-        tags=check_tags(tags, limits) or None,
-        user_id=check_optional_text(user_id, "user_id", limits.max_agent_id_chars),
-        session_id=check_optional_text(session_id, "session_id", limits.max_agent_id_chars),
-        include_archived=bool(include_archived),
-        metadata=check_metadata_filter(metadata, limits),
+        filters=UnitFilter(
+            types=_type_names(check_memory_types(types)),
+            min_importance=None if min_importance is None else check_range(min_importance, "min_importance", 0.0, 1.0),
+            since=start,
+            until=end,
+            tags=check_tags(tags, limits) or None,
+            user_id=check_optional_text(user_id, "user_id", limits.max_agent_id_chars),
+            session_id=check_optional_text(session_id, "session_id", limits.max_agent_id_chars),
+            include_archived=bool(include_archived),
+            metadata=check_metadata_filter(metadata, limits),
+            now=now,
+            as_of=check_date(as_of, "as_of"),
+            current_at=None if _check_bool(include_superseded, "include_superseded") else now,
+        ),
         reinforce=bool(reinforce),
         explain=bool(explain),
         settings=get_preset(preset),
-        as_of=check_date(as_of, "as_of"),
-        include_superseded=_check_bool(include_superseded, "include_superseded"),
     )
+
+
+def _type_names(types: tuple[MemoryType, ...] | None) -> tuple[str, ...] | None:
+    return tuple(t.value for t in types) if types else None
 
 
 def _check_bool(value: object, name: str) -> bool:

@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID
 
@@ -85,22 +85,9 @@ __all__ = ["Recaller", "unit_filter"]
 
 
 def unit_filter(request: SearchRequest, config: Config) -> UnitFilter:
-    return UnitFilter(
-        types=tuple(t.value for t in request.types) if request.types else None,
-        min_importance=request.min_importance,
-        since=request.since,
-        until=request.until,
-        tags=request.tags,
-        user_id=request.user_id,
-        session_id=request.session_id,
-        include_archived=request.include_archived,
-        metadata=request.metadata,
-        now=request.now,
-        decay_rate=config.lifecycle.decay_rate,
-        procedural_decay_rate=config.lifecycle.procedural_decay_rate,
-        as_of=request.as_of,
-        current_at=None if request.include_superseded else request.now,
-    )
+    """The request's filters with the configured forgetting curve, for effective importance."""
+    return replace(request.filters, decay_rate=config.lifecycle.decay_rate,
+                   procedural_decay_rate=config.lifecycle.procedural_decay_rate)
 
 
 @dataclass(frozen=True, slots=True)
