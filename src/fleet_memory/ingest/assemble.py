@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..naming import normalize_name
+from ..providers.nlp import Parsed
 from .dating import named_event_date
 from .implied import with_subject
 from .ner import clean_name
@@ -84,4 +85,15 @@ def draft_unit(plan: UnitPlan, episode: Episode) -> UnitDraft:
     links = tuple(dict.fromkeys(link for item in plan.members for link in item.fact.links))
     return UnitDraft(first.episode_index, text, first.memory_type, first.importance, first.speaker,
                      first.category, tuple(mentions.values()), event_date, metadata, first.context, links,
-                     first.kind)
+                     first.kind, _parse_of(plan, text))
+
+
+def _parse_of(plan: UnitPlan, text: str) -> Parsed | None:
+    """The parse step's parse when ``text`` is the very string it parsed: one fact, no pronoun
+    replaced, no subject added, no full stop appended for the parser, not code (which is not parsed).
+    A parse depends on the text alone, so supersession can read it instead of parsing the unit again."""
+    if len(plan.members) != 1:
+        return None
+    parsed = plan.members[0].named.parsed
+    fact = parsed.fact
+    return parsed.parse if fact.kind != "code" and not parsed.appended and fact.text == text else None

@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidInputError

@@ -2,13 +2,14 @@
 
 A put's supersession parses the units it compares, and the candidates are older units that come up
 again and again: the unit that says where someone works is a candidate for every later message
-about work. Their parse was most of the stage, so the ingestor keeps the last few thousand."""
+about work. Their parse was most of the stage, so the ingestor keeps the last few thousand, and
+hands over the parse step's parse of each unit written whose text is the string it parsed."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..providers.nlp import NLP, Parsed
 
@@ -35,8 +36,13 @@ class CachedNLP:
         if missing:
             parsed = dict(zip(missing, self.nlp.parse(missing)))
             found.update(parsed)
-            with self._lock:
-                self._kept.update(parsed)
-                while len(self._kept) > self.size:
-                    self._kept.popitem(last=False)
+            self.keep(parsed)
         return [found[t] for t in texts]
+
+    def keep(self, parsed: Mapping[str, Parsed]) -> None:
+        """Keep parses made elsewhere: a put's parse step already parsed most of its units' texts, and
+        they are the next puts' candidates."""
+        with self._lock:
+            self._kept.update(parsed)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)

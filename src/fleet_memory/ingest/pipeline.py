@@ -189,6 +189,7 @@ class Ingestor:
                     reads = neighbours.of_rest(episodes, embedded, window_reads)
                 with timer("write"):
                     written = write_put(conn, episodes, embedded, self.clock.now(), self.importance, self.config)
+                    self.candidate_nlp.keep({u.row.text: u.parse for u in written.units if u.parse is not None})
                 with timer("resolve"):
                     record_mentions(conn, written, cfg)
                 with timer("link"):

@@ -204,6 +204,7 @@ class UnitDraft:
     context: str | None = None  # heading path of structured text
     links: tuple[tuple[str, str], ...] = ()
     kind: str = "text"
+    parse: Parsed | None = None  # of ``text``, when it is the very string the parse step parsed
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +221,7 @@ class WrittenUnit:
     episode_index: int
     row: NewUnit
     mentions: tuple[EntityMention, ...]
+    parse: Parsed | None = None  # ``UnitDraft.parse``, kept for supersession (``parse_cache``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,7 @@ def write_put(conn: psycopg.Connection, episodes: Sequence[Episode], embedded: S
     ]
     units = tuple(
         WrittenUnit(item.draft.episode_index, _new_unit(item, episodes, doc_ids, now, importance, config),
-                    item.draft.mentions)
+                    item.draft.mentions, item.draft.parse)
         for item in embedded
     )
     doc_sql.insert_documents(conn, docs)

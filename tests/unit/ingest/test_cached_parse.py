@@ -27,3 +27,15 @@ def test_each_text_is_parsed_once_while_kept_and_the_answers_match_the_parser():
     cached.parse(["Alice moved to Porto.", "Alice works at Google."])
     assert inner.asked[1:] == [["Alice lives in Leeds."], ["Alice works at Google."]]
     assert cached.parse([]) == []
+
+
+def test_parses_handed_over_are_kept_like_the_parsers_own():
+    inner = Counting()
+    cached = CachedNLP(inner, size=2)
+    handed = RuleNLP({"Alice": "PERSON"}).parse(["Alice works at Google.", "Alice moved to Porto."])
+    cached.keep({"Alice works at Google.": handed[0], "Alice moved to Porto.": handed[1]})
+    assert cached.parse(["Alice moved to Porto.", "Alice works at Google."]) == [handed[1], handed[0]]
+    assert inner.asked == []
+    cached.keep({"Alice lives in Leeds.": handed[0]})  # the bound holds: the least recently used goes
+    cached.parse(["Alice moved to Porto."])
+    assert inner.asked == [["Alice moved to Porto."]]
