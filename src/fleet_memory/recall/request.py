@@ -100,20 +100,15 @@ def build_request(
         filters=UnitFilter(
             types=_type_names(check_memory_types(types)),
             min_importance=None if min_importance is None else check_range(min_importance, "min_importance", 0.0, 1.0),
-            since=start,
-            until=end,
+            since=start, until=end,
             tags=check_tags(tags, limits) or None,
             user_id=check_optional_text(user_id, "user_id", limits.max_agent_id_chars),
             session_id=check_optional_text(session_id, "session_id", limits.max_agent_id_chars),
-            include_archived=bool(include_archived),
-            metadata=check_metadata_filter(metadata, limits),
-            now=now,
+            include_archived=bool(include_archived), metadata=check_metadata_filter(metadata, limits), now=now,
             as_of=check_date(as_of, "as_of"),
             current_at=None if _check_bool(include_superseded, "include_superseded") else now,
         ),
-        reinforce=bool(reinforce),
-        explain=bool(explain),
-        settings=get_preset(preset),
+        reinforce=bool(reinforce), explain=bool(explain), settings=get_preset(preset),
     )
 
 
