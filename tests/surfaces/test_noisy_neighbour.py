@@ -55,18 +55,19 @@ def _what_happened(puts, watcher: psycopg.Connection) -> str:
     """For a failure's message: what the puts answered so far and what the database's sessions do."""
     answered = [repr(f.exception()) if f.exception() else f"{f.result().status_code} {f.result().text[:200]}"
                 for f in puts if f.done()]
-    sessions = watcher.execute("SELECT state, wait_event_type, wait_event, left(query, 100) FROM pg_stat_activity"
+    sessions = watcher.execute("SELECT state, wait_event_type, wait_event, backend_type, left(query, 100)"
+                               " FROM pg_stat_activity"
                                " WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchall()
     return f"{len(puts) - len(answered)} puts unanswered, answers {answered}; sessions {sessions}; {_stacks()}"
 
 
 def _stacks() -> str:
-    """Where this process's threads inside fleet_memory are (the server runs in a thread here)."""
+    """Where this process's threads are (the server runs in a thread here), innermost frame first."""
     found = []
     for ident, frame in sys._current_frames().items():
         stack = traceback.extract_stack(frame)
-        if any("fleet_memory" in f.filename for f in stack):
-            found.append(f"thread {ident}: " + " <- ".join(f"{f.name}:{f.lineno}" for f in reversed(stack[-12:])))
+        found.append(f"thread {ident}: " + " <- ".join(f"{f.filename.rsplit('/', 2)[-2:]}:{f.name}:{f.lineno}"
+                                                       for f in reversed(stack[-10:])))
     return "threads: " + " || ".join(found)
 
 
@@ -83,7 +84,9 @@ def test_queued_writes_of_one_agent_leave_the_pool_to_the_others(small_pool):
             deadline = time.monotonic() + 180  # the first put parses its text first (a loaded machine is slow)
             while _lock_waiters(watcher) == 0 and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert _lock_waiters(watcher) >= 1, f"no put reached the agent's lock: {_what_happened(puts, watcher)}"
+            waited = 180 - (deadline - time.monotonic())
+            assert _lock_waiters(watcher) >= 1, \
+                f"no put at the agent's lock after {waited:.1f} s: {_what_happened(puts, watcher)}"
             time.sleep(1.5)  # the other puts arrive: queued for their turn, or refused
             # one put of the agent at the lock, the rest hold no connection
             assert _lock_waiters(watcher) == 1, _what_happened(puts, watcher)
