@@ -20,6 +20,7 @@ __all__ = [
     "LinkKind",
     "MemoryType",
     "MemoryUnit",
+    "Provenance",
     "PutResult",
     "SearchResult",
     "Explanation",
@@ -50,8 +51,26 @@ class LinkKind(str, Enum):
     ENTITY = "entity"  # derived from unit_entities when read, never stored
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provenance:
+    """Where a unit came from, the same for one about to be written and one read: the heading path
+    of structured text (``context``), its document (the put it came from), tags, user, session,
+    source and speaker. Keyword-only in every unit's constructor."""
+
+    context: str | None = None
+    document_id: UUID | None = None
+    tags: tuple[str, ...] = ()
+    user_id: str | None = None
+    session_id: str | None = None
+    source: str | None = None
+    speaker: str | None = None
+
+
+_PROVENANCE = tuple(f.name for f in fields(Provenance))
+
+
 @dataclass(frozen=True, slots=True)
-class MemoryUnit:
+class MemoryUnit(Provenance):
     """One stored, self-contained fact."""
 
     id: UUID
@@ -63,20 +82,15 @@ class MemoryUnit:
     importance: float
     access_count: int = 0
     last_accessed: datetime | None = None
-    context: str | None = None
-    document_id: UUID | None = None
-    tags: tuple[str, ...] = ()
-    user_id: str | None = None
-    session_id: str | None = None
-    source: str | None = None
-    speaker: str | None = None
     archived_at: datetime | None = None
     importance_set_at: datetime | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     valid_until: datetime | None = None  # set when a newer unit superseded this one (its event time)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, the unit's own fields first and its ``Provenance`` after them."""
         data = asdict(self)
+        data = {**{k: v for k, v in data.items() if k not in _PROVENANCE}, **{k: data[k] for k in _PROVENANCE}}
         data["id"] = str(self.id)
         data["document_id"] = str(self.document_id) if self.document_id else None
         data["memory_type"] = self.memory_type.value

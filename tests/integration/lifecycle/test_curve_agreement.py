@@ -23,8 +23,7 @@ def test_sql_and_python_curves_agree(memory, clock, days):
     clock.advance(days=days)
     units = {uid: memory.get(AGENT, uid) for uid in stored}
     for uid, unit in units.items():
-        value = effective_importance(unit.importance, unit.memory_type, unit.created_at, unit.last_accessed,
-                                     clock.now(), memory.config.lifecycle)
+        value = effective_importance(unit, clock.now(), memory.config.lifecycle)
         found = lambda threshold: {r.id for r in memory.search(  # noqa: E731
             AGENT, "harbour crane", top_k=20, reinforce=False, min_importance=threshold)}
         assert uid in found(max(0.0, value - 1e-4)), (unit.text, value)

@@ -41,8 +41,8 @@ def test_forgetting_curve_archive_idempotence_and_restore(memory, clock):
     assert memory.get("a1", episodic).archived_at == clock.now()
     kept = memory.get("a1", procedural)
     assert kept.archived_at is None
-    assert effective_importance(kept.importance, "procedural", kept.created_at, kept.last_accessed, clock.now(),
-                                LifecycleConfig()) == pytest.approx(0.5 * math.exp(-0.5), rel=1e-5)
+    assert kept.memory_type == "procedural"
+    assert effective_importance(kept, clock.now(), LifecycleConfig()) == pytest.approx(0.5 * math.exp(-0.5), rel=1e-5)
     assert memory.get("a1", episodic).last_accessed == accessed
 
     before = _snapshot(memory)
@@ -119,8 +119,7 @@ def test_two_concurrent_maintains_leave_the_result_of_one(db_url, clock):
         clock.advance(days=60)  # factor e^−1.2 ≈ 0.301: importance 0.05, 0.15, 0.25 fade
         units = setup.list_units("a1", limit=1000).units
         expected = {u.id for u in units
-                    if effective_importance(u.importance, u.memory_type, u.created_at, u.last_accessed, clock.now(),
-                                            config.lifecycle) < 0.1}
+                    if effective_importance(u, clock.now(), config.lifecycle) < 0.1}
     assert len(units) > 200 and 50 < len(expected) < len(units) - 100  # ingestion may drop a few fragments
 
     def job(wait):

@@ -15,7 +15,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from ...model import AgentStats, MemoryType, MemoryUnit
+from ...model import AgentStats, MemoryType, MemoryUnit, Provenance
 from ..db.database import cached_plans
 from ..db.rows import as_real, fetch, insert_rows
 from .filters import UnitFilter, where_clause
@@ -45,7 +45,7 @@ def _prefixed(alias: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class NewUnit:
+class NewUnit(Provenance):
     """A unit ready to be written: everything but the database defaults."""
 
     id: UUID
@@ -56,13 +56,6 @@ class NewUnit:
     created_at: datetime
     memory_type: str = "episodic"
     importance: float = 0.5
-    context: str | None = None
-    document_id: UUID | None = None
-    tags: tuple[str, ...] = ()
-    user_id: str | None = None
-    session_id: str | None = None
-    source: str | None = None
-    speaker: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
