@@ -26,10 +26,14 @@ for every put), for coreference across puts (``ingest.coref``).
 - ``only_as_place(text, name)``: every mention of the name follows a preposition of place ("a
   flat in Bonfim"; not "bumped into Theo"): a model's PERSON that the text uses as a place is no
   candidate.
+
+The readings of one text are kept (``_KEPT`` texts, least recently used out): a put's memory
+stage reads the agent's same recent units again for every put.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -53,6 +57,7 @@ PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss ma
 """Roles that only a person holds, besides the gendered ones: "my colleague Abebe" names a person
 whatever the NER made of the name; "my favourite band Coldplay" does not."""
 
+_KEPT = 4_096
 _ROLE = r"[a-z]+(?:-in-law)?"
 _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", re.IGNORECASE)
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
@@ -134,7 +139,8 @@ def is_person_role(word: str) -> bool:
     return role_gender(low) is not None or low in PERSON_ROLES or low.removesuffix("s") in PERSON_ROLES
 
 
-def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
+@functools.lru_cache(maxsize=_KEPT)
+def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
     mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "Dr Vasquez, my
     dentist", "the coordinator, Agnieszka", "my partner's mum Hiroko", "Ms Lindqvist, the piano
@@ -166,7 +172,7 @@ def named_by_role(text: str) -> list[tuple[str, str, str | None]]:
         if gender is not None and m.group(2) not in named:
             named.add(m.group(2))
             out.append((m.group(2), m.group(2), gender))
-    return out
+    return tuple(out)
 
 
 def without_title(surface: str) -> str | None:
@@ -187,10 +193,11 @@ def with_title(text: str, name: str) -> str:
     return found.group(0) if found else name
 
 
-def unnamed_people(text: str) -> list[tuple[str, str | None]]:
+@functools.lru_cache(maxsize=_KEPT)
+def unnamed_people(text: str) -> tuple[tuple[str, str | None], ...]:
     """``(phrase, pronoun)`` of the people ``text`` names by a gendered role alone, the phrase lower
     case ("Called my mum" → ``("my mum", "f")``; not "my mum's car", not "my sister Priya")."""
-    return [(m.group(0).lower(), role_gender(m.group(1))) for m in _UNNAMED.finditer(text)]
+    return tuple((m.group(0).lower(), role_gender(m.group(1))) for m in _UNNAMED.finditer(text))
 
 
 def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[str | None]:
@@ -212,6 +219,7 @@ def _each_after(text: str, name: str, follows) -> bool:
     return bool(starts) and all(follows(text[:at]) for at in starts)
 
 
+@functools.lru_cache(maxsize=_KEPT)
 def only_after_article(text: str, name: str) -> bool:
     """True when ``name`` occurs in ``text`` and each time right after an article ("Is the Louvre
     closed on Tuesdays?", "a Roth and a traditional IRA"): a model's PERSON that is a place, a
@@ -222,6 +230,7 @@ def only_after_article(text: str, name: str) -> bool:
 _MET = re.compile(r"\b(?:bump(?:s|ed|ing)?|r[au]n(?:s|ning)?)\s+into\s+$", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=_KEPT)
 def only_as_place(text: str, name: str) -> bool:
     """True when ``name`` occurs in ``text`` and each time right after a preposition of place
     ("bumped into Theo", "ran into Theo" meet a person)."""

@@ -70,7 +70,7 @@ def test_a_name_used_only_as_a_place() -> None:
     ("Paris, my favourite city, in the rain.", []),
 ])
 def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
-    assert named_by_role(text) == expected
+    assert list(named_by_role(text)) == expected
 
 
 @pytest.mark.parametrize("text, name, others, expected", [
@@ -94,8 +94,8 @@ def test_a_title_stays_with_the_name() -> None:
 
 
 def test_the_people_a_text_names_by_a_role_alone() -> None:
-    assert unnamed_people("Had a long call with my mum about the garden.") == [("my mum", "f")]
-    assert unnamed_people("My dad and my uncle Frank went fishing.") == [("my dad", "m")]
-    assert unnamed_people("My sister Priya lives in Bristol.") == []  # named
-    assert unnamed_people("Borrowed my brother's car.") == []  # a possessor
+    assert list(unnamed_people("Had a long call with my mum about the garden.")) == [("my mum", "f")]
+    assert list(unnamed_people("My dad and my uncle Frank went fishing.")) == [("my dad", "m")]
+    assert list(unnamed_people("My sister Priya lives in Bristol.")) == []  # named
+    assert list(unnamed_people("Borrowed my brother's car.")) == []  # a possessor
     assert other_people("Called my mum.", [], unnamed=False) == []
