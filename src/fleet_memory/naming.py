@@ -16,7 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["normalize_name", "lookup_forms"]
+__all__ = ["UPPER", "normalize_name", "lookup_forms"]
+
+UPPER = "[" + "".join(c for c in map(chr, range(0x41, 0x530)) if c.isupper()) + "]"
+"""A regular-expression class: the capital letters of the Latin, Greek and Cyrillic alphabets.
+``[A-Z]`` alone took "Élodie", "Ólafur" or "Şebnem" for no name."""
 
 _SPACE = re.compile(r"\s+")
 

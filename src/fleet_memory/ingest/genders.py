@@ -37,6 +37,8 @@ import functools
 import re
 from collections.abc import Sequence
 
+from ..naming import UPPER
+
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
            "title_gender", "unnamed_people", "with_title", "without_title"]
@@ -62,7 +64,7 @@ _ROLE = r"[a-z]+(?:-in-law)?"
 _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", re.IGNORECASE)
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
 _TITLE = r"(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof|Professor)\.?\s+"
-_NAME = r"(?!(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof)\b)[A-Z][^\W\d_]*(?:[-'’][A-Z][^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
+_NAME = rf"(?!(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof)\b){UPPER}[^\W\d_]*(?:[-'’]{UPPER}[^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
 _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"
                          rf"((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
@@ -79,7 +81,7 @@ _CALLED_GENDER = {"guy": "m", "man": "m", "bloke": "m", "chap": "m", "boy": "m",
                   "woman": "f", "girl": "f", "lady": "f"}
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
 _GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), key=lambda r: (-len(r), r)))
-_UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*[A-Z])")
+_UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*{UPPER})")
 
 
 def role_gender(word: str) -> str | None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ..clock import shifted
-from ..naming import normalize_name
+from ..naming import UPPER, normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
 from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, referred_by_subject,
                       title_gender, unnamed_people, with_title, without_title)
@@ -45,8 +45,8 @@ __all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "UNKNOWN_PRONOUN
 MAX_NAMES = 200
 PEOPLE_WINDOW = timedelta(days=90)
 UNKNOWN_PRONOUN_WINDOW = timedelta(days=7)
-_CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
-_RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+_CAPITALISED = re.compile(rf"{UPPER}[\w'’.-]*")
+_RUN = re.compile(rf"{UPPER}[\w'’-]*(?:\s+{UPPER}[\w'’-]*)*")
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,3 +99,10 @@ def test_the_people_a_text_names_by_a_role_alone() -> None:
     assert list(unnamed_people("My sister Priya lives in Bristol.")) == []  # named
     assert list(unnamed_people("Borrowed my brother's car.")) == []  # a possessor
     assert other_people("Called my mum.", [], unnamed=False) == []
+
+
+def test_names_that_start_with_a_capital_outside_a_to_z_are_names() -> None:
+    assert list(unnamed_people("My sister Élodie did the same trip.")) == []  # named, not "my sister" alone
+    assert list(named_by_role("My sister Élodie did the same trip.")) == [("Élodie", "Élodie", "f")]
+    assert list(named_by_role("Dr Ólafsson saw my uncle Şener.")) == [
+        ("Şener", "Şener", "m"), ("Ólafsson", "Dr Ólafsson", None)]

@@ -41,6 +41,7 @@ def test_groups_and_the_names_asked():
     assert first.since == NOW - timedelta(hours=24) and first.until == NOW + timedelta(hours=1)
     assert {"carol", "smith", "carol smith", "met carol smith", "bob"} <= set(first.names)
     assert len(candidate_names(["A B C D E F G"] * 3, limit=5)) == 5
+    assert candidate_names(["Zoë met Ólafur in Łódź"]) == ["zoë", "ólafur", "łódź"]
 
 
 def test_context_orders_people_least_relevant_first_and_keeps_first_names_of_other_labels():
