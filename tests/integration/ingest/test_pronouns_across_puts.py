@@ -117,3 +117,13 @@ def test_weeks_later_a_pronoun_the_intro_itself_used_is_known(real_memory, intro
 ])
 def test_a_role_in_the_put_and_a_man_s_word(real_memory, intro, later, expected) -> None:
     assert _history(real_memory, "r-role", [intro, later]) == expected
+
+
+def test_a_person_introduced_in_a_sentence_about_an_earlier_date_is_still_recent(real_memory) -> None:
+    """The unit carries the date it names (January, months before the window of recent people); it
+    was said the day before, and its document says so."""
+    real_memory.put("a9", "We reported the damp in January, and the letting agent (a guy called Darren Pike) "
+                          "came and looked.", event_date=DAY + timedelta(days=120))
+    later = real_memory.put("a9", "He promised in writing to send a damp specialist within two weeks.",
+                            event_date=DAY + timedelta(days=121))
+    assert later.texts == ["Darren Pike promised in writing to send a damp specialist within two weeks."]

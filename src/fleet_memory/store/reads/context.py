@@ -3,8 +3,10 @@ stored entities the put names (the gazetteer). ONE statement per agent of a put 
 for all its (user, session) groups together, whatever the number of pronouns or names in it.
 
 Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
-DISTINCT FROM``: never another user's) whose event date lies in ``[since, until]``, units of the
-same session first, then the most recent (the last written first), at most ``units`` of them —
+DISTINCT FROM``: never another user's) said in ``[since, until]``: their event date lies there, or
+their document's does (a unit that names an earlier date, "We reported it in January, the letting
+agent (a guy called Darren Pike) came", carries January, though it was said today); units of the
+same session first, then the latest said (the last written first), at most ``units`` of them —
 with, per unit, its speaker and the entities it mentions (with their labels), each with the
 unit's text, and the text once more with no name (``UNIT_TEXT``: a unit that names no one may
 still say "Kai says he …") and the first ``MESSAGE_CHARS`` of the message it came from as it was
@@ -13,7 +15,7 @@ She seemed really thorough.");
 ``known`` — the agent's entities whose normalised name or an alias is one of the group's
 ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
-(agent_id, event_date) index, the unique name index and the GIN alias index (per group, the names
+(agent_id, event_date) indexes of units and of documents, the unique name index and the GIN alias index (per group, the names
 through the name index and the surface forms through the alias index, one lookup each: one join
 with ``OR`` compared every asked form with every entity of the agent, 0.77 s for 829 forms
 against 2,300 entities).
@@ -61,7 +63,7 @@ class RecentPerson:
     position: int
     label: str = "PERSON"
     text: str = ""
-    at: datetime | None = None  # the unit's event date
+    at: datetime | None = None  # when the unit was said: its event date, or its document's (the SQL's branches)
     message: str = ""  # on a ``UNIT_TEXT`` row: the start of the message the unit came from, as it was put
 
 
@@ -78,14 +80,22 @@ WITH g AS (
   SELECT * FROM unnest(%(gi)s::int[], %(u)s::text[], %(s)s::text[], %(since)s::timestamptz[],
                        %(until)s::timestamptz[]) AS g(gi, user_id, session_id, since, until)
 ), recent AS (
-  SELECT g.gi, r.id, r.text, r.speaker, r.rank, r.event_date, r.document_id FROM g CROSS JOIN LATERAL (
-    SELECT u.id, u.text, u.speaker, u.event_date, u.document_id,
+  SELECT g.gi, r.id, r.text, r.speaker, r.rank, r.said AS event_date, r.document_id FROM g CROSS JOIN LATERAL (
+    SELECT u.id, u.text, u.speaker, u.said, u.document_id,
            row_number() OVER (ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC,
-                                       u.event_date DESC, u.created_at DESC, u.seq DESC) - 1 AS rank
-    FROM memory_units u
-    WHERE u.agent_id = %(a)s AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
-      AND u.event_date BETWEEN g.since AND g.until
-    ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.event_date DESC, u.created_at DESC, u.seq DESC
+                                       u.said DESC, u.created_at DESC, u.seq DESC) - 1 AS rank
+    FROM (
+      SELECT u.id, u.text, u.speaker, u.event_date AS said, u.document_id, u.session_id, u.created_at, u.seq
+      FROM memory_units u
+      WHERE u.agent_id = %(a)s AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
+        AND u.event_date BETWEEN g.since AND g.until
+      UNION ALL
+      SELECT u.id, u.text, u.speaker, d.event_date, u.document_id, u.session_id, u.created_at, u.seq
+      FROM documents d JOIN memory_units u ON u.agent_id = d.agent_id AND u.document_id = d.id
+      WHERE d.agent_id = %(a)s AND d.event_date BETWEEN g.since AND g.until AND u.event_date < g.since
+        AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
+    ) u
+    ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.said DESC, u.created_at DESC, u.seq DESC
     LIMIT %(k)s) r
 ), asked AS (
   SELECT * FROM unnest(%(ni)s::int[], %(n)s::text[], %(f)s::text[]) AS x(gi, norm, surface)
