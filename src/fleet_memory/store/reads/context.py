@@ -5,9 +5,10 @@ for all its (user, session) groups together, whatever the number of pronouns or 
 Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
 DISTINCT FROM``: never another user's) said in ``[since, until]``: their event date lies there, or
 their document's does (a unit that names an earlier date, "We reported it in January, the letting
-agent (a guy called Darren Pike) came", carries January, though it was said today); units of the
-same session first, then the latest said (the last written first), at most ``units`` of them —
-with, per unit, its speaker and the entities it mentions (with their labels), each with the
+agent (a guy called Darren Pike) came", carries January, though it was said today; only the latest
+``units`` documents of the user are read for that: a unit of an older one would rank below theirs,
+unless it is of the put's session); units of the same session first, then the latest said (the
+last written first), at most ``units`` of them — with, per unit, its speaker and the entities it mentions (with their labels), each with the
 unit's text, and the text once more with no name (``UNIT_TEXT``: a unit that names no one may
 still say "Kai says he …") and the first ``MESSAGE_CHARS`` of the message it came from as it was
 put (its document: the pronouns a put's coreference rewrote are still there, "I saw Dr Haddad …
@@ -91,9 +92,12 @@ WITH g AS (
         AND u.event_date BETWEEN g.since AND g.until
       UNION ALL
       SELECT u.id, u.text, u.speaker, d.event_date, u.document_id, u.session_id, u.created_at, u.seq
-      FROM documents d JOIN memory_units u ON u.agent_id = d.agent_id AND u.document_id = d.id
-      WHERE d.agent_id = %(a)s AND d.event_date BETWEEN g.since AND g.until AND u.event_date < g.since
-        AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
+      FROM (SELECT d.id, d.event_date FROM documents d
+            WHERE d.agent_id = %(a)s AND d.user_id IS NOT DISTINCT FROM g.user_id
+              AND d.event_date BETWEEN g.since AND g.until
+            ORDER BY d.event_date DESC LIMIT %(k)s) d
+      JOIN memory_units u ON u.agent_id = %(a)s AND u.document_id = d.id
+      WHERE u.event_date < g.since AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
     ) u
     ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.said DESC, u.created_at DESC, u.seq DESC
     LIMIT %(k)s) r
