@@ -10,16 +10,16 @@ agent (a guy called Darren Pike) came", carries January, though it was said toda
 unless it is of the put's session); units of the same session first, then the latest said (the
 last written first), at most ``units`` of them — with, per unit, its speaker and the entities it
 mentions (with their labels), each with the unit's text, and the text once more with no name
-(``UNIT_TEXT``: a unit that names no one may still say "Kai says he …") and the first ``MESSAGE_CHARS`` of the message it came from as it was
-put (its document: the pronouns a put's coreference rewrote are still there, "I saw Dr Haddad …
-She seemed really thorough.");
+(``UNIT_TEXT``: a unit that names no one may still say "Kai says he …") and the first
+``MESSAGE_CHARS`` of the message it came from as it was put (its document: the pronouns a put's
+coreference rewrote are still there, "I saw Dr Haddad … She seemed really thorough.");
 ``known`` — the agent's entities whose normalised name or an alias is one of the group's
 ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
-(agent_id, event_date) indexes of units and of documents, the unique name index and the GIN alias index (per group, the names
-through the name index and the surface forms through the alias index, one lookup each: one join
-with ``OR`` compared every asked form with every entity of the agent, 0.77 s for 829 forms
-against 2,300 entities).
+(agent_id, event_date) indexes of units and of documents, the unique name index and the GIN alias
+index (per group, the names through the name index and the surface forms through the alias index,
+one lookup each: one join with ``OR`` compared every asked form with every entity of the agent,
+0.77 s for 829 forms against 2,300 entities).
 """
 
 from __future__ import annotations
