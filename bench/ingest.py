@@ -45,7 +45,6 @@ embedded PostgreSQL it starts, can be starved to a few percent of a core).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -53,6 +52,7 @@ import time
 import uuid
 from pathlib import Path
 
+from common import write_report
 from ingest_scale import agent_sizes, long_turns, long_turns_windows
 from locomo_data import load, turn_items
 
@@ -233,8 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     _print_scale(sizes, long)
     if args.skip_main:
         _print_worst(worst)
-        if args.json:
-            args.json.write_text(json.dumps({"agent_sizes": sizes, "long_turns": long, "worst_put": worst}, indent=2))
+        write_report({"agent_sizes": sizes, "long_turns": long, "worst_put": worst}, args.json)
         return 0
     for kind, agg in links.items():
         agg["rows_per_unit"] = agg["rows"] / max(1, totals["units"])
@@ -267,8 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind, agg in sorted(links.items()):
         print(f"{kind} links: {agg['rows']} rows, {agg['rows_per_unit']:.2f} per unit, max {agg['max_degree']} on one unit")
     _print_worst(worst)
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    write_report(out, args.json)
     return 0
 
 

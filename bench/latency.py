@@ -22,13 +22,14 @@ small machine, and the build rate is printed as it goes.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+from common import write_report
 
 PEOPLE = ["Alice", "Bob", "Carmen", "Deepak", "Elena", "Farid", "Grace", "Hiro", "Ingrid", "Jamal", "Keiko",
           "Liam", "Maya", "Nikolai", "Olivia", "Pedro", "Quinn", "Rosa", "Samir", "Tara", "Umar", "Vera",
@@ -172,8 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             r = report["sizes"][str(n)] = {**built, **measure(mem, agent, queries, now)}
             print(f"  measured {r['units']:,} units: recall p95 {r['recall']['p95']} ms,"
                   f" vector p95 {r['vector']['p95']} ms", file=sys.stderr)
-            if args.json:  # written after every size, so a long run keeps what it measured
-                Path(args.json).write_text(json.dumps(report, indent=2))
+            write_report(report, args.json)  # after every size, so a long run keeps what it measured
     print("| units | recall p50 / p95 / p99 | vector top-k p50 / p95 / p99 |")
     print("|---|---|---|")
     for n, r in report["sizes"].items():

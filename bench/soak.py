@@ -43,6 +43,8 @@ from pathlib import Path
 
 import httpx
 
+from common import write_report
+
 ROUTES = (("put", 45), ("search", 30), ("context", 15), ("export", 10))
 
 
@@ -244,8 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     print("errors: " + (", ".join(f"{k}: {n}" for k, n in out["errors"].items()) or "none"))
     print(f"5xx: {fivexx}; acknowledged puts {check['acknowledged_puts']}, lost {check['lost']}, "
           f"not whole {check['not_whole']}")
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    write_report(out, args.json)
     return 0 if fivexx == 0 and not check["lost"] and not check["not_whole"] else 1
 
 
@@ -267,8 +268,7 @@ def noisy_neighbour(args: argparse.Namespace) -> int:
     print(f"noisy neighbour: {load} over {args.agents} agents, {args.duration:.0f} s,"
           f" {args.noisy_mb:g} MB puts by one agent (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     ok = noisy.report(out)
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    write_report(out, args.json)
     return 0 if ok else 1
 
 
