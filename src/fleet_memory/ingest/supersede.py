@@ -30,6 +30,10 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    "Cancelled the Kyoto trip" ends the booking), or the same value again ("still", "confirmed", "as
    usual", "again" — not beside changed/switched/moved: "Tomasz changed his number again"):
    ``_not_a_change``.
+   Nor is another value of a phone, an e-mail or a password that the newer text qualifies in a way
+   the older does not — a modifier of the noun or a purpose ("My mobile is …" / "My work phone is
+   …"; "My personal email is …" / "For work, use …"): people hold several at once
+   (``_another_value``; "New phone number: …" after "My mobile number is …" qualifies nothing).
 4. **The same attribute**, by one of three signals:
 
    a. a shared predicate slot (``SLOTS``: the few relations whose wordings share no word — living
@@ -82,14 +86,14 @@ vegan." (another holder); "We have a cat called Miso." and "We adopted a second 
 question); "I take the 7:15 train." and "I take sertraline." (a light verb is no relation); "I
 support Everton." and "I've started learning the piano now." (masked 0.10); the marathon and the
 phone number above (a slot on one side).
-Known limits (dev link recall .53 at precision .97): a change whose newer text has no change cue
+Known limits (the figures: docs/benchmarks.md): a change whose newer text has no change cue
 ("Zara's startup is named Brightloop." / "Zara's startup goes by Loopwise after the rebrand.") is
 not linked by b or c; a value the parser reads as a common noun
 ("Celtics are my NBA team") stays in the masked text; a change whose newer text matches a slot
 pattern the older does not ("I bank with Nationwide." / "I moved my current account to
-Starling") is left unlinked by c; a second value of a qualified attribute ("my work phone"
-beside "my mobile") can link, and so can another activity of the same holder when the relation
-words overlap ("five-a-side football on Mondays" / "started playing squash on Wednesdays now").
+Starling") is left unlinked by c; a second value qualified only in the older text ("my work phone is
+…", then "the number for the kids' school is …") can link, and so can another activity of the same
+holder when the relation words overlap ("five-a-side football on Mondays" / "started playing squash on Wednesdays now").
 The LLM judge covers these.
 
 With an LLM (``LLMConfig`` set and ``IngestConfig.llm_supersession`` on) the pairs that pass 1 and
@@ -418,6 +422,36 @@ def _same_holder(a: Fact, b: Fact) -> bool:
     return bool(_holders(a) & _holders(b)) and not (proper_a and proper_b and not proper_a & proper_b)
 
 
+# slots whose noun often carries a qualifier naming one of several values held at once
+_QUALIFIED = frozenset({"phone", "email", "password"})
+_CONTACT_NOUNS = frozenset({"phone", "mobile", "number", "email", "e-mail", "mail", "address", "cell", "landline",
+                            "telephone", "line", "password", "passcode", "pin", "code"})
+_NO_QUALIFIER = frozenset({"new", "old", "current", "latest", "updated", "usual", "only", "same"})
+
+
+def _qualifiers(fact: Fact) -> frozenset[str]:
+    """What tells one of several values apart in the text: the modifiers of a contact noun ("my
+    *work* phone", "my *personal* email") and the purpose a value is given for ("*for freelance
+    stuff*, please put …", "*for work*, use …", "for anything *personal*"). A name ("the
+    Brightwater address"), a pronoun, another contact noun ("phone number") or a change word
+    ("new number") qualifies nothing."""
+    tokens = fact.parsed.tokens
+    words: list[Token] = []
+    for i, t in enumerate(tokens):
+        if t.dep in ("amod", "compound", "nmod") and tokens[t.head].text.lower() in _CONTACT_NOUNS:
+            words.append(t)
+        elif t.dep == "pobj" and tokens[t.head].text.lower() == "for" and tokens[tokens[t.head].head].pos in ("VERB", "AUX"):
+            words += [t] + [k for k in tokens if k.head == i and k.dep in ("amod", "compound")]
+    return frozenset(w.text.lower() for w in words if w.pos not in ("PRON", "PROPN")) - _CONTACT_NOUNS - _NO_QUALIFIER
+
+
+def _another_value(older: Fact, newer: Fact) -> bool:
+    """A phone, an e-mail or a password is another value, not a new one, when the newer text
+    qualifies it in a way the older does not ("My mobile is …" / "My work phone is …"; "My personal
+    email is …" / "For work, use …"): people hold several at once."""
+    return bool(slots(older.text) & slots(newer.text) & _QUALIFIED and _qualifiers(newer) - _qualifiers(older))
+
+
 def _slot_reason(a: Fact, b: Fact, same_holder: bool) -> str | None:
     """The shared slot that links the pair: a plan by its own keys (the objects count: "moved the
     wedding"), another slot by the same holder or the same owner of the slot's noun."""
@@ -444,7 +478,7 @@ def judge(a: Fact, b: Fact, masked: float | None = None) -> tuple[str | None, bo
     older, newer = ordered
     same_holder = _same_holder(a, b)
     worth = same_holder or bool(slots(a.text) & slots(b.text))
-    if _not_a_change(newer.text):
+    if _not_a_change(newer.text) or _another_value(older, newer):
         return None, worth
     slot = _slot_reason(a, b, same_holder)
     if slot is not None:
