@@ -29,10 +29,12 @@ Guards: a he/she pronoun is left alone when its sentence has a subject of its ow
 not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …") or by a name the model gave another label ("Had lunch with Mateo from work and he recommended
-…", Mateo a GPE: never memory's last man), and when memory knows two people who take it and the last
-of them was named before the temporal window (a day: "Ines moved to Porto." then "She says the flat
-is lovely" is Ines even when memory knows Carol; named three days before, with Ingrid known too,
-neither is clearly right). A name that occurs in the sentence itself is never the referent ("She
+…", Mateo a GPE: never memory's last man), and when memory knows two people who may take it — known
+to take it, or of unknown pronoun — and the last of them was named before the temporal window (a
+day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even when memory knows
+Carol; named three days before, with Ingrid known too, or with Oksana, whose pronoun nothing
+tells, neither is clearly right). A person's pronoun is what memory's texts say of them, else
+their role's or title's, else the first-name lists' (``names.listed_gender``). A name that occurs in the sentence itself is never the referent ("She
 lives in Porto now" cannot become "Porto lives in Porto now").
 
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:
@@ -47,7 +49,7 @@ from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
 from .genders import is_person_role, only_after_article, only_as_place, other_people, role_gender
-from .names import FEMALE_NAMES, MALE_NAMES
+from .names import listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
 __all__ = ["Discourse", "resolve_coreferences"]
@@ -67,14 +69,7 @@ _AGREE = {"am": "is", "'m": "is", "’m": "is", "are": "is", "'re": "is", "have"
           "do": "does", "'ll": "will", "’ll": "will", "'d": "would", "’d": "would", "go": "goes"}
 
 def _gender_of(name: str, learnt: dict[str, str]) -> str | None:
-    first = name.split()[0].lower() if name.split() else ""
-    if name in learnt:
-        return learnt[name]
-    if first in FEMALE_NAMES:
-        return "f"
-    if first in MALE_NAMES:
-        return "m"
-    return None
+    return learnt[name] if name in learnt else listed_gender(name)
 
 
 def _third_person(word: str) -> str:
@@ -120,7 +115,8 @@ class _Discourse:
         took Porto for a person; in a memory unit, whose people are stored PERSONs, no other of
         unknown pronoun either), or else one person of unknown pronoun with none known to take it
         earlier; and no rival who may take it (a person named by a role alone, "my dad", or whose
-        name the NER missed) from that turn on."""
+        name the NER missed) from that turn on; from memory, days ago, no one else who may take it
+        at all."""
         fits = [n for n in reversed(self.persons) if n not in exclude and _gender_of(n, self.learnt) in (gender, None)]
         if not fits:
             return None
@@ -129,10 +125,12 @@ class _Discourse:
             return None
         together = [n for n in fits if self.turns[n] == turn]
         same = [n for n in together if _gender_of(n, self.learnt) == gender]
-        if turn < 0 and fits[0] not in self.fresh and sum(_gender_of(n, self.learnt) == gender for n in fits) > 1:
-            return None  # from memory, days ago: two people known to take the pronoun, whichever was last
+        if turn < 0 and fits[0] not in self.fresh and (len(fits) > 1 or any(t < 0 and g in (gender, None)
+                                                                          for t, g in self.rivals)):
+            return None  # from memory, days ago: two people who may take the pronoun, whichever was last
         if same:  # in memory (turn < 0) the people are stored PERSONs: one of unknown pronoun is a rival too
-            return same[0] if len(same) == 1 and (turn >= 0 or len(together) == 1) else None
+            unknown = any(_gender_of(n, self.learnt) is None for n in together)
+            return same[0] if len(same) == 1 and (turn >= 0 or not unknown) else None
         if len(together) == 1 and not any(_gender_of(n, self.learnt) == gender for n in fits):
             return together[0]
         return None

@@ -4,7 +4,9 @@ learnt from the batch (speakers, PERSON spans) count too."""
 
 from __future__ import annotations
 
-__all__ = ["FEMALE_NAMES", "MALE_NAMES", "NEUTRAL_NAMES", "is_first_name"]
+import unicodedata
+
+__all__ = ["FEMALE_NAMES", "MALE_NAMES", "NEUTRAL_NAMES", "is_first_name", "listed_gender"]
 
 FEMALE_NAMES = {
     "alice", "mary", "emma", "olivia", "sophia", "ava", "isabella", "mia", "emily", "sarah", "jessica", "jennifer",
@@ -23,7 +25,7 @@ FEMALE_NAMES = {
 MALE_NAMES = {
     "bob", "john", "james", "robert", "michael", "william", "david", "richard", "joseph", "thomas", "charles",
     "daniel", "matthew", "mark", "paul", "steven", "andrew", "kevin", "brian", "george", "edward", "peter",
-    "jon", "nate", "tim", "evan", "calvin", "dave", "sam", "tom", "jack", "harry", "oliver", "noah", "liam",
+    "jon", "nate", "tim", "evan", "calvin", "dave", "tom", "jack", "harry", "oliver", "noah", "liam",
     "ethan", "lucas", "henry", "alexander", "ben", "max", "leo", "adam", "eric", "frank", "greg", "jason", "mike",
     "ryan", "scott", "sean", "carl", "fred", "joe", "luke", "chris", "jim", "bill", "ted", "ron", "tony",
     "guido", "kwame", "oluwaseun", "tomasz", "joaquin", "joaquín", "grzegorz", "piotr", "pawel", "marek",
@@ -34,9 +36,22 @@ MALE_NAMES = {
     "patrick", "kevin", "ian", "neil", "stuart", "graham", "keith", "gary", "wayne", "dennis", "larry",
     "jeff", "steve", "walter", "arthur", "albert", "ralph", "roy", "louis", "philip", "simon", "martin",
 }
-NEUTRAL_NAMES = {"alex", "jordan", "taylor", "casey", "morgan", "riley", "jamie", "pat", "robin", "kim", "lee"}
+NEUTRAL_NAMES = {"alex", "sam", "jordan", "taylor", "casey", "morgan", "riley", "jamie", "pat", "robin", "kim", "lee"}
+
+
+def _folded(word: str) -> str:
+    """Lower case without accents: "Zoë", "Siobhán" are on the lists as "zoe", "siobhan"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
 
 
 def is_first_name(word: str) -> bool:
     low = word.lower()
-    return low in FEMALE_NAMES or low in MALE_NAMES or low in NEUTRAL_NAMES
+    return any(w in names for w in {low, _folded(word)} for names in (FEMALE_NAMES, MALE_NAMES, NEUTRAL_NAMES))
+
+
+def listed_gender(name: str) -> str | None:
+    """"f" or "m" when the name's first word is on one of the lists ("Katarzyna Nowak" → "f"),
+    else None."""
+    words = name.split()
+    first = {words[0].lower(), _folded(words[0])} if words else set()
+    return "f" if first & FEMALE_NAMES else "m" if first & MALE_NAMES else None

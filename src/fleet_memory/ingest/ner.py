@@ -5,7 +5,9 @@ money … are not entities). Spans are cleaned ("the Louvre" → "Louvre", "Alic
 dropped when they hold no capital letter (the small model tags "the kids & work" as ORG) or, outside
 places, a comma ("ya, Melanie"). A one-word span that opens the sentence ("Nah", "Wanna" as PERSON,
 "Time" as ORG in chat) is kept only when the batch knows that name from elsewhere, when it is a
-known first name (then as PERSON), or when it is tagged a proper noun with a label other than PERSON.
+known first name (then as PERSON), when it is tagged a proper noun with a label other than PERSON,
+or when it is a PERSON that is the subject of a verb ("Gareth is pretty reasonable", "Zoë and I are
+thinking of …"; "Nah, I'm good" and "Wanna grab lunch?" are not).
 
 The small model misses names it saw elsewhere ("Alice loves hiking" has no PERSON span while
 "Alice works at Google" has one). So, in one pass over the batch, a run of proper nouns that no
@@ -78,6 +80,16 @@ def _known_label(name: str, gazetteer: Mapping[str, str]) -> str | None:
     return label if label in KEPT_LABELS else None
 
 
+def _subject_of_a_verb(tokens: Sequence[Token], i: int) -> bool:
+    """The token is the subject of a verb and no punctuation follows it: "Gareth is pretty
+    reasonable", "Zoë and I are thinking of …" — not "Nah, I'm good" nor "Wanna grab lunch?"
+    (the model's PERSONs, the latter the subject of a noun)."""
+    head = tokens[tokens[i].head]
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (tokens[i].dep in ("nsubj", "nsubjpass") and head.pos in ("VERB", "AUX")
+            and after is not None and after.pos != "PUNCT")
+
+
 def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:
     return all(not t.text[:1].isalnum() for t in tokens[:start])
 
@@ -122,6 +134,8 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
             elif (label := _known_label(s.text, gazetteer)) is not None:
                 spans.append(Span(s.text, label, s.start, s.end))
             elif item.parse.tokens[s.start].tag in ("NNP", "NNPS") and s.label != "PERSON":
+                spans.append(s)
+            elif s.label == "PERSON" and _subject_of_a_verb(item.parse.tokens, s.start):
                 spans.append(s)
     out: list[NamedFact] = []
     for item, spans in zip(parsed, first):
