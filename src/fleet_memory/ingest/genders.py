@@ -63,8 +63,12 @@ _KEPT = 4_096
 _ROLE = r"[a-z]+(?:-in-law)?"
 _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", re.IGNORECASE)
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)
-_TITLE = r"(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof|Professor)\.?\s+"
-_NAME = rf"(?!(?:Mr|Mrs|Ms|Mx|Dr|Miss|Prof)\b){UPPER}[^\W\d_]*(?:[-'’]{UPPER}[^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
+# titles written before a name (a person's, whatever the NER says); religious, sporting and honorific
+# ones too ("Coach Delgado", "Rabbi Feldman", "Father Brendan", "Dame Judi")
+_TITLES = ("Mr", "Mrs", "Ms", "Mx", "Dr", "Miss", "Prof", "Professor", "Coach", "Rabbi", "Imam", "Pastor", "Father",
+           "Fr", "Reverend", "Rev", "Judge", "Captain", "Capt", "Sir", "Dame", "Lady", "Lord")
+_TITLE = rf"(?:{'|'.join(_TITLES)})\.?\s+"
+_NAME = rf"(?!(?:{'|'.join(_TITLES)})\b){UPPER}[^\W\d_]*(?:[-'’]{UPPER}[^\W\d_]+)*"  # Ravi('s), Mei-Ling, O'Brien
 _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"
                          rf"((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")

@@ -3,7 +3,7 @@
 import pytest
 
 from fleet_memory.ingest.genders import (named_by_role, only_as_place, other_people, pronouns_in, referred_by_subject,
-                                         unnamed_people, with_title, without_title)
+                                         title_gender, unnamed_people, with_title, without_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -91,6 +91,10 @@ def test_a_title_stays_with_the_name() -> None:
     assert with_title("Nakamura told me to cut back.", "Nakamura") == "Nakamura"
     assert [without_title(s) for s in ("Mr Haddad", "Dr. Nakamura", "Professor Adeyemi", "Haddad", "Mrs")] == [
         "Haddad", "Nakamura", "Adeyemi", None, None]
+    # sporting, religious and honorific titles too; only a gendered one gives a pronoun
+    assert with_title("Coach Delgado says practice moves to Sunday.", "Delgado") == "Coach Delgado"
+    assert without_title("Rabbi Feldman") == "Feldman" and title_gender("Rabbi Feldman") is None
+    assert title_gender("Father Brendan") == "m"
 
 
 def test_the_people_a_text_names_by_a_role_alone() -> None:
