@@ -1,12 +1,25 @@
-"""Small first-name lists: a hint of gender for coreference and of personhood for NER when the
-small spaCy model misses a name ("Alice loves hiking" has no PERSON span). Not exhaustive; names
-learnt from the batch (speakers, PERSON spans) count too."""
+"""Given names, in two lists with two uses.
+
+- The small lists below (``is_first_name``): names common enough to make a word a person against
+  the model's own label ("Carol" tagged ORG, "Alice loves hiking" with no PERSON span); short, so
+  no place or thing is made a person by them ("Florence", "Lincoln" are not here).
+- ``first_names.tsv`` (about 9,000 given names of many languages, each ``f``, ``m`` or ``n`` —
+  either, or unclear —, written for this project; accents also folded: "Zoë" is "zoe"): the pronoun
+  a name usually takes (``listed_gender``: "Kenji" is "he" though no text of memory says so), and
+  whether a proper noun the model left with no label at all is a person (``is_listed_name``:
+  "Dmitri keeps telling me …"). Names that are mostly ordinary words or places (will, may, hope,
+  paris, sydney) were left out.
+
+Names learnt from the batch (speakers, PERSON spans) and pronouns learnt from memory's texts count
+first; these lists are the fallback."""
 
 from __future__ import annotations
 
+import functools
 import unicodedata
+from importlib import resources
 
-__all__ = ["FEMALE_NAMES", "MALE_NAMES", "NEUTRAL_NAMES", "is_first_name", "listed_gender"]
+__all__ = ["FEMALE_NAMES", "MALE_NAMES", "NEUTRAL_NAMES", "is_first_name", "is_listed_name", "listed_gender"]
 
 FEMALE_NAMES = {
     "alice", "mary", "emma", "olivia", "sophia", "ava", "isabella", "mia", "emily", "sarah", "jessica", "jennifer",
@@ -49,9 +62,25 @@ def is_first_name(word: str) -> bool:
     return any(w in names for w in {low, _folded(word)} for names in (FEMALE_NAMES, MALE_NAMES, NEUTRAL_NAMES))
 
 
+@functools.cache
+def _listed() -> dict[str, str]:
+    """``first_names.tsv``: name → "f", "m" or "n", read once."""
+    text = resources.files(__package__).joinpath("first_names.tsv").read_text(encoding="utf-8")
+    return dict(line.split("\t", 1) for line in text.splitlines() if line)
+
+
+def is_listed_name(word: str) -> bool:
+    """The word is a given name of ``first_names.tsv`` (any pronoun)."""
+    listed = _listed()
+    return word.lower() in listed or _folded(word) in listed
+
+
 def listed_gender(name: str) -> str | None:
-    """"f" or "m" when the name's first word is on one of the lists ("Katarzyna Nowak" → "f"),
-    else None."""
+    """"f" or "m" when the name's first word is a given name that usually takes that pronoun
+    ("Katarzyna Nowak" → "f"), else None (unknown, or a name of either: "Sam", "Andrea")."""
     words = name.split()
-    first = {words[0].lower(), _folded(words[0])} if words else set()
-    return "f" if first & FEMALE_NAMES else "m" if first & MALE_NAMES else None
+    if not words:
+        return None
+    listed = _listed()
+    gender = listed.get(words[0].lower()) or listed.get(_folded(words[0]))
+    return gender if gender in ("f", "m") else None

@@ -13,7 +13,8 @@ The small model misses names it saw elsewhere ("Alice loves hiking" has no PERSO
 "Alice works at Google" has one). So, in one pass over the batch, a run of proper nouns that no
 span covers becomes an entity when the same name was recognised elsewhere in the batch (a long put
 is resolved window by window: in this window or an earlier one of the same put) (its label
-is reused), is a speaker of the conversation (PERSON), or starts with a known first name (PERSON).
+is reused), is a speaker of the conversation (PERSON), or starts with a known first name (PERSON:
+the short list, or, for a run of one or two words, any given name of ``names.first_names.tsv``).
 Speakers of conversation turns are PERSON entities of their turns (added when units are
 assembled).
 
@@ -36,7 +37,7 @@ from collections.abc import Mapping
 from ..naming import normalize_name
 from ..providers.nlp import Span, Token
 from .junk import is_junk_name
-from .names import is_first_name
+from .names import is_first_name, is_listed_name
 from .records import AgentContext, Episode, NamedFact, ParsedFact
 
 __all__ = ["KEPT_LABELS", "find_entities", "clean_name"]
@@ -88,6 +89,13 @@ def _subject_of_a_verb(tokens: Sequence[Token], i: int) -> bool:
     after = tokens[i + 1] if i + 1 < len(tokens) else None
     return (tokens[i].dep in ("nsubj", "nsubjpass") and head.pos in ("VERB", "AUX")
             and after is not None and after.pos != "PUNCT")
+
+
+def _given_name(name: str) -> str | None:
+    """PERSON for a proper-noun run the model gave no label at all whose first word is a listed
+    given name ("Dmitri keeps telling me …", "Esperanza comes in mornings"), at most two words."""
+    words = name.split()
+    return "PERSON" if 0 < len(words) <= 2 and is_listed_name(words[0]) else None
 
 
 def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:
@@ -160,7 +168,7 @@ def _unlabelled_names(item: ParsedFact, spans: Sequence[Span], known: Mapping[st
             return False
         return tok.tag in ("NNP", "NNPS") or (tok.pos not in ("PRON", "DET") and (
             normalize_name(tok.text) in gazetteer or (k > 0 and is_first_name(tok.text)) or
-            (k == 0 and is_first_name(tok.text) and tok.dep in ("nsubj", "nsubjpass"))))
+            (k == 0 and is_listed_name(tok.text) and tok.dep in ("nsubj", "nsubjpass"))))
 
     found: list[Span] = []
     i = 0
@@ -172,7 +180,7 @@ def _unlabelled_names(item: ParsedFact, spans: Sequence[Span], known: Mapping[st
         while j < len(tokens) and proper(j):
             j += 1
         name = clean_name(" ".join(t.text for t in tokens[i:j]))
-        label = known.get(name) or _known_label(name, gazetteer)
+        label = known.get(name) or _known_label(name, gazetteer) or _given_name(name)
         if label is not None and len(name) >= 2 and not is_junk_name(name, item.fact.text):
             found.append(Span(name, label, i, j))
         i = j

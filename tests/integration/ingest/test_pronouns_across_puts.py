@@ -162,3 +162,12 @@ def test_a_name_that_opens_a_sentence_as_its_subject_is_a_person(real_memory) ->
                                "him numbers.", event_date=DAY)
     later = real_memory.put("r-opens", "He's leaving at the end of the quarter.", event_date=DAY + timedelta(days=20))
     assert later.texts == ["Gareth is leaving at the end of the quarter."]
+
+
+def test_a_given_name_the_model_left_unlabelled_is_a_person_with_its_usual_pronoun(real_memory) -> None:
+    """The small model gives "Arkady" no entity at all; the given-name list makes him a person and
+    says "he" (no text of memory does)."""
+    real_memory.put("r-given", "Arkady keeps telling me I should switch to Linux.", event_date=DAY)
+    real_memory.put("r-given", "What's a good recipe for shakshuka?", event_date=DAY + timedelta(days=8))
+    later = real_memory.put("r-given", "He is giving a talk on kernels next month.", event_date=DAY + timedelta(days=18))
+    assert later.texts == ["Arkady is giving a talk on kernels next month."]

@@ -15,3 +15,12 @@ def test_a_name_of_either_pronoun_and_an_unknown_name_give_none() -> None:
     assert is_first_name("Sam") and listed_gender("Sam") is None
     assert listed_gender("Xylophone") is None
     assert listed_gender("") is None
+
+
+def test_the_given_name_list_gives_pronouns_and_personhood() -> None:
+    from fleet_memory.ingest.names import is_listed_name
+
+    assert listed_gender("Kenji") == "m" and listed_gender("Priyanka Rao") == "f"
+    assert listed_gender("Andrea") is None  # a man's name in Italy, a woman's elsewhere
+    assert is_listed_name("Arkady") and is_listed_name("ESPERANZA")
+    assert not is_listed_name("Will") and not is_listed_name("Paris")  # mostly a word, a place
