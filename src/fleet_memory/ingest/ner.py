@@ -6,8 +6,10 @@ dropped when they hold no capital letter (the small model tags "the kids & work"
 places, a comma ("ya, Melanie"). A one-word span that opens the sentence ("Nah", "Wanna" as PERSON,
 "Time" as ORG in chat) is kept only when the batch knows that name from elsewhere, when it is a
 known first name (then as PERSON), when it is tagged a proper noun with a label other than PERSON,
-or when it is a PERSON that is the subject of a verb ("Gareth is pretty reasonable", "Zoë and I are
-thinking of …"; "Nah, I'm good" and "Wanna grab lunch?" are not).
+or when it is a PERSON, a listed given name (``names.is_listed_name``) and the subject of a verb
+("Gareth is pretty reasonable", "Zoë and I are thinking of …"; not "Slideshow's nearly done",
+"Convert 180C to Fahrenheit", "Dana, thanks!"). An acronym is no person ("his CV", "the GP" as
+PERSON): a PERSON of at most four capitals is an ORG.
 
 The small model misses names it saw elsewhere ("Alice loves hiking" has no PERSON span while
 "Alice works at Google" has one). So, in one pass over the batch, a run of proper nouns that no
@@ -70,6 +72,8 @@ def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping
         return Span(name, "GPE", span.start, span.end)  # "in Ancoats": a place the small model took for a person
     if "," in name and span.label not in ("GPE", "LOC", "FAC"):
         return None  # "ya, Melanie" (ORG): a vocative swallowed into a span
+    if span.label == "PERSON" and len(name) <= 4 and name.isupper():
+        return Span(name, "ORG", span.start, span.end)  # "his CV", "the GP": an acronym, no person
     return Span(name, span.label, span.start, span.end)
 
 
@@ -83,8 +87,7 @@ def _known_label(name: str, gazetteer: Mapping[str, str]) -> str | None:
 
 def _subject_of_a_verb(tokens: Sequence[Token], i: int) -> bool:
     """The token is the subject of a verb and no punctuation follows it: "Gareth is pretty
-    reasonable", "Zoë and I are thinking of …" — not "Nah, I'm good" nor "Wanna grab lunch?"
-    (the model's PERSONs, the latter the subject of a noun)."""
+    reasonable", "Zoë and I are thinking of …" — not "Nah, I'm good" nor "Dana, thanks!"."""
     head = tokens[tokens[i].head]
     after = tokens[i + 1] if i + 1 < len(tokens) else None
     return (tokens[i].dep in ("nsubj", "nsubjpass") and head.pos in ("VERB", "AUX")
@@ -143,7 +146,7 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
                 spans.append(Span(s.text, label, s.start, s.end))
             elif item.parse.tokens[s.start].tag in ("NNP", "NNPS") and s.label != "PERSON":
                 spans.append(s)
-            elif s.label == "PERSON" and _subject_of_a_verb(item.parse.tokens, s.start):
+            elif s.label == "PERSON" and is_listed_name(s.text) and _subject_of_a_verb(item.parse.tokens, s.start):
                 spans.append(s)
     out: list[NamedFact] = []
     for item, spans in zip(parsed, first):

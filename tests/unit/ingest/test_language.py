@@ -111,6 +111,28 @@ def test_sentence_openers_are_entities_only_when_the_batch_knows_them():
     assert spans[5][0].label == "PERSON"  # a known first name, whatever the small model said
 
 
+def test_a_sentence_opening_person_is_kept_when_it_is_a_given_name_and_a_verbs_subject():
+    def parsed(words, pos, deps, heads):
+        tokens = tuple(Token(w, " ", "NNP" if p == "PROPN" else "XX", p, d, h)
+                       for w, p, d, h in zip(words, pos, deps, heads))
+        return ParsedFact(ExtractedFact(0, " ".join(words), "episodic"), Parsed(tokens, (Span(words[0], "PERSON", 0, 1),)))
+
+    items = [parsed(["Gareth", "is", "reasonable"], ["PROPN", "AUX", "ADJ"], ["nsubj", "ROOT", "acomp"], [1, 1, 1]),
+             parsed(["Slideshow", "is", "done"], ["PROPN", "AUX", "VERB"], ["nsubj", "ROOT", "acomp"], [1, 1, 1]),
+             parsed(["Dmitri", "my", "words"], ["PROPN", "PRON", "NOUN"], ["ROOT", "poss", "dobj"], [0, 2, 0]),
+             parsed(["Gareth", ",", "hi"], ["PROPN", "PUNCT", "INTJ"], ["nsubj", "punct", "ROOT"], [2, 2, 2])]
+    spans = [n.spans for n in find_entities([Episode("a", "x", NOW)], items)]
+    assert [[(s.text, s.label) for s in found] for found in spans] == [[("Gareth", "PERSON")], [], [], []]
+
+
+def test_an_acronym_the_model_calls_a_person_is_an_org():
+    tokens = tuple(Token(w, " ", t, p, d, 1) for w, t, p, d in [
+        ("Updated", "VBD", "VERB", "ROOT"), ("my", "PRP$", "PRON", "poss"), ("CV", "NNP", "PROPN", "dobj")])
+    fact = ExtractedFact(0, "Updated my CV", "episodic")
+    [named] = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, Parsed(tokens, (Span("CV", "PERSON", 2, 3),)))])
+    assert [(s.text, s.label) for s in named.spans] == [("CV", "ORG")]
+
+
 def test_in_a_conversation_she_is_not_one_of_the_speakers():
     *_, coref = _run(["Thanks Alice, Bob met Mary.", "She loves Yosemite."], speakers=["Bob", "Bob"])
     assert coref[1].coref.text == "Mary loves Yosemite."
