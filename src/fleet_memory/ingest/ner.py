@@ -96,9 +96,10 @@ def _subject_of_a_verb(tokens: Sequence[Token], i: int) -> bool:
 
 def _given_name(name: str) -> str | None:
     """PERSON for a proper-noun run the model gave no label at all whose first word is a listed
-    given name ("Dmitri keeps telling me …", "Esperanza comes in mornings"), at most two words."""
+    given name ("Dmitri keeps telling me …", "Esperanza comes in mornings"), at most two words; not
+    an acronym ("a Roth IRA", though "Ira" is a name)."""
     words = name.split()
-    return "PERSON" if 0 < len(words) <= 2 and is_listed_name(words[0]) else None
+    return "PERSON" if 0 < len(words) <= 2 and is_listed_name(words[0]) and not words[0].isupper() else None
 
 
 def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:

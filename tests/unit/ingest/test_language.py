@@ -180,3 +180,11 @@ def test_plans_over_windows_cut_anywhere_are_the_plans_of_one_pass():
         plans = [p for piece in pieces for p in planner.add(piece)] + planner.finish()
         assert [[id(m) for m in p.members] for p in plans] == whole
         assert [p.subjectless for p in plans] == [p.subjectless for p in plan_units(facts)]
+
+
+def test_an_acronym_that_spells_a_given_name_is_no_person():
+    tokens = tuple(Token(w, " ", t, p, d, 2) for w, t, p, d in [
+        ("my", "PRP$", "PRON", "poss"), ("IRA", "NNP", "PROPN", "compound"), ("account", "NN", "NOUN", "ROOT")])
+    fact = ExtractedFact(0, "my IRA account", "episodic")
+    [named] = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, Parsed(tokens, ()))])
+    assert named.spans == ()  # "Ira" is a given name; "IRA" is not
