@@ -34,8 +34,9 @@ to take it, or of unknown pronoun — and the last of them was named before the 
 day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even when memory knows
 Carol; named three days before, with Ingrid known too, or with Oksana, whose pronoun nothing
 tells, neither is clearly right). A person's pronoun is what memory's texts say of them, else
-their role's or title's, else the first-name lists' (``names.listed_gender``). A name that occurs in the sentence itself is never the referent ("She
-lives in Porto now" cannot become "Porto lives in Porto now").
+their role's or title's, else the given-name list's (``names.listed_gender``). A name that occurs
+in the sentence itself is never the referent ("She lives in Porto now" cannot become "Porto lives
+in Porto now").
 
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:
 "Alice said she would come"); possessives take "'s". Anything uncertain is left as it was:

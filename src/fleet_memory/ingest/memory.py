@@ -14,7 +14,7 @@ the whole put, covering each (agent, user, session) group of its episodes
   antecedent; the put's own mentions come later still and win.
 - ``mentions``: the same people unit by unit, each with the pronoun memory uses for them
   (``genders.pronouns_in``: "my sister Priya", "Ravi, he …"; else the role's or title's, else
-  the first-name lists': ``names.listed_gender``) and, as rivals, the people a unit
+  the given-name list's: ``names.listed_gender``) and, as rivals, the people a unit
   names by a gendered role alone ("my dad") or by a role and a name the NER missed
   (``genders.other_people``), so coreference can tell when no antecedent is clearly right. Every
   recent unit's text is read, those that name no one too ("Kai says he …" where the model missed
@@ -192,7 +192,7 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: f
         named = [n for n, _ in units[rank] if n not in speakers]
         out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named, unnamed=False)]
         for name, gender in units[rank]:
-            # what the texts say, else the role's or title's, else the name lists' ("Kenji")
+            # what the texts say, else the role's or title's, else the given-name list's ("Kenji")
             pronoun = learnt[name] if name in learnt else gender or listed_gender(without_title(name) or name)
             unsure = pronoun is None and rank in stale and name not in speakers
             out.append(RecentMention("" if unsure else name, pronoun, rank, rank in fresh))

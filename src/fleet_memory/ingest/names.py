@@ -1,6 +1,6 @@
 """Given names, in two lists with two uses.
 
-- The small lists below (``is_first_name``): names common enough to make a word a person against
+- The short list below (``is_first_name``): names common enough to make a word a person against
   the model's own label ("Carol" tagged ORG, "Alice loves hiking" with no PERSON span); short, so
   no place or thing is made a person by them ("Florence", "Lincoln" are not here).
 - ``first_names.tsv`` (about 9,000 given names of many languages, each ``f``, ``m`` or ``n`` —
@@ -19,37 +19,34 @@ import functools
 import unicodedata
 from importlib import resources
 
-__all__ = ["FEMALE_NAMES", "MALE_NAMES", "NEUTRAL_NAMES", "is_first_name", "is_listed_name", "listed_gender"]
+__all__ = ["FIRST_NAMES", "is_first_name", "is_listed_name", "listed_gender"]
 
-FEMALE_NAMES = {
-    "alice", "mary", "emma", "olivia", "sophia", "ava", "isabella", "mia", "emily", "sarah", "jessica", "jennifer",
-    "linda", "susan", "karen", "lisa", "anna", "maria", "laura", "julia", "grace", "hannah", "rachel", "caroline",
-    "melanie", "gina", "joanna", "audrey", "deborah", "jolene", "nancy", "kate", "katie", "amy", "claire", "chloe",
-    "lucy", "lily", "zoe", "ella", "eva", "sara", "rebecca", "rose", "helen", "diana", "nina", "tina", "angela",
-    "michelle", "natalie", "sophie", "amelia", "charlotte", "elizabeth", "margaret", "ruth", "jane", "betty",
-    "carol", "carole", "ines", "inês", "marta", "siobhan", "aoife", "niamh", "nkechi", "ngozi", "chioma", "priya",
-    "ananya", "aisha", "fatima", "leila", "yuki", "mei", "ling", "sofia", "lucia", "elena", "irene", "ingrid",
-    "astrid", "freya", "maja", "agnieszka", "katarzyna", "olga", "natasha", "tatiana", "leonor", "beatriz",
-    "camila", "valentina", "gabriela", "isabel", "carmen", "rosa", "paula", "monica", "veronica", "patricia",
-    "barbara", "donna", "sandra", "carla", "heather", "megan", "lauren", "ashley", "amanda", "stephanie",
-    "nicole", "kelly", "emma", "abigail", "harper", "ellie", "molly", "evie", "ines", "clara", "louise", "marie",
-    "julie", "anne", "ana", "eve", "ivy", "violet", "hazel", "iris", "judy", "joan", "alison", "fiona",
-}
-MALE_NAMES = {
-    "bob", "john", "james", "robert", "michael", "william", "david", "richard", "joseph", "thomas", "charles",
-    "daniel", "matthew", "mark", "paul", "steven", "andrew", "kevin", "brian", "george", "edward", "peter",
-    "jon", "nate", "tim", "evan", "calvin", "dave", "tom", "jack", "harry", "oliver", "noah", "liam",
-    "ethan", "lucas", "henry", "alexander", "ben", "max", "leo", "adam", "eric", "frank", "greg", "jason", "mike",
-    "ryan", "scott", "sean", "carl", "fred", "joe", "luke", "chris", "jim", "bill", "ted", "ron", "tony",
-    "guido", "kwame", "oluwaseun", "tomasz", "joaquin", "joaquín", "grzegorz", "piotr", "pawel", "marek",
-    "jakub", "lukas", "jan", "lars", "sven", "anders", "hans", "klaus", "jurgen", "pierre", "jean", "luc",
-    "marco", "luca", "giovanni", "antonio", "carlos", "jose", "juan", "miguel", "pedro", "diego", "rafael",
-    "hiroshi", "kenji", "takeshi", "raj", "arjun", "rahul", "vikram", "ahmed", "mohammed", "omar", "ali",
-    "hassan", "ibrahim", "emeka", "chidi", "kofi", "kwabena", "seamus", "liam", "cian", "declan", "connor",
-    "patrick", "kevin", "ian", "neil", "stuart", "graham", "keith", "gary", "wayne", "dennis", "larry",
-    "jeff", "steve", "walter", "arthur", "albert", "ralph", "roy", "louis", "philip", "simon", "martin",
-}
-NEUTRAL_NAMES = {"alex", "sam", "jordan", "taylor", "casey", "morgan", "riley", "jamie", "pat", "robin", "kim", "lee"}
+FIRST_NAMES = frozenset({
+    "abigail", "adam", "agnieszka", "ahmed", "aisha", "albert", "alex", "alexander", "ali", "alice", "alison",
+    "amanda", "amelia", "amy", "ana", "ananya", "anders", "andrew", "angela", "anna", "anne", "antonio", "aoife",
+    "arjun", "arthur", "ashley", "astrid", "audrey", "ava", "barbara", "beatriz", "ben", "betty", "bill", "bob",
+    "brian", "calvin", "camila", "carl", "carla", "carlos", "carmen", "carol", "carole", "caroline", "casey",
+    "charles", "charlotte", "chidi", "chioma", "chloe", "chris", "cian", "claire", "clara", "connor", "daniel",
+    "dave", "david", "deborah", "declan", "dennis", "diana", "diego", "donna", "edward", "elena", "elizabeth",
+    "ella", "ellie", "emeka", "emily", "emma", "eric", "ethan", "eva", "evan", "eve", "evie", "fatima", "fiona",
+    "frank", "fred", "freya", "gabriela", "gary", "george", "gina", "giovanni", "grace", "graham", "greg",
+    "grzegorz", "guido", "hannah", "hans", "harper", "harry", "hassan", "hazel", "heather", "helen", "henry",
+    "hiroshi", "ian", "ibrahim", "ines", "ingrid", "inês", "irene", "iris", "isabel", "isabella", "ivy", "jack",
+    "jakub", "james", "jamie", "jan", "jane", "jason", "jean", "jeff", "jennifer", "jessica", "jim", "joan",
+    "joanna", "joaquin", "joaquín", "joe", "john", "jolene", "jon", "jordan", "jose", "joseph", "juan", "judy",
+    "julia", "julie", "jurgen", "karen", "katarzyna", "kate", "katie", "keith", "kelly", "kenji", "kevin", "kim",
+    "klaus", "kofi", "kwabena", "kwame", "larry", "lars", "laura", "lauren", "lee", "leila", "leo", "leonor",
+    "liam", "lily", "linda", "ling", "lisa", "louis", "louise", "luc", "luca", "lucas", "lucia", "lucy", "lukas",
+    "luke", "maja", "marco", "marek", "margaret", "maria", "marie", "mark", "marta", "martin", "mary", "matthew",
+    "max", "megan", "mei", "melanie", "mia", "michael", "michelle", "miguel", "mike", "mohammed", "molly", "monica",
+    "morgan", "nancy", "natalie", "natasha", "nate", "neil", "ngozi", "niamh", "nicole", "nina", "nkechi", "noah",
+    "olga", "oliver", "olivia", "oluwaseun", "omar", "pat", "patricia", "patrick", "paul", "paula", "pawel",
+    "pedro", "peter", "philip", "pierre", "piotr", "priya", "rachel", "rafael", "rahul", "raj", "ralph", "rebecca",
+    "richard", "riley", "robert", "robin", "ron", "rosa", "rose", "roy", "ruth", "ryan", "sam", "sandra", "sara",
+    "sarah", "scott", "seamus", "sean", "simon", "siobhan", "sofia", "sophia", "sophie", "stephanie", "steve",
+    "steven", "stuart", "susan", "sven", "takeshi", "tatiana", "taylor", "ted", "thomas", "tim", "tina", "tom",
+    "tomasz", "tony", "valentina", "veronica", "vikram", "violet", "walter", "wayne", "william", "yuki", "zoe"
+})
 
 
 def _folded(word: str) -> str:
@@ -58,8 +55,7 @@ def _folded(word: str) -> str:
 
 
 def is_first_name(word: str) -> bool:
-    low = word.lower()
-    return any(w in names for w in {low, _folded(word)} for names in (FEMALE_NAMES, MALE_NAMES, NEUTRAL_NAMES))
+    return word.lower() in FIRST_NAMES or _folded(word) in FIRST_NAMES
 
 
 @functools.cache

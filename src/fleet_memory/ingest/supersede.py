@@ -440,7 +440,8 @@ def _qualifiers(fact: Fact) -> frozenset[str]:
     for i, t in enumerate(tokens):
         if t.dep in ("amod", "compound", "nmod") and tokens[t.head].text.lower() in _CONTACT_NOUNS:
             words.append(t)
-        elif t.dep == "pobj" and tokens[t.head].text.lower() == "for" and tokens[tokens[t.head].head].pos in ("VERB", "AUX"):
+        elif (t.dep == "pobj" and tokens[t.head].text.lower() == "for"
+              and tokens[tokens[t.head].head].pos in ("VERB", "AUX")):
             words += [t] + [k for k in tokens if k.head == i and k.dep in ("amod", "compound")]
     return frozenset(w.text.lower() for w in words if w.pos not in ("PRON", "PROPN")) - _CONTACT_NOUNS - _NO_QUALIFIER
 

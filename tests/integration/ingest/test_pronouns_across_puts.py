@@ -169,5 +169,6 @@ def test_a_given_name_the_model_left_unlabelled_is_a_person_with_its_usual_prono
     says "he" (no text of memory does)."""
     real_memory.put("r-given", "Arkady keeps telling me I should switch to Linux.", event_date=DAY)
     real_memory.put("r-given", "What's a good recipe for shakshuka?", event_date=DAY + timedelta(days=8))
-    later = real_memory.put("r-given", "He is giving a talk on kernels next month.", event_date=DAY + timedelta(days=18))
+    later = real_memory.put("r-given", "He is giving a talk on kernels next month.",
+                            event_date=DAY + timedelta(days=18))
     assert later.texts == ["Arkady is giving a talk on kernels next month."]

@@ -115,7 +115,8 @@ def test_a_sentence_opening_person_is_kept_when_it_is_a_given_name_and_a_verbs_s
     def parsed(words, pos, deps, heads):
         tokens = tuple(Token(w, " ", "NNP" if p == "PROPN" else "XX", p, d, h)
                        for w, p, d, h in zip(words, pos, deps, heads))
-        return ParsedFact(ExtractedFact(0, " ".join(words), "episodic"), Parsed(tokens, (Span(words[0], "PERSON", 0, 1),)))
+        ents = (Span(words[0], "PERSON", 0, 1),)
+        return ParsedFact(ExtractedFact(0, " ".join(words), "episodic"), Parsed(tokens, ents))
 
     items = [parsed(["Gareth", "is", "reasonable"], ["PROPN", "AUX", "ADJ"], ["nsubj", "ROOT", "acomp"], [1, 1, 1]),
              parsed(["Slideshow", "is", "done"], ["PROPN", "AUX", "VERB"], ["nsubj", "ROOT", "acomp"], [1, 1, 1]),
