@@ -188,7 +188,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
             talking = (speakers | state.addressed) if speaker else frozenset()
             exclude = talking | _named_in(tokens, state.persons)
-            ref = _person_referent(low, i, tokens, persons, state, exclude, _names_of_others(tokens, spans))
+            ref = _person_referent(low, i, tokens, persons, state, exclude,
+                                   _names_of_others(tokens, spans, feminine=low in _FEMALE))
         elif low in _IT or low in _THEY:
             ref = _thing_referent(tokens, i, low, spans, state)
         else:
@@ -222,12 +223,14 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
 _NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})
 
 
-def _names_of_others(tokens: Sequence[Token], spans: Sequence[Span]) -> list[int]:
+def _names_of_others(tokens: Sequence[Token], spans: Sequence[Span], feminine: bool = False) -> list[int]:
     """Where the sentence names someone or something the model did not call a PERSON, not as a
-    place or after an article: "Had lunch with Mateo from work" (the small model's GPE)."""
+    place or after an article: "Had lunch with Mateo from work" (the small model's GPE). Before
+    "she", a thing after an article counts too: a ship, a car or a country takes "she" ("We went to
+    see the Cutty Sark - she's smaller than I expected")."""
     text = _render(tokens, {})
     return [e.start for e in spans if e.label in _NAMEISH and e.text[:1].isupper()
-            and not (only_as_place(text, e.text) or only_after_article(text, e.text))]
+            and not (only_as_place(text, e.text) or (only_after_article(text, e.text) and not feminine))]
 
 
 def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequence[tuple[int, str]],

@@ -172,3 +172,11 @@ def test_a_given_name_the_model_left_unlabelled_is_a_person_with_its_usual_prono
     later = real_memory.put("r-given", "He is giving a talk on kernels next month.",
                             event_date=DAY + timedelta(days=18))
     assert later.texts == ["Arkady is giving a talk on kernels next month."]
+
+
+def test_she_after_a_named_thing_is_not_memory_s_woman(real_memory) -> None:
+    """A ship, a car or a country takes "she"; memory's woman of weeks ago is not meant."""
+    real_memory.put("r-ship", "My aunt Margaret turns 80 in June and we're planning a lunch for her.", event_date=DAY)
+    real_memory.put("r-ship", "How do I stop my bread coming out dense?", event_date=DAY + timedelta(days=9))
+    said = "We finally went to see the Cutty Sark in Greenwich, she's smaller than I expected."
+    assert real_memory.put("r-ship", said, event_date=DAY + timedelta(days=25)).texts == [said]
