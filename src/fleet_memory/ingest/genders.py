@@ -55,7 +55,9 @@ PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss ma
     accountant lawyer solicitor client customer student mentor sibling child kid grandchild babysitter nanny
     cleaner gardener agent intern assistant director founder pastor priest vicar rabbi imam surgeon
     consultant counsellor counselor landlady midwife childminder carer caregiver broker coordinator instructor
-    lecturer professor headteacher receptionist pharmacist optician optometrist recruiter lodger tenant""".split())
+    lecturer professor headteacher receptionist pharmacist optician optometrist recruiter lodger tenant
+    adviser advisor captain editor chef driver principal surveyor architect translator interpreter paramedic
+    dietitian nutritionist osteopath chiropractor podiatrist""".split())
 """Roles that only a person holds, besides the gendered ones: "my colleague Abebe" names a person
 whatever the NER made of the name; "my favourite band Coldplay" does not."""
 

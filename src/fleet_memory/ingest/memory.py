@@ -13,8 +13,8 @@ the whole put, covering each (agent, user, session) group of its episodes
   coreference, seeding its discourse with them, takes the most relevant person as the latest
   antecedent; the put's own mentions come later still and win.
 - ``mentions``: the same people unit by unit, each with the pronoun memory uses for them
-  (``genders.pronouns_in``: "my sister Priya", "Ravi, he …"; else the role's or title's, else
-  the given-name list's: ``names.listed_gender``) and, as rivals, the people a unit
+  (a gendered role or title first, "my sister Priya", "Mr Haddad"; else ``genders.pronouns_in``,
+  "Ravi, he …"; else the given-name list's: ``names.listed_gender``) and, as rivals, the people a unit
   names by a gendered role alone ("my dad") or by a role and a name the NER missed
   (``genders.other_people``), so coreference can tell when no antecedent is clearly right. Every
   recent unit's text is read, those that name no one too ("Kai says he …" where the model missed
@@ -192,8 +192,9 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: f
         named = [n for n, _ in units[rank] if n not in speakers]
         out += [RecentMention("", gender, rank) for gender in other_people(texts.get(rank, ""), named, unnamed=False)]
         for name, gender in units[rank]:
-            # what the texts say, else the role's or title's, else the given-name list's ("Kenji")
-            pronoun = learnt[name] if name in learnt else gender or listed_gender(without_title(name) or name)
+            # a gendered role or title says it outright ("Ms Petrova … thinks he's ready" is about her
+            # pupil); else what the texts say; else the given-name list ("Kenji")
+            pronoun = gender or (learnt[name] if name in learnt else listed_gender(without_title(name) or name))
             unsure = pronoun is None and rank in stale and name not in speakers
             out.append(RecentMention("" if unsure else name, pronoun, rank, rank in fresh))
     return tuple(out)

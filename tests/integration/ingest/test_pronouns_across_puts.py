@@ -180,3 +180,16 @@ def test_she_after_a_named_thing_is_not_memory_s_woman(real_memory) -> None:
     real_memory.put("r-ship", "How do I stop my bread coming out dense?", event_date=DAY + timedelta(days=9))
     said = "We finally went to see the Cutty Sark in Greenwich, she's smaller than I expected."
     assert real_memory.put("r-ship", said, event_date=DAY + timedelta(days=25)).texts == [said]
+
+
+@pytest.mark.parametrize("intro, later, expected", [
+    # a title says the pronoun outright: the "he" after her name is her pupil's
+    ("My son's swimming coach, Ms Kowal, thinks he's ready to move up a group.", "She emailed the new times.",
+     "Ms Kowal emailed the new times."),
+    ("My daughter's form tutor, Mr Eze, wants to talk about her coursework.", "He says she is on track.",
+     "Mr Eze says she is on track."),
+])
+def test_weeks_later_a_title_outweighs_a_pronoun_near_the_name(real_memory, intro, later, expected) -> None:
+    real_memory.put("r-title", intro, event_date=DAY)
+    real_memory.put("r-title", "Any tips for a quick weeknight curry?", event_date=DAY + timedelta(days=8))
+    assert real_memory.put("r-title", later, event_date=DAY + timedelta(days=21)).texts == [expected]

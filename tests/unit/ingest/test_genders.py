@@ -68,6 +68,8 @@ def test_a_name_used_only_as_a_place() -> None:
     ("My favourite band Coldplay is touring.", []),  # not a person's role
     ("Can you cover my shift next Thursday?", []),
     ("Paris, my favourite city, in the rain.", []),
+    ("Our mortgage adviser, Sanjay, is sending the decision.", [("Sanjay", "Sanjay", None)]),
+    ("Sergei, our chess club captain, picked the team.", [("Sergei", "Sergei", None)]),
 ])
 def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
     assert list(named_by_role(text)) == expected
