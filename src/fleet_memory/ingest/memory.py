@@ -2,7 +2,8 @@
 the whole put, covering each (agent, user, session) group of its episodes
 (``store.reads.context.agent_context``), however many pronouns or names the put holds.
 
-- People of the recent units: the agent's units of the same user (never another user's), same
+- People of the recent units (only for a group whose texts hold a he/she-family word: no other
+  word reads them): the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` (at least
   ``PEOPLE_WINDOW``, 90 days: a person introduced in March is "she" in April's message when memory
   knows no one else who takes "she"; a person of unknown pronoun, within a week) before the
@@ -48,6 +49,8 @@ PEOPLE_WINDOW = timedelta(days=90)
 UNKNOWN_PRONOUN_WINDOW = timedelta(days=7)
 _CAPITALISED = re.compile(rf"{UPPER}[\w'’.-]*")
 _RUN = re.compile(rf"{UPPER}[\w'’-]*(?:\s+{UPPER}[\w'’-]*)*")
+# the only words memory's people are read for: a group whose texts have none asks for names alone
+_HE_OR_SHE = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +90,9 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
         dates = [episodes[i].event_date for i in indexes]
         names = candidate_names([episodes[i].content for i in indexes])
         since = shifted(min(dates), -window)  # a put dated in year 1 looks back no further
-        groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names))))
+        people = any(_HE_OR_SHE.search(episodes[i].content) for i in indexes)
+        groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names),
+                                                         people=people)))
     return groups
 
 

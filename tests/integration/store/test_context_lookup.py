@@ -26,3 +26,16 @@ def test_known_names_by_name_and_by_alias_per_group(memory):
         out = ctx.agent_context(conn, queries)
     assert [sorted(k.name for k in known) for _, known in out] == [["Carol Danvers"], ["Acme Robotics"], []]
     assert out[1][1][0].aliases == ("Acme",) and out[1][1][0].label == "ORG"
+
+
+def test_a_group_that_asks_for_no_people_gets_the_known_names_alone(memory):
+    """A put with no he/she-family word reads no recent units (``ContextQuery.people``); another
+    group of the same statement still does."""
+    memory.put("a1", "My sister Priya lives in Bristol.", event_date=datetime(2024, 4, 30, tzinfo=timezone.utc))
+    now = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    with memory.db.transaction() as conn:
+        queries = [ctx.ContextQuery("a1", None, None, now - timedelta(days=90), now, ("Priya",)),
+                   ctx.ContextQuery("a1", None, None, now - timedelta(days=90), now, ("Priya",), people=False)]
+        (with_people, known), (without, known_too) = ctx.agent_context(conn, queries)
+    assert any(p.name == "Priya" for p in with_people) and without == []
+    assert [k.name for k in known] == [k.name for k in known_too] == ["Priya"]

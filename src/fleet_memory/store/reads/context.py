@@ -2,8 +2,9 @@
 stored entities the put names (the gazetteer). ONE statement per agent of a put (``store.db.routing``),
 for all its (user, session) groups together, whatever the number of pronouns or names in it.
 
-Per group (``ContextQuery``): ``recent`` — the units of the agent and the same user (``IS NOT
-DISTINCT FROM``: never another user's) said in ``[since, until]``: their event date lies there, or
+Per group (``ContextQuery``): ``recent`` (unless the group asks for no people) — the units of the
+agent and the same user (``IS NOT DISTINCT FROM``: never another user's) said in ``[since, until]``:
+their event date lies there, or
 their document's does (a unit that names an earlier date, "We reported it in January, the letting
 agent (a guy called Darren Pike) came", carries January, though it was said today; only the latest
 ``units`` documents of the user are read for that: a unit of an older one would rank below theirs,
@@ -46,6 +47,7 @@ class ContextQuery:
     since: datetime
     until: datetime
     names: tuple[str, ...]
+    people: bool = True  # read the recent units' people (False: the known names alone)
 
 
 UNIT_TEXT = -2  # the ``position`` of a recent unit's own row: its text, no person
@@ -79,7 +81,7 @@ class KnownName:
 _SQL = """
 WITH g AS (
   SELECT * FROM unnest(%(gi)s::int[], %(u)s::text[], %(s)s::text[], %(since)s::timestamptz[],
-                       %(until)s::timestamptz[]) AS g(gi, user_id, session_id, since, until)
+                       %(until)s::timestamptz[], %(k)s::int[]) AS g(gi, user_id, session_id, since, until, k)
 ), recent AS (
   SELECT g.gi, r.id, r.text, r.speaker, r.rank, r.said AS event_date, r.document_id FROM g CROSS JOIN LATERAL (
     SELECT u.id, u.text, u.speaker, u.said, u.document_id,
@@ -95,12 +97,12 @@ WITH g AS (
       FROM (SELECT d.id, d.event_date FROM documents d
             WHERE d.agent_id = %(a)s AND d.user_id IS NOT DISTINCT FROM g.user_id
               AND d.event_date BETWEEN g.since AND g.until
-            ORDER BY d.event_date DESC LIMIT %(k)s) d
+            ORDER BY d.event_date DESC LIMIT g.k) d
       JOIN memory_units u ON u.agent_id = %(a)s AND u.document_id = d.id
       WHERE u.event_date < g.since AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
     ) u
     ORDER BY (u.session_id IS NOT DISTINCT FROM g.session_id) DESC, u.said DESC, u.created_at DESC, u.seq DESC
-    LIMIT %(k)s) r
+    LIMIT g.k) r
 ), asked AS (
   SELECT * FROM unnest(%(ni)s::int[], %(n)s::text[], %(f)s::text[]) AS x(gi, norm, surface)
 )
@@ -154,7 +156,8 @@ def _params(agent_id: str, at: Sequence[int], queries: Sequence[ContextQuery], u
         asked += [(gi, n, "") for n in normalized] + [(gi, "", f) for f in surfaces]
     return {
         "a": agent_id, "gi": list(at), "u": [q.user_id for q in mine], "s": [q.session_id for q in mine],
-        "since": [q.since for q in mine], "until": [q.until for q in mine], "k": units, "m": MESSAGE_CHARS,
+        "since": [q.since for q in mine], "until": [q.until for q in mine],
+        "k": [units if q.people else 0 for q in mine], "m": MESSAGE_CHARS,
         "ni": [a[0] for a in asked], "n": [a[1] for a in asked], "f": [a[2] for a in asked],
     }
 
