@@ -91,9 +91,10 @@ Known limits (the figures: docs/benchmarks.md): a change whose newer text has no
 not linked by b or c; a value the parser reads as a common noun
 ("Celtics are my NBA team") stays in the masked text; a change whose newer text matches a slot
 pattern the older does not ("I bank with Nationwide." / "I moved my current account to
-Starling") is left unlinked by c; a second value qualified only in the older text ("my work phone is
-…", then "the number for the kids' school is …") can link, and so can another activity of the same
-holder when the relation words overlap ("five-a-side football on Mondays" / "started playing squash on Wednesdays now").
+Starling") is left unlinked by c; a second value qualified only in the older text ("my work phone
+is …", then "the number for the kids' school is …") can link, and so can another activity of the
+same holder when the relation words overlap ("five-a-side football on Mondays" / "started playing
+squash on Wednesdays now").
 The LLM judge covers these.
 
 With an LLM (``LLMConfig`` set and ``IngestConfig.llm_supersession`` on) the pairs that pass 1 and
