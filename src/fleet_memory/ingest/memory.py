@@ -37,7 +37,7 @@ from ..clock import shifted
 from ..naming import UPPER, normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
 from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, referred_by_subject,
-                      title_gender, unnamed_people, with_title, without_title)
+                      says_he_or_she, title_gender, unnamed_people, with_title, without_title)
 from .names import is_first_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
 
@@ -49,8 +49,6 @@ PEOPLE_WINDOW = timedelta(days=90)
 UNKNOWN_PRONOUN_WINDOW = timedelta(days=7)
 _CAPITALISED = re.compile(rf"{UPPER}[\w'’.-]*")
 _RUN = re.compile(rf"{UPPER}[\w'’-]*(?:\s+{UPPER}[\w'’-]*)*")
-# the only words memory's people are read for: a group whose texts have none asks for names alone
-_HE_OR_SHE = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +88,7 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
         dates = [episodes[i].event_date for i in indexes]
         names = candidate_names([episodes[i].content for i in indexes])
         since = shifted(min(dates), -window)  # a put dated in year 1 looks back no further
-        people = any(_HE_OR_SHE.search(episodes[i].content) for i in indexes)
+        people = any(says_he_or_she(episodes[i].content) for i in indexes)  # else names alone
         groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names),
                                                          people=people)))
     return groups

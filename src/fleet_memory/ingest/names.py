@@ -19,7 +19,7 @@ import functools
 import unicodedata
 from importlib import resources
 
-__all__ = ["FIRST_NAMES", "is_first_name", "is_listed_name", "listed_gender"]
+__all__ = ["FIRST_NAMES", "is_acronym", "is_first_name", "is_listed_name", "listed_gender"]
 
 FIRST_NAMES = frozenset({
     "abigail", "adam", "agnieszka", "ahmed", "aisha", "albert", "alex", "alexander", "ali", "alice", "alison",
@@ -65,10 +65,16 @@ def _listed() -> dict[str, str]:
     return dict(line.split("\t", 1) for line in text.splitlines() if line)
 
 
+def is_acronym(word: str) -> bool:
+    """Two to four capitals ("CV", "GP", "IRA"): no person's name, whatever a model or a list says."""
+    return 2 <= len(word) <= 4 and word.isupper()
+
+
 def is_listed_name(word: str) -> bool:
-    """The word is a given name of ``first_names.tsv`` (any pronoun)."""
+    """The word is a given name of ``first_names.tsv`` (any pronoun); an acronym is none ("IRA",
+    though "Ira" is)."""
     listed = _listed()
-    return word.lower() in listed or _folded(word) in listed
+    return not is_acronym(word) and (word.lower() in listed or _folded(word) in listed)
 
 
 def listed_gender(name: str) -> str | None:

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from ..naming import normalize_name
 from ..providers.nlp import Span, Token
 from .junk import is_junk_name
-from .names import is_first_name, is_listed_name
+from .names import is_acronym, is_first_name, is_listed_name
 from .records import AgentContext, Episode, NamedFact, ParsedFact
 
 __all__ = ["KEPT_LABELS", "find_entities", "clean_name"]
@@ -72,7 +72,7 @@ def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping
         return Span(name, "GPE", span.start, span.end)  # "in Ancoats": a place the small model took for a person
     if "," in name and span.label not in ("GPE", "LOC", "FAC"):
         return None  # "ya, Melanie" (ORG): a vocative swallowed into a span
-    if span.label == "PERSON" and len(name) <= 4 and name.isupper():
+    if span.label == "PERSON" and is_acronym(name):
         return Span(name, "ORG", span.start, span.end)  # "his CV", "the GP": an acronym, no person
     return Span(name, span.label, span.start, span.end)
 
@@ -96,10 +96,9 @@ def _subject_of_a_verb(tokens: Sequence[Token], i: int) -> bool:
 
 def _given_name(name: str) -> str | None:
     """PERSON for a proper-noun run the model gave no label at all whose first word is a listed
-    given name ("Dmitri keeps telling me …", "Esperanza comes in mornings"), at most two words; not
-    an acronym ("a Roth IRA", though "Ira" is a name)."""
+    given name ("Dmitri keeps telling me …", "Esperanza comes in mornings"), at most two words."""
     words = name.split()
-    return "PERSON" if 0 < len(words) <= 2 and is_listed_name(words[0]) and not words[0].isupper() else None
+    return "PERSON" if 0 < len(words) <= 2 and is_listed_name(words[0]) else None
 
 
 def _opens_sentence(tokens: Sequence[Token], start: int) -> bool:

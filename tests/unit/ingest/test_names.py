@@ -24,3 +24,4 @@ def test_the_given_name_list_gives_pronouns_and_personhood() -> None:
     assert listed_gender("Andrea") is None  # a man's name in Italy, a woman's elsewhere
     assert is_listed_name("Arkady") and is_listed_name("ESPERANZA")
     assert not is_listed_name("Will") and not is_listed_name("Paris")  # mostly a word, a place
+    assert is_listed_name("Ira") and not is_listed_name("IRA")  # an acronym is no name
