@@ -28,9 +28,15 @@ candidates in a conversation turn). Never across agents or users (the query filt
 Guards: a he/she pronoun is left alone when its sentence has a subject of its own before it that is
 not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
-…") or by a name the model gave another label ("Had lunch with Mateo from work and he recommended
-…", Mateo a GPE: never memory's last man), and when memory knows two people who may take it — known
-to take it, or of unknown pronoun — and the last of them was named before the temporal window (a
+…"), someone in general ("if a patient arrives unconscious, he …", "whoever we hire") or by a name
+the model gave another label ("Had lunch with Mateo from work and he recommended …", Mateo a GPE:
+never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"); a "she"
+after a ship or a boat in the message; a pronoun from memory in a message that tells of the
+speaker's own encounter with someone unnamed — an appointment, a test, a lesson, a haircut, a
+call to a helpline, being pulled over ("Had my smear test at the surgery - she said …") — unless
+memory names that person as someone met for a service ("my physio, Dana", "Dr Okafor"); and
+when memory knows two people who may take it — known to take it, or of unknown pronoun — and the
+last of them was named before the temporal window (a
 day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even when memory knows
 Carol; named three days before, with Ingrid known too, or with Oksana, whose pronoun nothing
 tells, neither is clearly right). A person's pronoun is what memory's texts say of them, else
@@ -49,7 +55,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
-from .genders import is_person_role, only_after_article, only_as_place, other_people, role_gender
+from .genders import (VESSELS, is_person_role, names_a_scene, only_after_article, only_as_place, other_people,
+                      role_gender, speaks_of_anyone)
 from .names import listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -106,6 +113,10 @@ class _Discourse:
         self.things: list[tuple[str, str]] = []  # non-person entities of the previous sentence
         self.learnt: dict[str, str] = {}
         self.fresh: set[str] = set()  # memory's people named within the temporal window
+        self.serving: set[str] = set()  # memory's people named as someone met for a service ("my physio, Dana")
+        self.episode: int | None = None
+        self.scene = False  # the episode so far tells of an encounter with a person of its own (``names_a_scene``)
+        self.vessel = False  # the episode so far names a ship or a boat (``genders.VESSELS``), which takes "she"
         self.agent: str | None = None
         self.when: datetime | None = None
 
@@ -161,6 +172,8 @@ class _Discourse:
                 self.learnt.setdefault(m.name, m.gender)
             if m.fresh:
                 self.fresh.add(m.name)
+            if m.serves:
+                self.serving.add(m.name)
 
 
 def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: str | None,
@@ -216,6 +229,8 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     state.rivals += [(state.turn, g) for g in other_people(_render(tokens, {}), [n for _, n in persons])]
     state.rivals += [(state.turn, role_gender(t.text)) for t in _unnamed_roles(tokens)]
     state.turn += 1
+    state.scene = state.scene or _own_encounter(tokens, tokens)
+    state.vessel = state.vessel or any(t.pos == "NOUN" and t.text.lower() in VESSELS for t in tokens)
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
     return CorefText(_render(tokens, replacements), tuple(referents))
 
@@ -242,13 +257,18 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
     if earlier:
         state.learnt.setdefault(earlier[-1], gender)
         return None
-    if any(t.pos in ("NOUN", "PROPN") and is_person_role(t.text) for t in tokens[:i]):
-        return None  # "Went to the GP this morning - he said …": the sentence has a person of its own
+    if any(t.pos in ("NOUN", "PROPN", "PRON") and speaks_of_anyone(t.text) for t in tokens[:i]):
+        return None  # "Went to the GP this morning - he said …", "if a patient arrives …, he": a person of its own
+    if _either(tokens, i):
+        return None  # "he or she", "his/her": anyone's
     if any(start < i for start in others):
         return None  # "Had lunch with Mateo and he recommended …": Mateo, whatever the model's label
+    if gender == "f" and (state.vessel or any(t.pos == "NOUN" and t.text.lower() in VESSELS for t in tokens[:i])):
+        return None  # "The ship was massive … she rolled": a ship takes "she"
     name = state.person_for(gender, exclude)
-    if name is None:
-        return None
+    if name is None or (state.turns[name] < 0 and name not in state.serving
+                        and (state.scene or _own_encounter(tokens[:i], tokens))):
+        return None  # "Had my check-up - she said …": the encounter's own person, not a friend from memory
     state.learnt.setdefault(name, gender)
     return EntityMention(name, "PERSON")
 
@@ -294,6 +314,30 @@ def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
     thing: "The blood test results came back and he has type 2 diabetes" says nothing of whom)."""
     return any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.pos == "NOUN" and is_person_role(t.text))
                for t in tokens[:i])
+
+
+_HE_OR_SHE = _FEMALE | _MALE
+_WE = {"we", "us", "our"}
+
+
+def _own_encounter(part: Sequence[Token], sentence: Sequence[Token]) -> bool:
+    """``part`` of the sentence tells of the speaker's own encounter with someone unnamed
+    (``genders.names_a_scene``): the sentence says "I", "my", "we" or its main verb has no subject
+    ("Had my check-up", "Finally got the haircut"); "The blood test results came back and he …" is
+    about him."""
+    own = any(t.text.lower() in _FIRST or t.text.lower() in _WE for t in sentence) or any(
+        t.dep == "ROOT" and t.pos in ("VERB", "AUX")
+        and not any(k.head == j and k.dep in ("nsubj", "nsubjpass", "expl") for k in sentence)
+        for j, t in enumerate(sentence))
+    return own and names_a_scene(_render(part, {}))
+
+
+def _either(tokens: Sequence[Token], i: int) -> bool:
+    """The pronoun at ``i`` is one of a pair for anyone: "he or she", "him/her", "she or he"."""
+    def pair(a: int, b: int) -> bool:
+        return (0 <= a and b < len(tokens) and tokens[a].text.lower() in _HE_OR_SHE
+                and tokens[b].text.lower() in _HE_OR_SHE and tokens[a + 1].text.lower() in ("or", "/", "and"))
+    return pair(i, i + 2) or pair(i - 2, i) or "/" in tokens[i].text
 
 
 def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:
@@ -391,6 +435,8 @@ def resolve_coreferences(
             state.agent = episode.agent_id
             state.seed(context, fact.episode_index)
         state.when = episode.event_date
+        if state.episode != fact.episode_index:
+            state.episode, state.scene, state.vessel = fact.episode_index, False, False
         speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
             out.append(CorefFact(item, CorefText(fact.text)))

@@ -41,7 +41,8 @@ from ..naming import UPPER
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
-           "says_he_or_she", "title_gender", "unnamed_people", "with_title", "without_title"]
+           "says_he_or_she", "serves", "names_a_scene", "speaks_of_anyone", "VESSELS", "title_gender", "unnamed_people", "with_title",
+           "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee
@@ -62,6 +63,55 @@ PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss ma
 whatever the NER made of the name; "my favourite band Coldplay" does not."""
 
 _KEPT = 4_096
+SERVICE_ROLES = frozenset("""doctor dentist gp physio physiotherapist therapist vet nurse mechanic plumber electrician
+    builder hairdresser barber stylist accountant lawyer solicitor teacher tutor coach trainer instructor surgeon
+    consultant counsellor counselor midwife optician optometrist pharmacist receptionist driver examiner
+    osteopath chiropractor podiatrist dietitian nutritionist paramedic officer specialist hygienist""".split())
+"""Roles of the people one meets at an appointment, a lesson or a counter: they may be the "she" of
+"Had my check-up this morning - she said my results are fine"; a friend or a neighbour is not."""
+_SERVICE_TITLES = frozenset({"Dr", "Prof", "Professor", "Coach"})
+# an encounter that brings a person of its own, named or not: an appointment, a test, a lesson, a
+# service at a counter, a haircut, being pulled over ("Had my smear test at the surgery - she said …")
+_SCENE = re.compile(
+    r"\b(appointments?|check-?ups?|consultations?|scans?|smear|(blood|eye|driving|hearing|allergy) tests?|x-?rays?"
+    r"|jabs?|vaccin\w+|injections?|lessons?|class(es)?|haircut|hair ?cut|pulled over|helpline|customer service"
+    r"|on hold|got through|taxi|cab|uber"
+    r"|(got|had|getting|having) (my|our|the) (hair|nails|teeth|eyes|car|bloods?|boiler) \w+"
+    r"|(at|to|from|in) the (surgery|clinic|hospital|salon|barber'?s|hairdresser'?s|dentist'?s|doctor'?s|garage"
+    r"|vet'?s|pharmacy|chemist'?s|bank|post office|counter|desk|reception|A&E|practice))\b", re.IGNORECASE)
+
+
+# people a sentence may speak of in general, or unnamed, before a pronoun ("if a patient arrives
+# unconscious, he can still be treated"; "whoever we pick, she needs …"): the pronoun is theirs
+_ANYONE = frozenset("""someone somebody anyone anybody everyone everybody whoever person people patient man men
+    woman women guy girl boy lady gentleman customer caller passenger player member candidate applicant employee
+    worker stranger visitor guest owner buyer seller operator engineer technician rep representative examiner waiter
+    waitress officer staff runner lead hire starter""".split())
+# what takes "she" without being a woman, as the Cutty Sark does ("The ship was massive and she rolled")
+VESSELS = frozenset("ship ships boat yacht ferry liner vessel sailboat dinghy barge narrowboat".split())
+
+
+def speaks_of_anyone(word: str) -> bool:
+    """A word for someone in general or unnamed (``_ANYONE``) or a person's role (``is_person_role``)."""
+    low = word.lower()
+    return low in _ANYONE or low.removesuffix("s") in _ANYONE or is_person_role(word)
+
+
+def names_a_scene(text: str) -> bool:
+    """The text tells of an encounter that brings a person of its own (``_SCENE``): whoever "she"
+    is there, a friend named weeks before is not the best guess."""
+    return _SCENE.search(text) is not None
+
+
+def serves(text: str, name: str) -> bool:
+    """``text`` names ``name`` as someone met for a service: with a title of that kind ("Dr Okafor",
+    "Coach Delgado") or beside a role of ``SERVICE_ROLES`` ("my physio, Dana")."""
+    if name.split()[0].rstrip(".") in _SERVICE_TITLES:
+        return True
+    words = {w.lower().rstrip(".,") for w in text.split()}
+    return bool(words & SERVICE_ROLES) and name in text
+
+
 _ROLE = r"[a-z]+(?:-in-law)?"
 _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", re.IGNORECASE)
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)

@@ -6,7 +6,7 @@ the whole put, covering each (agent, user, session) group of its episodes
   word reads them): the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` (at least
   ``PEOPLE_WINDOW``, 90 days: a person introduced in March is "she" in April's message when memory
-  knows no one else who takes "she"; a person of unknown pronoun, within a week) before the
+  knows no one else who takes "she") before the
   group's latest episode: their speakers and the PERSON entities they mention (an entity of
   another label counts when its name is a known first name, "Carol" stored as ORG, not a place's,
   or when its own unit calls it he or she).
@@ -37,16 +37,15 @@ from ..clock import shifted
 from ..naming import UPPER, normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
 from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, referred_by_subject,
-                      says_he_or_she, title_gender, unnamed_people, with_title, without_title)
+                      says_he_or_she, serves, title_gender, unnamed_people, with_title, without_title)
 from .names import is_first_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
 
-__all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "UNKNOWN_PRONOUN_WINDOW", "candidate_names",
+__all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "candidate_names",
            "put_context", "groups_of"]
 
 MAX_NAMES = 200
 PEOPLE_WINDOW = timedelta(days=90)
-UNKNOWN_PRONOUN_WINDOW = timedelta(days=7)
 _CAPITALISED = re.compile(rf"{UPPER}[\w'’.-]*")
 _RUN = re.compile(rf"{UPPER}[\w'’-]*(?:\s+{UPPER}[\w'’-]*)*")
 
@@ -115,8 +114,7 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
         talkers = frozenset(p.name for p in recent if p.position < 0)
         dates = {p.rank: p.at for p in rows}
         until = group.query.until  # a put dated in year 1 looks back no further (``shifted``)
-        told = _mentions(recent, texts, _stale(dates, shifted(until, -UNKNOWN_PRONOUN_WINDOW)),
-                         frozenset(dates) - _stale(dates, shifted(until, -window)),
+        told = _mentions(recent, texts, frozenset(dates) - _stale(dates, shifted(until, -window)),
                          list(dict.fromkeys(p.message for p in rows if p.message)))
         for index in group.indexes:
             people[index] = tuple(names_in_order)
@@ -164,8 +162,8 @@ def _stale(dates: Mapping[int, datetime | None], before: datetime) -> frozenset[
     return frozenset(rank for rank, at in dates.items() if at is not None and at < before)
 
 
-def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: frozenset[int] = frozenset(),
-              fresh: frozenset[int] = frozenset(), messages: Sequence[str] = ()) -> tuple[RecentMention, ...]:
+def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], fresh: frozenset[int] = frozenset(),
+              messages: Sequence[str] = ()) -> tuple[RecentMention, ...]:
     """The recent people unit by unit (``texts``: each unit's text by rank), least relevant unit
     first, each with the pronoun the units' texts give them (any unit that names them, or the
     message it came from as it was put, ``messages``: "I saw Dr Haddad … She seemed really
@@ -175,14 +173,15 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: f
     that the NER missed ("my mother-in-law Keiko": ``genders.named_by_role``) is one of its unit's
     people too, and so is one named by a gendered role alone ("Called my mum": "my mum",
     ``genders.unnamed_people``: "She's fine" becomes "My mum is fine"); a name written after a
-    title goes by both ("Dr Nakamura": ``genders.with_title``). A person of unknown pronoun in a
-    unit of ``stale`` (stated over ``UNKNOWN_PRONOUN_WINDOW`` before the put) is a rival only,
-    even when memory holds no one else: weeks after "My friend Benedikt is running the
-    marathon", "Had my check-up - she said my results are fine" is someone new. (Taking the one
-    person memory holds would have lifted pronoun recall on bench/changes.py's dev2 split from
-    .748 to .832 at a precision of .978 instead of 1.0, with wrong rewrites of that kind.) A unit
-    of ``fresh`` was stated within the put's temporal window (coreference lets the last person
-    named that day take the pronoun even when memory knows another who takes it)."""
+    title goes by both ("Dr Nakamura": ``genders.with_title``). Each person is marked when their
+    unit names them as someone met for a service (``genders.serves``: "my physio, Dana", "Dr
+    Okafor"): weeks after "My friend Benedikt is running the marathon", "Had my check-up - she
+    said my results are fine" is someone new (coreference leaves a pronoun in a message that tells
+    of such an encounter to the people who serve). A person of unknown pronoun is a candidate for
+    the whole window: they were a rival only after a week, until the check-up's "she" had its own
+    guard; that left "my physio, Dana" and "Dr Okafor" unresolved a month later. A unit of
+    ``fresh`` was stated within the put's temporal window (coreference lets the last person named
+    that day take the pronoun even when memory knows another who takes it)."""
     units = _people_by_unit(recent, texts)
     speakers = {p.name for p in recent if p.position < 0}
     everyone = {n for people in units.values() for n, _ in people if n not in speakers}
@@ -198,8 +197,8 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], stale: f
             # a gendered role or title says it outright ("Ms Petrova … thinks he's ready" is about her
             # pupil); else what the texts say; else the given-name list ("Kenji")
             pronoun = gender or (learnt[name] if name in learnt else listed_gender(without_title(name) or name))
-            unsure = pronoun is None and rank in stale and name not in speakers
-            out.append(RecentMention("" if unsure else name, pronoun, rank, rank in fresh))
+            out.append(RecentMention(name, pronoun, rank, rank in fresh,
+                                     serves(texts.get(rank, ""), name)))
     return tuple(out)
 
 

@@ -73,8 +73,8 @@ class Episode:
 @dataclass(frozen=True, slots=True)
 class RecentMention:
     """A person of the agent's recent memory, for pronouns across puts: the name (``""`` for a
-    rival, never an antecedent: a capitalised word beside a role that names no person, or a person
-    of unknown pronoun mentioned over a week before; "my dad" is a name here),
+    rival, never an antecedent: a capitalised word beside a role that names no person; "my dad" is
+    a name here),
     the pronoun learnt from how memory refers to them (``"f"``, ``"m"`` or None; ``ingest.genders``)
     and the unit that mentions them (0: the most relevant; the people of one unit were mentioned
     together)."""
@@ -83,6 +83,7 @@ class RecentMention:
     gender: str | None
     unit: int
     fresh: bool = False  # the unit was stated within the put's temporal window (a day by default)
+    serves: bool = False  # the unit names them as someone met for a service ("my physio, Dana": ``genders.serves``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -193,3 +193,33 @@ def test_weeks_later_a_title_outweighs_a_pronoun_near_the_name(real_memory, intr
     real_memory.put("r-title", intro, event_date=DAY)
     real_memory.put("r-title", "Any tips for a quick weeknight curry?", event_date=DAY + timedelta(days=8))
     assert real_memory.put("r-title", later, event_date=DAY + timedelta(days=21)).texts == [expected]
+
+
+@pytest.mark.parametrize("intro, later, expected", [
+    # an encounter brings a person of its own: a friend named weeks before is not the nurse
+    ("My friend Hannah is coming to stay next weekend and I need meal ideas.",
+     "Had my smear test at the surgery this morning and she said everything looked normal.", None),
+    # ... but someone met for that service is: "my physio", a doctor's title
+    ("My physio, Dana, gave me calf raises to do every day after the Achilles thing.",
+     "Had my appointment this morning and she says the tendon is healing well.",
+     "Had my appointment this morning and Dana says the tendon is healing well."),
+    ("Dr Okafor at the practice wants me to wear a blood pressure monitor next week.",
+     "The results are back from the appointment, and she's happy with them.",
+     "The results are back from the appointment, and Dr Okafor is happy with them."),
+])
+def test_weeks_later_an_encounter_s_pronoun_is_memory_s_only_for_who_serves(real_memory, intro, later,
+                                                                          expected) -> None:
+    real_memory.put("r-scene", intro, event_date=DAY)
+    real_memory.put("r-scene", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
+    assert real_memory.put("r-scene", later, event_date=DAY + timedelta(days=33)).texts == [expected or later]
+
+
+@pytest.mark.parametrize("later", [
+    "Whoever we hire, he or she will have to open up alone at 6.30.",  # anyone
+    "If a patient arrives unconscious, he can still be treated without consent.",  # a person in general
+    "The ship was massive and she rolled a lot on the crossing.",  # a ship takes "she"
+])
+def test_a_pronoun_for_anyone_or_a_ship_is_not_memory_s_person(real_memory, later) -> None:
+    real_memory.put("r-anyone", "My colleague Marisol and my brother Tom are coming round for dinner.",
+                    event_date=DAY)
+    assert real_memory.put("r-anyone", later, event_date=DAY + timedelta(days=20)).texts == [later]

@@ -2,8 +2,9 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import (named_by_role, only_as_place, other_people, pronouns_in, referred_by_subject,
-                                         title_gender, unnamed_people, with_title, without_title)
+from fleet_memory.ingest.genders import (named_by_role, names_a_scene, only_as_place, other_people, pronouns_in,
+                                         referred_by_subject, serves, speaks_of_anyone, title_gender, unnamed_people,
+                                         with_title, without_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -112,3 +113,28 @@ def test_names_that_start_with_a_capital_outside_a_to_z_are_names() -> None:
     assert list(named_by_role("My sister Élodie did the same trip.")) == [("Élodie", "Élodie", "f")]
     assert list(named_by_role("Dr Ólafsson saw my uncle Şener.")) == [
         ("Şener", "Şener", "m"), ("Ólafsson", "Dr Ólafsson", None)]
+
+
+@pytest.mark.parametrize("text, scene", [
+    ("Had my smear test at the surgery this morning", True),
+    ("Got pulled over on the A38 last night", True),
+    ("Finally got the haircut yesterday", True),
+    ("Spent an hour on hold with the broadband company", True),
+    ("We went to the beach and had a picnic", False),
+    ("My sister tested the new oven", False),
+])
+def test_an_encounter_that_brings_a_person_of_its_own(text, scene) -> None:
+    assert names_a_scene(text) is scene
+
+
+def test_who_is_met_for_a_service() -> None:
+    assert serves("My physio, Dana, gave me three exercises.", "Dana")
+    assert serves("Dr Okafor wants me to wear a monitor.", "Dr Okafor")
+    assert serves("Coach Delgado moved practice.", "Coach Delgado")
+    assert not serves("My friend Hannah is coming to stay.", "Hannah")
+    assert not serves("My neighbour Mr Okafor has a spare key.", "Mr Okafor")
+
+
+def test_words_for_someone_in_general() -> None:
+    assert all(speaks_of_anyone(w) for w in ("patient", "Whoever", "runners", "GP", "lead"))
+    assert not any(speaks_of_anyone(w) for w in ("ship", "results", "garden"))

@@ -165,7 +165,7 @@ def test_a_pronoun_is_learnt_from_the_message_as_it_was_put():
     weeks = NOW - timedelta(days=14)
     rows = [RecentPerson("", 0, -2, "", stored, weeks, said), RecentPerson("Haddad", 0, 0, "PERSON", stored, weeks)]
     assert _mentions_of(rows) == [("Haddad", "f", 0)]
-    assert _mentions_of(rows[1:]) == [("", None, 0)]  # without the message: unknown, weeks ago, a rival only
+    assert _mentions_of(rows[1:]) == [("Haddad", None, 0)]  # without the message: unknown, still a candidate
 
 
 def test_a_first_name_beside_a_role_is_the_model_s_longer_person():
@@ -182,14 +182,22 @@ def test_a_bare_name_is_the_titled_person_another_unit_names():
     assert _mentions_of(rows) == [("Mr Haddad", "m", 1), ("Mr Haddad", "m", 0)]
 
 
-def test_a_person_of_unknown_pronoun_mentioned_weeks_ago_is_a_rival_only():
-    unit = "My friend Benedikt is running the Berlin marathon."
+def test_a_person_of_unknown_pronoun_mentioned_weeks_ago_is_a_candidate_marked_when_met_for_a_service():
     weeks = NOW - timedelta(days=30)
-    assert _mentions_of([RecentPerson("Benedikt", 0, 10, "PERSON", unit, weeks)]) == [("", None, 0)]
-    assert _mentions_of([RecentPerson("Benedikt", 0, 10, "PERSON", unit, NOW - timedelta(days=2))]) == [
-        ("Benedikt", None, 0)]
-    unit = "My brother Benedikt is running the Berlin marathon."  # his pronoun is known: he stays a candidate
+    unit = "My friend Benedikt is running the Berlin marathon."
+    assert _mentions_of([RecentPerson("Benedikt", 0, 10, "PERSON", unit, weeks)]) == [("Benedikt", None, 0)]
+    unit = "My brother Benedikt is running the Berlin marathon."  # his pronoun is known
     assert _mentions_of([RecentPerson("Benedikt", 0, 11, "PERSON", unit, weeks)]) == [("Benedikt", "m", 0)]
+
+    def served(rows):
+        context = put_context([Episode("a", "She left.", NOW)], timedelta(hours=24), lambda queries: [(rows, [])])
+        return [(m.name, m.serves) for m in context.mentions[0]]
+    assert served([RecentPerson("Dana", 0, 10, "PERSON", "My physio, Dana, gave me three exercises.", weeks)]) == [
+        ("Dana", True)]
+    assert served([RecentPerson("Okafor", 0, 3, "PERSON", "Dr Okafor wants me to wear a monitor.", weeks)]) == [
+        ("Dr Okafor", True)]
+    assert served([RecentPerson("Hannah", 0, 10, "PERSON", "My friend Hannah is coming to stay.", weeks)]) == [
+        ("Hannah", False)]
 
 
 def test_two_people_memory_knows_to_take_the_pronoun_leave_it_alone():
