@@ -5,7 +5,7 @@ the whole put, covering each (agent, user, session) group of its episodes
 - People of the recent units (only for a group whose texts hold a he/she-family word: no other
   word reads them): the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` (at least
-  ``PEOPLE_WINDOW``, 90 days: a person introduced in March is "she" in April's message when memory
+  ``PEOPLE_WINDOW``, 180 days: a person introduced in March is "she" in July's message when memory
   knows no one else who takes "she") before the
   group's latest episode: their speakers and the PERSON entities they mention (an entity of
   another label counts when its name is a known first name, "Carol" stored as ORG, not a place's,
@@ -45,7 +45,7 @@ __all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "candidate_names
            "put_context", "groups_of"]
 
 MAX_NAMES = 200
-PEOPLE_WINDOW = timedelta(days=90)
+PEOPLE_WINDOW = timedelta(days=180)
 _CAPITALISED = re.compile(rf"{UPPER}[\w'’.-]*")
 _RUN = re.compile(rf"{UPPER}[\w'’-]*(?:\s+{UPPER}[\w'’-]*)*")
 

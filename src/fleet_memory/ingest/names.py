@@ -66,8 +66,10 @@ def _listed() -> dict[str, str]:
 
 
 def is_acronym(word: str) -> bool:
-    """Two to four capitals ("CV", "GP", "IRA"): no person's name, whatever a model or a list says."""
-    return 2 <= len(word) <= 4 and word.isupper()
+    """Two to four capitals ("CV", "GP", "IRA"), or three letters of which two are capitals ("PhD",
+    "MSc"): no person's name, whatever a model or a list says ("McKay" is one)."""
+    return 2 <= len(word) <= 4 and word.isupper() or (len(word) == 3 and word.isalpha()
+                                                       and sum(c.isupper() for c in word) == 2)
 
 
 def is_listed_name(word: str) -> bool:

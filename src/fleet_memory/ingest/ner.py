@@ -74,7 +74,13 @@ def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping
         return None  # "ya, Melanie" (ORG): a vocative swallowed into a span
     if span.label == "PERSON" and is_acronym(name):
         return Span(name, "ORG", span.start, span.end)  # "his CV", "the GP": an acronym, no person
+    if span.label == "PERSON" and name.rstrip(".") in _CALENDAR_SHORT:
+        return Span(name, "DATE", span.start, span.end)  # "Wed Cubs, Thu swimming": a day, no person
     return Span(name, span.label, span.start, span.end)
+
+
+# days and months written short, none of them a given name ("Jan" is one, "Sun" a surname)
+_CALENDAR_SHORT = frozenset("Mon Tue Tues Wed Weds Thu Thur Thurs Fri Feb Apr Aug Sept Oct Nov Dec".split())
 
 
 def _known_label(name: str, gazetteer: Mapping[str, str]) -> str | None:

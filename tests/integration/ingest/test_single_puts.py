@@ -51,7 +51,7 @@ def test_memory_is_never_shared_across_agents_or_users(real_memory, clock):
 
 def test_memory_outside_the_temporal_window_is_not_an_antecedent(real_memory, clock):
     now = clock.now()
-    _put(real_memory, "Carol is allergic to peanuts.", now - timedelta(days=120))  # the window: 90 days
+    _put(real_memory, "Carol is allergic to peanuts.", now - timedelta(days=200))  # the window: 180 days
     assert _put(real_memory, "She moved to Berlin.", now).texts == ["She moved to Berlin."]
 
 

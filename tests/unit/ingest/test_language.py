@@ -2,6 +2,8 @@
 
 from datetime import timedelta
 
+import pytest
+
 from fleet_memory.clock import FixedClock
 from fleet_memory.ingest.coref import resolve_coreferences
 from fleet_memory.ingest.ner import clean_name, find_entities
@@ -132,6 +134,15 @@ def test_an_acronym_the_model_calls_a_person_is_an_org():
     fact = ExtractedFact(0, "Updated my CV", "episodic")
     [named] = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, Parsed(tokens, (Span("CV", "PERSON", 2, 3),)))])
     assert [(s.text, s.label) for s in named.spans] == [("CV", "ORG")]
+
+
+@pytest.mark.parametrize("word, label", [("PhD", "ORG"), ("Thu", "DATE"), ("Wed", "DATE"), ("McKay", "PERSON")])
+def test_a_degree_or_a_short_day_the_model_calls_a_person_is_none(word, label):
+    tokens = tuple(Token(w, " ", t, p, d, 1) for w, t, p, d in [
+        ("Met", "VBD", "VERB", "ROOT"), (word, "NNP", "PROPN", "dobj")])
+    fact = ExtractedFact(0, f"Met {word}", "episodic")
+    [named] = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, Parsed(tokens, (Span(word, "PERSON", 1, 2),)))])
+    assert [(s.text, s.label) for s in named.spans] == [(word, label)]
 
 
 def test_in_a_conversation_she_is_not_one_of_the_speakers():
