@@ -135,6 +135,8 @@ _CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|cha
                      rf"\s+(?:called|named)\s+((?:{_TITLE})?({_NAME}))")
 _CALLED_GENDER = {"guy": "m", "man": "m", "bloke": "m", "chap": "m", "boy": "m", "lad": "m",
                   "woman": "f", "girl": "f", "lady": "f"}
+# a name a relative clause of "who" follows is a person's: "alongside Precious, who's been doing it for years"
+_WHO = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+who(?:'s|’s|\s)")
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
 
 
@@ -207,8 +209,8 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
     mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "Dr Vasquez, my
     dentist", "the coordinator, Agnieszka", "my partner's mum Hiroko", "Ms Lindqvist, the piano
-    teacher"), as "a guy called Giorgos", or after a title ("Mrs Adeyemi has offered …", "Nana
-    Beatriz"): the name, the name as written with its title ("Mr Haddad"), and
+    teacher"), as "a guy called Giorgos", before ", who" ("with Xochitl, who grew up there") or
+    after a title ("Mrs Adeyemi has offered …", "Nana Beatriz"): the name, the name as written with its title ("Mr Haddad"), and
     ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and Daisuke": both "m";
     "my friends": unknown)."""
     out = []
@@ -226,6 +228,10 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     for m in _CALLED.finditer(text):
         out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or title_gender(m.group(2))))
     named = {name for name, _, _ in out}
+    for m in _WHO.finditer(text):
+        if m.group(2) not in named and m.group(2) not in _CALENDAR:
+            named.add(m.group(2))
+            out.append((m.group(2), m.group(1), title_gender(m.group(1))))
     for m in _TITLED.finditer(text):  # a title before a name says it is a person: "Mrs Adeyemi offered …"
         if m.group(2) not in named:
             named.add(m.group(2))

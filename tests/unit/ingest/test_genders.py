@@ -138,3 +138,11 @@ def test_who_is_met_for_a_service() -> None:
 def test_words_for_someone_in_general() -> None:
     assert all(speaks_of_anyone(w) for w in ("patient", "Whoever", "runners", "GP", "lead"))
     assert not any(speaks_of_anyone(w) for w in ("ship", "results", "garden"))
+
+
+def test_a_name_a_clause_of_who_follows_is_a_person() -> None:
+    assert named_by_role("Booked a trip to Mexico City with Xochitl, who grew up there.") == (
+        ("Xochitl", "Xochitl", None),)
+    assert named_by_role("I'm on the desk alongside Precious, who's been doing it for years.") == (
+        ("Precious", "Precious", None),)
+    assert named_by_role("We went to Paris, which was lovely.") == ()
