@@ -124,6 +124,10 @@ _NAME = rf"(?!(?:{'|'.join(_TITLES)})\b){UPPER}[^\W\d_]*(?:[-'’]{UPPER}[^\W\d_
 _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(?:['’]s)?\s+){{0,3}}?"
                          rf"((?i:[a-z-]+)),?\s+((?:{_TITLE})?({_NAME}))"
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
+# a role, where the person is from or sits, then the name set off: "The neighbour across the hall,
+# Wojciech, has offered …", "my colleague from the Leeds office, Sam"
+_ROLE_THEN_WHERE = re.compile(rf"\b(?i:my|our|the|an?)\s+((?i:[a-z-]+))\s+(?i:from|at|in|across|down|up|over|on"
+                              rf"|next door|upstairs|downstairs)\b[^,.;:!?]{{0,30}},\s+((?:{_TITLE})?({_NAME}))\b")
 _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our|the|an?)\s+"
                               rf"([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
 _CALENDAR = frozenset("""January February March April May June July August September October November December
@@ -207,8 +211,8 @@ def is_person_role(word: str) -> bool:
 @functools.lru_cache(maxsize=_KEPT)
 def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
-    mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "Dr Vasquez, my
-    dentist", "the coordinator, Agnieszka", "my partner's mum Hiroko", "Ms Lindqvist, the piano
+    mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "the neighbour
+    across the hall, Wojciech", "Dr Vasquez, my dentist", "the coordinator, Agnieszka", "my partner's mum Hiroko", "Ms Lindqvist, the piano
     teacher"), as "a guy called Giorgos", before ", who" ("with Xochitl, who grew up there") or
     after a title ("Mrs Adeyemi has offered …", "Nana Beatriz"): the name, the name as written with its title ("Mr Haddad"), and
     ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and Daisuke": both "m";
@@ -225,6 +229,9 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
         roles = [w for w in m.group(3).split() if is_person_role(w)]
         if roles and m.group(2) not in _CALENDAR:  # not "In January, the letting agent …"
             out.append((m.group(2), m.group(1), role_gender(roles[0]) or title_gender(m.group(1))))
+    for m in _ROLE_THEN_WHERE.finditer(text):
+        if is_person_role(m.group(1)) and m.group(3) not in _CALENDAR:
+            out.append((m.group(3), m.group(2), role_gender(m.group(1)) or title_gender(m.group(2))))
     for m in _CALLED.finditer(text):
         out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or title_gender(m.group(2))))
     named = {name for name, _, _ in out}

@@ -146,3 +146,10 @@ def test_a_name_a_clause_of_who_follows_is_a_person() -> None:
     assert named_by_role("I'm on the desk alongside Precious, who's been doing it for years.") == (
         ("Precious", "Precious", None),)
     assert named_by_role("We went to Paris, which was lovely.") == ()
+
+
+def test_a_role_where_they_are_from_then_the_name() -> None:
+    assert named_by_role("The neighbour across the hall, Wojciech, has offered to water my plants.") == (
+        ("Wojciech", "Wojciech", None),)
+    assert named_by_role("Our landlord in Porto, Mr Silva, fixed it.") == (("Silva", "Mr Silva", "m"),)
+    assert named_by_role("I went to the shop in town, Tesco, for milk.") == ()  # a shop is no person's role
