@@ -13,6 +13,10 @@ a gap longer than ``reset_after``):
 - it/its, they/them/their → the one ORG / PRODUCT / WORK_OF_ART / EVENT / FAC (for "they": ORG)
   of the previous sentence, only when there is exactly one and the pronoun is an argument
   (subject, object) that is not the subject of "be" ("it is great" is left alone).
+- they/them/their → the one person the discourse knows to go by "they" ("Jules uses they/them",
+  "is non-binary": ``genders.pronouns_in``), with the verb put in the third person ("They've been
+  offered …" → "Jules has been offered …"), only when nothing in the message so far names people
+  several at once ("the kids", "Sam and Jo") and no ORG of the previous sentence could be meant.
 - In a conversation turn (the episode has a speaker), first-person pronouns are the speaker:
   "I'm swamped" → "Melanie is swamped", "my kids" → "Melanie's kids", with the verb after "I"
   put into the third person ("I love" → "Melanie loves", "I've" → "Melanie has").
@@ -56,7 +60,7 @@ from datetime import datetime, timedelta
 
 from ..providers.nlp import Parsed, Span, Token
 from .genders import (VESSELS, is_person_role, names_a_scene, only_after_article, only_as_place, other_people,
-                      role_gender, speaks_of_anyone)
+                      pronouns_in, role_gender, speaks_of_anyone)
 from .names import listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -74,7 +78,7 @@ _BE = {"is", "was", "'s", "be", "been", "are", "were", "'re"}
 _SKIP_BETWEEN = {"really", "also", "just", "never", "always", "still", "actually", "totally", "definitely",
                  "even", "only", "finally", "recently", "often", "usually", "sometimes", "already", "too"}
 _AGREE = {"am": "is", "'m": "is", "’m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has", "’ve": "has",
-          "do": "does", "'ll": "will", "’ll": "will", "'d": "would", "’d": "would", "go": "goes"}
+          "do": "does", "'ll": "will", "’ll": "will", "'d": "would", "’d": "would", "go": "goes", "were": "was"}
 
 def _gender_of(name: str, learnt: dict[str, str]) -> str | None:
     return learnt[name] if name in learnt else listed_gender(name)
@@ -117,6 +121,7 @@ class _Discourse:
         self.episode: int | None = None
         self.scene = False  # the episode so far tells of an encounter with a person of its own (``names_a_scene``)
         self.vessel = False  # the episode so far names a ship or a boat (``genders.VESSELS``), which takes "she"
+        self.plural = False  # the episode so far names people several at once ("the kids", "Sam and Jo")
         self.agent: str | None = None
         self.when: datetime | None = None
 
@@ -203,7 +208,12 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             exclude = talking | _named_in(tokens, state.persons)
             ref = _person_referent(low, i, tokens, persons, state, exclude,
                                    _names_of_others(tokens, spans, feminine=low in _FEMALE))
-        elif low in _IT or low in _THEY:
+        elif low in _THEY:
+            person, thing = _they_referent(tokens, i, persons, state), _thing_referent(tokens, i, low, spans, state)
+            ref = thing if person is None else (person if thing is None else None)
+            if person is not None and ref is person and not possessive and tok.dep in ("nsubj", "nsubjpass"):
+                _agree_verb(tokens, i, replacements)
+        elif low in _IT:
             ref = _thing_referent(tokens, i, low, spans, state)
         else:
             continue
@@ -219,6 +229,9 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             referents.append(ref)
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
+    for name, gender in pronouns_in(_render(tokens, {}), [n for _, n in persons]).items():
+        if gender == "n":  # "Jules uses they/them": a person who goes by "they"
+            state.learnt.setdefault(name, gender)
     for _, name in persons:
         state.mention(name)
     if speaker:
@@ -230,6 +243,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     state.rivals += [(state.turn, role_gender(t.text)) for t in _unnamed_roles(tokens)]
     state.turn += 1
     state.scene = state.scene or _own_encounter(tokens, tokens)
+    state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
     state.vessel = state.vessel or any(t.pos == "NOUN" and t.text.lower() in VESSELS for t in tokens)
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
     return CorefText(_render(tokens, replacements), tuple(referents))
@@ -316,6 +330,23 @@ def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
                for t in tokens[:i])
 
 
+def _plural_people(tokens: Sequence[Token]) -> bool:
+    """The tokens name people several at once: a plural word for people ("the kids", "my parents",
+    "the guests"), whom "they" may mean."""
+    return any(t.tag in ("NNS", "NNPS") and speaks_of_anyone(t.text) for t in tokens)
+
+
+def _they_referent(tokens: Sequence[Token], i: int, persons: Sequence[tuple[int, str]],
+                   state: _Discourse) -> EntityMention | None:
+    """The one person the discourse knows to go by "they" ("Jules uses they/them"), for the
+    they/them/their at token ``i`` — only when nothing in the message so far names people several
+    at once or another person before it in the sentence: "they" is mostly plural."""
+    if state.plural or _plural_people(tokens[:i]) or any(start < i for start, _ in persons):
+        return None
+    named = [n for n in state.persons if _gender_of(n, state.learnt) == "n" and n not in _named_in(tokens, [n])]
+    return EntityMention(named[0], "PERSON") if len(named) == 1 else None
+
+
 _HE_OR_SHE = _FEMALE | _MALE
 _WE = {"we", "us", "our"}
 
@@ -383,7 +414,7 @@ def _expand_contraction(tokens: Sequence[Token], i: int, replacements: dict[int,
 
 
 def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:
-    """Put the verb right after a replaced "I" (adverbs skipped) into the third person."""
+    """Put the verb right after a replaced "I" or "they" (adverbs skipped) into the third person."""
     j = i + 1
     while j < len(tokens) and tokens[j].text.lower() in _SKIP_BETWEEN:
         j += 1
@@ -395,7 +426,7 @@ def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -
         if low in _AGREE:
             replacements[j] = " " + _AGREE[low] if not tokens[j - 1].ws else _AGREE[low]
         return
-    if verb.tag == "VBP" and verb.pos in ("VERB", "AUX"):
+    if verb.tag == "VBP" and verb.pos in ("VERB", "AUX") or low == "were":
         replacements[j] = _third_person(verb.text)
 
 
@@ -436,7 +467,7 @@ def resolve_coreferences(
             state.seed(context, fact.episode_index)
         state.when = episode.event_date
         if state.episode != fact.episode_index:
-            state.episode, state.scene, state.vessel = fact.episode_index, False, False
+            state.episode, state.scene, state.vessel, state.plural = fact.episode_index, False, False, False
         speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
             out.append(CorefFact(item, CorefText(fact.text)))

@@ -145,8 +145,12 @@ _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNOR
 
 
 def says_he_or_she(text: str) -> bool:
-    """Whether the text holds a he/she-family word: the only words memory's people are read for."""
-    return _PRONOUN.search(text) is not None
+    """Whether the text holds a he/she-family word, or a they-family one (a person may go by
+    "they"): the only words memory's people are read for."""
+    return _PRONOUN.search(text) is not None or _THEY_WORD.search(text) is not None
+
+
+_THEY_WORD = re.compile(r"\b(they|them|their|theirs)\b", re.IGNORECASE)
 _GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), key=lambda r: (-len(r), r)))
 _UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*{UPPER})")
 
@@ -170,8 +174,23 @@ def _pronoun_after(text: str, start: int, others: Sequence[int]) -> str | None:
     return "f" if found.group(1).lower().startswith(("she", "her")) else "m"
 
 
+# a person who goes by "they": "Jules uses they/them", "is non-binary", "their pronouns are they/them"
+_THEY_MARK = re.compile(r"\b(?:uses?|using|goes by|prefers?|pronouns (?:are|is))\s+[\"'“]?they\b|\bthey/them\b"
+                        r"|\bnon-?binary\b", re.IGNORECASE)
+
+
+def _they_after(text: str, start: int, others: Sequence[int]) -> str | None:
+    """"n" when the text says, within a few words after ``start`` and before another name, that the
+    person goes by "they" (``_THEY_MARK``)."""
+    found = _THEY_MARK.search(text, start)
+    if found is None or found.start() - start > 60 or any(start < o < found.start() for o in others):
+        return None
+    return "n"
+
+
 def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
-    """``{name: "f" | "m"}`` for those of ``names`` whose pronoun ``text`` tells (see above)."""
+    """``{name: "f" | "m" | "n"}`` for those of ``names`` whose pronoun ``text`` tells (see above;
+    "n": the person goes by "they")."""
     where = {n: text.find(n) for n in names if n and text.find(n) >= 0}
     out: dict[str, str] = {}
     for name, at in where.items():
@@ -180,7 +199,9 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
         role = (before and role_gender(before.group(1))) or (after and role_gender(after.group(1)))
         others = [o for n, o in where.items() if n != name]
         first = all(at <= o for o in others)
-        gender = role or (_pronoun_after(text, at + len(name), others) if first else None)
+        alone = not any(at - 40 <= o < at for o in others)  # not "Charlie and Rowan - both use they/them"
+        gender = role or (_they_after(text, at + len(name), others) if alone else None) or (
+            _pronoun_after(text, at + len(name), others) if first else None)
         if gender is not None:
             out[name] = gender
     return out

@@ -2,12 +2,11 @@
 the whole put, covering each (agent, user, session) group of its episodes
 (``store.reads.context.agent_context``), however many pronouns or names the put holds.
 
-- People of the recent units (only for a group whose texts hold a he/she-family word: no other
-  word reads them): the agent's units of the same user (never another user's), same
+- People of the recent units (only for a group whose texts hold a he/she- or they-family word:
+  no other word reads them): the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` (at least
-  ``PEOPLE_WINDOW``, 180 days: a person introduced in March is "she" in July's message when memory
-  knows no one else who takes "she") before the
-  group's latest episode: their speakers and the PERSON entities they mention (an entity of
+  ``PEOPLE_WINDOW``, 180 days: a person introduced in March is "she" in July's message when
+  memory knows no one else who takes "she") before the group's latest episode: their speakers and the PERSON entities they mention (an entity of
   another label counts when its name is a known first name, "Carol" stored as ORG, not a place's,
   or when its own unit calls it he or she).
   Ordered least relevant first — lower-ranked units first, then by position in the unit — so

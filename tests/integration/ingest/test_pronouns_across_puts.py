@@ -223,3 +223,20 @@ def test_a_pronoun_for_anyone_or_a_ship_is_not_memory_s_person(real_memory, late
     real_memory.put("r-anyone", "My colleague Marisol and my brother Tom are coming round for dinner.",
                     event_date=DAY)
     assert real_memory.put("r-anyone", later, event_date=DAY + timedelta(days=20)).texts == [later]
+
+
+@pytest.mark.parametrize("intro, later, expected", [
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
+     "They've just been offered a residency at a studio in Glasgow.",
+     "Jules has just been offered a residency at a studio in Glasgow."),
+    # two people who go by "they": neither is clearly meant
+    ("My two flatmates, Charlie and Rowan - both use they/them - want to get a dog.",
+     "They've been offered a job in Berlin.", None),
+    # "they" after people named several at once is theirs
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
+     "The kids loved the zoo and they want to go again.", None),
+])
+def test_weeks_later_they_is_the_one_person_memory_knows_to_go_by_they(real_memory, intro, later, expected) -> None:
+    real_memory.put("r-they", intro, event_date=DAY)
+    real_memory.put("r-they", "How long do I roast a butternut squash for?", event_date=DAY + timedelta(days=8))
+    assert real_memory.put("r-they", later, event_date=DAY + timedelta(days=30)).texts == [expected or later]

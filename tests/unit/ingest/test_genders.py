@@ -153,3 +153,9 @@ def test_a_role_where_they_are_from_then_the_name() -> None:
         ("Wojciech", "Wojciech", None),)
     assert named_by_role("Our landlord in Porto, Mr Silva, fixed it.") == (("Silva", "Mr Silva", "m"),)
     assert named_by_role("I went to the shop in town, Tesco, for milk.") == ()  # a shop is no person's role
+
+
+def test_a_person_who_goes_by_they() -> None:
+    assert pronouns_in("My brother's partner, Jules, uses they/them.", ["Jules"]) == {"Jules": "n"}
+    assert pronouns_in("Our instructor, Alex Mbeki, is non-binary.", ["Alex Mbeki"]) == {"Alex Mbeki": "n"}
+    assert pronouns_in("My flatmates Charlie and Rowan - both use they/them.", ["Charlie", "Rowan"]) == {}
