@@ -74,6 +74,8 @@ def _kept(span: Span, tokens: Sequence[Token], sentence: str, gazetteer: Mapping
         return None  # "ya, Melanie" (ORG): a vocative swallowed into a span
     if span.label == "PERSON" and is_acronym(name):
         return Span(name, "ORG", span.start, span.end)  # "his CV", "the GP": an acronym, no person
+    if span.label == "PERSON" and " " not in name and name[:1].islower():
+        return Span(name, "PRODUCT", span.start, span.end)  # "her new iPad", "on eBay": a brand's spelling
     if span.label == "PERSON" and name.rstrip(".") in _CALENDAR_SHORT:
         return Span(name, "DATE", span.start, span.end)  # "Wed Cubs, Thu swimming": a day, no person
     return Span(name, span.label, span.start, span.end)

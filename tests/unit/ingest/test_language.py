@@ -136,8 +136,9 @@ def test_an_acronym_the_model_calls_a_person_is_an_org():
     assert [(s.text, s.label) for s in named.spans] == [("CV", "ORG")]
 
 
-@pytest.mark.parametrize("word, label", [("PhD", "ORG"), ("Thu", "DATE"), ("Wed", "DATE"), ("McKay", "PERSON")])
-def test_a_degree_or_a_short_day_the_model_calls_a_person_is_none(word, label):
+@pytest.mark.parametrize("word, label", [("PhD", "ORG"), ("Thu", "DATE"), ("Wed", "DATE"), ("McKay", "PERSON"),
+                                         ("iPad", "PRODUCT")])
+def test_a_degree_a_short_day_or_a_brand_the_model_calls_a_person_is_none(word, label):
     tokens = tuple(Token(w, " ", t, p, d, 1) for w, t, p, d in [
         ("Met", "VBD", "VERB", "ROOT"), (word, "NNP", "PROPN", "dobj")])
     fact = ExtractedFact(0, f"Met {word}", "episodic")
