@@ -1,7 +1,7 @@
 """Facts that change, on text the rule was not written against: supersession links, current-wins,
 past states, controls and pronouns across puts — fleet-memory's default against plain vector search.
 
-    python bench/changes.py [--split dev|dev2|dev3|dev4|dev5|dev6|test|both|all] [--json OUT] [--home DIR] [--limit N]
+    python bench/changes.py [--split dev|dev2|dev3|dev4|dev5|dev6|dev7|test|both|all] [--json OUT] [--home DIR] [--limit N]
 
 The cases (``bench/data/changes/{dev,test}.jsonl``, format in ``bench/data/changes/FORMAT.md``) are
 short histories of one user, each stored into an agent of its own with one ``put`` per message
@@ -214,12 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     from fleet_memory import Config, FleetMemory
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "test", "both", "all"), default="both")
+    parser.add_argument("--split", choices=("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "test", "both", "all"), default="both")
     parser.add_argument("--json", help="write the full report (every case's links and rankings) here")
     parser.add_argument("--home", help="data directory of the embedded database (default: a fresh temp dir)")
     parser.add_argument("--limit", type=int, help="only the first N cases of each split (a quick look)")
     args = parser.parse_args(argv)
-    splits = {"both": ["dev", "test"], "all": ["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "test"]}.get(args.split, [args.split])
+    splits = {"both": ["dev", "test"], "all": ["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "test"]}.get(args.split, [args.split])
     missing = [s for s in splits if not (DATA / f"{s}.jsonl").exists()]
     for s in missing:
         print(f"{s}: {DATA / f'{s}.jsonl'} does not exist; skipped", file=sys.stderr)

@@ -229,24 +229,32 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             referents.append(ref)
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
-    for name, gender in pronouns_in(_render(tokens, {}), [n for _, n in persons]).items():
+    _after_sentence(tokens, spans, [n for _, n in persons], referents, speaker, state)
+    return CorefText(_render(tokens, replacements), tuple(referents))
+
+
+def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Sequence[str],
+                    referents: Sequence[EntityMention], speaker: str | None, state: _Discourse) -> None:
+    """What the discourse keeps of a sentence for the next: its people (and who goes by "they"),
+    whom it addresses, its rivals, whether it told of an encounter, of people several at once or
+    of a ship, and its things."""
+    for name, gender in pronouns_in(_render(tokens, {}), persons).items():
         if gender == "n":  # "Jules uses they/them": a person who goes by "they"
             state.learnt.setdefault(name, gender)
-    for _, name in persons:
+    for name in persons:
         state.mention(name)
     if speaker:
         state.addressed |= _addressed(tokens, spans)
     for ref in referents:
         if ref.label == "PERSON":
             state.mention(ref.surface)
-    state.rivals += [(state.turn, g) for g in other_people(_render(tokens, {}), [n for _, n in persons])]
+    state.rivals += [(state.turn, g) for g in other_people(_render(tokens, {}), persons)]
     state.rivals += [(state.turn, role_gender(t.text)) for t in _unnamed_roles(tokens)]
     state.turn += 1
     state.scene = state.scene or _own_encounter(tokens, tokens)
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
     state.vessel = state.vessel or any(t.pos == "NOUN" and t.text.lower() in VESSELS for t in tokens)
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
-    return CorefText(_render(tokens, replacements), tuple(referents))
 
 
 _NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})
