@@ -38,7 +38,9 @@ never memory's last man); when it is one of a pair for anyone ("he or she", "him
 after a ship or a boat in the message; a pronoun from memory in a message that tells of the
 speaker's own encounter with someone unnamed — an appointment, a test, a lesson, a haircut, a
 call to a helpline, being pulled over ("Had my smear test at the surgery - she said …") — unless
-memory names that person as someone met for a service ("my physio, Dana", "Dr Okafor"); and
+memory names that person as someone met for a service ("my physio, Dana", "Dr Okafor"); a pronoun
+from memory for a person named, days ago, beside a pet or a boat ("Bartek has a husky" … "he dug up
+my flowerbed"); and
 when memory knows two people who may take it — known to take it, or of unknown pronoun — and the
 last of them was named before the temporal window (a
 day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even when memory knows
@@ -118,6 +120,7 @@ class _Discourse:
         self.learnt: dict[str, str] = {}
         self.fresh: set[str] = set()  # memory's people named within the temporal window
         self.serving: set[str] = set()  # memory's people named as someone met for a service ("my physio, Dana")
+        self.with_pet_or_ship: set[str] = set()  # memory's people named beside a pet or a boat ("Bartek has a husky")
         self.episode: int | None = None
         self.scene = False  # the episode so far tells of an encounter with a person of its own (``names_a_scene``)
         self.vessel = False  # the episode so far names a ship or a boat (``genders.VESSELS``), which takes "she"
@@ -179,6 +182,8 @@ class _Discourse:
                 self.fresh.add(m.name)
             if m.serves:
                 self.serving.add(m.name)
+            if m.with_pet_or_ship:
+                self.with_pet_or_ship.add(m.name)
 
 
 def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: str | None,
@@ -291,6 +296,8 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
     if name is None or (state.turns[name] < 0 and name not in state.serving
                         and (state.scene or _own_encounter(tokens[:i], tokens))):
         return None  # "Had my check-up - she said …": the encounter's own person, not a friend from memory
+    if state.turns[name] < 0 and name in state.with_pet_or_ship and name not in state.fresh:
+        return None  # "Bartek has a husky", weeks later "he dug up my flowerbed": the dog, maybe
     state.learnt.setdefault(name, gender)
     return EntityMention(name, "PERSON")
 

@@ -41,8 +41,8 @@ from ..naming import UPPER
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
-           "says_he_or_she", "serves", "names_a_scene", "speaks_of_anyone", "VESSELS", "title_gender", "unnamed_people", "with_title",
-           "without_title"]
+           "says_he_or_she", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic", "speaks_of_anyone",
+           "VESSELS", "title_gender", "unnamed_people", "with_title", "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee
@@ -75,7 +75,7 @@ _SERVICE_TITLES = frozenset({"Dr", "Prof", "Professor", "Coach"})
 _SCENE = re.compile(
     r"\b(appointments?|check-?ups?|consultations?|scans?|smear|(blood|eye|driving|hearing|allergy) tests?|x-?rays?"
     r"|jabs?|vaccin\w+|injections?|lessons?|class(es)?|haircut|hair ?cut|pulled over|helpline|customer service"
-    r"|on hold|got through|taxi|cab|uber"
+    r"|on hold|got through|taxi|cab|uber|deliver(?:y|ies|ed)|courier|(?:called|rang|phoned|rung) (?:up )?the \w+"
     r"|(got|had|getting|having) (my|our|the) (hair|nails|teeth|eyes|car|bloods?|boiler) \w+"
     r"|(at|to|from|in) the (surgery|clinic|hospital|salon|barber'?s|hairdresser'?s|dentist'?s|doctor'?s|garage"
     r"|vet'?s|pharmacy|chemist'?s|bank|post office|counter|desk|reception|A&E|practice))\b", re.IGNORECASE)
@@ -97,6 +97,23 @@ def speaks_of_anyone(word: str) -> bool:
     return low in _ANYONE or low.removesuffix("s") in _ANYONE or is_person_role(word)
 
 
+# an animal someone has: after a determiner or a possessive ("our spaniel", "a huge husky"; not
+# "loves horse racing")
+_ANIMAL = re.compile(r"\b(?:my|our|his|her|their|a|an|the|two|three)\s+(?:[\w-]+\s+){0,2}?(dogs?|pupp(?:y|ies)|cats?"
+                     r"|kittens?|husky|huskies|spaniels?|terriers?|collies?|poodles?|retrievers?|labradors?|horses?"
+                     r"|pony|ponies|rabbits?|bunny|hamsters?|parrots?|budgies?|tortoises?|ferrets?|pets?)\b(?![\w-])",
+                     re.IGNORECASE)
+_A_VESSEL = re.compile(rf"\b(?:my|our|his|her|their|a|an|the)\s+(?:[\w-]+\s+){{0,2}}?({'|'.join(sorted(VESSELS))})\b",
+                       re.IGNORECASE)
+
+
+def names_a_pet_or_a_ship(text: str) -> bool:
+    """The text names an animal someone has or a ship or a boat, which take "he" or "she" as readily
+    as a person ("Our neighbour Bartek has a husky" … "he dug up my flowerbed"; "Daniela helped me
+    pick a sailboat" … "she handled the chop fine")."""
+    return _ANIMAL.search(text) is not None or _A_VESSEL.search(text) is not None
+
+
 def names_a_scene(text: str) -> bool:
     """The text tells of an encounter that brings a person of its own (``_SCENE``): whoever "she"
     is there, a friend named weeks before is not the best guess."""
@@ -105,11 +122,19 @@ def names_a_scene(text: str) -> bool:
 
 def serves(text: str, name: str) -> bool:
     """``text`` names ``name`` as someone met for a service: with a title of that kind ("Dr Okafor",
-    "Coach Delgado") or beside a role of ``SERVICE_ROLES`` ("my physio, Dana")."""
+    "Coach Delgado") or beside a role of ``SERVICE_ROLES`` ("my physio, Dana", "Dana, my physio";
+    not "My coworker Bettina recommended a new dentist")."""
     if name.split()[0].rstrip(".") in _SERVICE_TITLES:
         return True
-    words = {w.lower().rstrip(".,") for w in text.split()}
-    return bool(words & SERVICE_ROLES) and name in text
+    at = text.find(name)
+    if at < 0:
+        return False
+    before, after = _NAMED_ROLE.search(text[:at]), _SERVICE_AFTER.match(text[at + len(name):])
+    roles = [w.lower() for m in (before, after) if m for w in m.group(1).split()]
+    return any(r in SERVICE_ROLES or r.removesuffix("s") in SERVICE_ROLES for r in roles)
+
+
+_SERVICE_AFTER = re.compile(r",?\s+(?:my|our|his|her|their|the)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)
 
 
 _ROLE = r"[a-z]+(?:-in-law)?"
@@ -226,7 +251,8 @@ def is_person_role(word: str) -> bool:
     """A word only a person is called by (a role of ``FEMALE_ROLES``, ``MALE_ROLES``,
     ``PERSON_ROLES``, or its plural): "the GP", "my boss"."""
     low = word.lower()
-    return role_gender(low) is not None or low in PERSON_ROLES or low.removesuffix("s") in PERSON_ROLES
+    return role_gender(low) is not None or low in PERSON_ROLES or low.removesuffix("s") in PERSON_ROLES or (
+        low.endswith("es") and low[:-2] in PERSON_ROLES)  # "coaches"
 
 
 @functools.lru_cache(maxsize=_KEPT)
@@ -325,6 +351,16 @@ def only_after_article(text: str, name: str) -> bool:
 
 
 _MET = re.compile(r"\b(?:bump(?:s|ed|ing)?|r[au]n(?:s|ning)?)\s+into\s+$", re.IGNORECASE)
+
+
+_TOPIC = re.compile(r"\b(?:on|about)\s+$", re.IGNORECASE)
+
+
+def only_as_topic(text: str, name: str) -> bool:
+    """True when ``name`` occurs in ``text`` and each time right after "on" or "about": what
+    something is about ("my essay on Dickens", "a podcast about Lincoln"), not someone of the
+    speaker's life ("run by Leilani" is)."""
+    return _each_after(text, name, lambda before: bool(_TOPIC.search(before)))
 
 
 @functools.lru_cache(maxsize=_KEPT)

@@ -6,9 +6,10 @@ the whole put, covering each (agent, user, session) group of its episodes
   no other word reads them): the agent's units of the same user (never another user's), same
   session first, whose event date lies within ``temporal_window_hours`` (at least
   ``PEOPLE_WINDOW``, 180 days: a person introduced in March is "she" in July's message when
-  memory knows no one else who takes "she") before the group's latest episode: their speakers and the PERSON entities they mention (an entity of
-  another label counts when its name is a known first name, "Carol" stored as ORG, not a place's,
-  or when its own unit calls it he or she).
+  memory knows no one else who takes "she") before the group's latest episode: their speakers
+  and the PERSON entities they mention (an entity of another label counts when its name is a
+  known first name, "Carol" stored as ORG, not a place's, or when its own unit calls it he or
+  she; a name its unit only writes about, "my essay on Dickens", does not).
   Ordered least relevant first — lower-ranked units first, then by position in the unit — so
   coreference, seeding its discourse with them, takes the most relevant person as the latest
   antecedent; the put's own mentions come later still and win.
@@ -35,8 +36,9 @@ from datetime import datetime, timedelta
 from ..clock import shifted
 from ..naming import UPPER, normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
-from .genders import (named_by_role, only_after_article, only_as_place, other_people, pronouns_in, referred_by_subject,
-                      says_he_or_she, serves, title_gender, unnamed_people, with_title, without_title)
+from .genders import (named_by_role, names_a_pet_or_a_ship, only_after_article, only_as_place, only_as_topic,
+                      other_people, pronouns_in, referred_by_subject, says_he_or_she, serves, title_gender,
+                      unnamed_people, with_title, without_title)
 from .names import is_first_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
 
@@ -196,8 +198,9 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], fresh: f
             # a gendered role or title says it outright ("Ms Petrova … thinks he's ready" is about her
             # pupil); else what the texts say; else the given-name list ("Kenji")
             pronoun = gender or (learnt[name] if name in learnt else listed_gender(without_title(name) or name))
-            out.append(RecentMention(name, pronoun, rank, rank in fresh,
-                                     serves(texts.get(rank, ""), name)))
+            text = texts.get(rank, "")
+            out.append(RecentMention(name, pronoun, rank, rank in fresh, serves(text, name),
+                                     names_a_pet_or_a_ship(text)))
     return tuple(out)
 
 
@@ -207,7 +210,8 @@ def _people_by_unit(recent: Sequence[RecentPerson],
     units: dict[int, list[tuple[str, str | None]]] = {rank: [] for rank in texts}
     for person in sorted(recent, key=lambda p: p.position):
         text = texts.get(person.rank, "")
-        elsewhere = only_as_place(text, person.name) or only_after_article(text, person.name)
+        elsewhere = (only_as_place(text, person.name) or only_after_article(text, person.name)
+                     or only_as_topic(text, person.name))
         if person.position < 0 or not elsewhere:
             surface = with_title(text, person.name)
             units.setdefault(person.rank, []).append((surface, title_gender(surface)))

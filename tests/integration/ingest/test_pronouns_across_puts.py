@@ -240,3 +240,19 @@ def test_weeks_later_they_is_the_one_person_memory_knows_to_go_by_they(real_memo
     real_memory.put("r-they", intro, event_date=DAY)
     real_memory.put("r-they", "How long do I roast a butternut squash for?", event_date=DAY + timedelta(days=8))
     assert real_memory.put("r-they", later, event_date=DAY + timedelta(days=30)).texts == [expected or later]
+
+
+@pytest.mark.parametrize("intro, later", [
+    # a pet or a boat named beside the person takes he or she as readily
+    ("Our new neighbour Bartek has a huge husky that howls half the night.",
+     "He got out again this morning and dug up half my flowerbed."),
+    ("My friend Daniela helped me pick out a used boat, a little sailboat called Windrose.",
+     "Took her out solo for the first time this weekend and she handled the chop fine."),
+    # a name the message only writes about is no one of the speaker's life
+    ("Caught up with my old teacher Mr. Papadopoulos, he remembered my essay on Dickens!",
+     "She finally said yes to moving in together!"),
+])
+def test_weeks_later_a_pet_a_boat_or_a_subject_leaves_the_pronoun_alone(real_memory, intro, later) -> None:
+    real_memory.put("r-pet", intro, event_date=DAY)
+    real_memory.put("r-pet", "What's the capital gains allowance this year?", event_date=DAY + timedelta(days=8))
+    assert real_memory.put("r-pet", later, event_date=DAY + timedelta(days=30)).texts == [later]

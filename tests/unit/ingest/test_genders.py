@@ -2,9 +2,10 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import (named_by_role, names_a_scene, only_as_place, other_people, pronouns_in,
-                                         referred_by_subject, serves, speaks_of_anyone, title_gender, unnamed_people,
-                                         with_title, without_title)
+from fleet_memory.ingest.genders import (is_person_role, named_by_role, names_a_pet_or_a_ship, names_a_scene,
+                                         only_as_place, only_as_topic, other_people, pronouns_in, referred_by_subject,
+                                         serves, speaks_of_anyone, title_gender, unnamed_people, with_title,
+                                         without_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -120,6 +121,8 @@ def test_names_that_start_with_a_capital_outside_a_to_z_are_names() -> None:
     ("Got pulled over on the A38 last night", True),
     ("Finally got the haircut yesterday", True),
     ("Spent an hour on hold with the broadband company", True),
+    ("Called the airline about the lost bag for the third time", True),
+    ("Delivery came today and the box was soaked", True),
     ("We went to the beach and had a picnic", False),
     ("My sister tested the new oven", False),
 ])
@@ -133,6 +136,8 @@ def test_who_is_met_for_a_service() -> None:
     assert serves("Coach Delgado moved practice.", "Coach Delgado")
     assert not serves("My friend Hannah is coming to stay.", "Hannah")
     assert not serves("My neighbour Mr Okafor has a spare key.", "Mr Okafor")
+    assert not serves("My coworker Bettina recommended a new dentist near the office.", "Bettina")  # not hers
+    assert serves("Hana, my Japanese tutor, recommended NHK Easy News.", "Hana")
 
 
 def test_words_for_someone_in_general() -> None:
@@ -159,3 +164,12 @@ def test_a_person_who_goes_by_they() -> None:
     assert pronouns_in("My brother's partner, Jules, uses they/them.", ["Jules"]) == {"Jules": "n"}
     assert pronouns_in("Our instructor, Alex Mbeki, is non-binary.", ["Alex Mbeki"]) == {"Alex Mbeki": "n"}
     assert pronouns_in("My flatmates Charlie and Rowan - both use they/them.", ["Charlie", "Rowan"]) == {}
+
+
+def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:
+    assert names_a_pet_or_a_ship("Our new neighbour Bartek has a huge husky that howls.")
+    assert names_a_pet_or_a_ship("Daniela helped me pick out a used boat, a little sailboat.")
+    assert not names_a_pet_or_a_ship("Declan loves horse racing and crosswords.")
+    assert only_as_topic("He remembered my essay on Dickens!", "Dickens")
+    assert not only_as_topic("The studio is run by Leilani, who trained in Japan.", "Leilani")
+    assert is_person_role("coaches") and is_person_role("nurses")
