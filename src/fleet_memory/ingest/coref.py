@@ -40,10 +40,9 @@ speaker's own encounter with someone unnamed — an appointment, a test, a lesso
 call to a helpline, being pulled over ("Had my smear test at the surgery - she said …") — unless
 memory names that person as someone met for a service ("my physio, Dana", "Dr Okafor"); a pronoun
 from memory for a person named, days ago, beside a pet or a boat ("Bartek has a husky" … "he dug up
-my flowerbed"); and
-when memory knows two people who may take it — known to take it, or of unknown pronoun — and the
-last of them was named before the temporal window (a
-day: "Ines moved to Porto." then "She says the flat is lovely" is Ines even when memory knows
+my flowerbed"); and when memory knows two people who may take it — known to take it, or of unknown
+pronoun — and the last of them was named before the temporal window (a day: "Ines moved to
+Porto." then "She says the flat is lovely" is Ines even when memory knows
 Carol; named three days before, with Ingrid known too, or with Oksana, whose pronoun nothing
 tells, neither is clearly right). A person's pronoun is what memory's texts say of them, else
 their role's or title's, else the given-name list's (``names.listed_gender``). A name that occurs

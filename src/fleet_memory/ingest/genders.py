@@ -26,6 +26,16 @@ for every put), for coreference across puts (``ingest.coref``).
 - ``only_as_place(text, name)``: every mention of the name follows a preposition of place ("a
   flat in Bonfim"; not "bumped into Theo"): a model's PERSON that the text uses as a place is no
   candidate.
+- ``only_as_topic(text, name)``: every mention follows "on" or "about" ("my essay on Dickens"):
+  someone written about, no candidate either.
+- Where a pronoun from memory is no one of memory's: ``names_a_scene`` (the message tells of an
+  encounter that brings a person of its own: an appointment, a test, a lesson, a haircut, a call
+  to the airline, a delivery), ``serves`` (memory names the person beside a service role or with
+  such a title: "my physio, Dana", "Dr Okafor" — who may be that encounter's person),
+  ``names_a_pet_or_a_ship`` (an animal or a boat beside the person takes he or she as readily),
+  ``speaks_of_anyone`` (a word for someone in general: "a patient", "whoever") and ``VESSELS``.
+- ``pronouns_in`` also gives ``"n"`` for a person who goes by "they" ("Jules uses they/them",
+  "is non-binary"), unless another name stands just before ("Charlie and Rowan - both use …").
 
 The readings of one text are kept (``_KEPT`` texts, least recently used out): a put's memory
 stage reads the agent's same recent units again for every put.
@@ -167,6 +177,7 @@ _CALLED_GENDER = {"guy": "m", "man": "m", "bloke": "m", "chap": "m", "boy": "m",
 # a name a relative clause of "who" follows is a person's: "alongside Precious, who's been doing it for years"
 _WHO = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+who(?:'s|’s|\s)")
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
+_THEY_WORD = re.compile(r"\b(they|them|their|theirs)\b", re.IGNORECASE)
 
 
 def says_he_or_she(text: str) -> bool:
@@ -175,7 +186,6 @@ def says_he_or_she(text: str) -> bool:
     return _PRONOUN.search(text) is not None or _THEY_WORD.search(text) is not None
 
 
-_THEY_WORD = re.compile(r"\b(they|them|their|theirs)\b", re.IGNORECASE)
 _GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), key=lambda r: (-len(r), r)))
 _UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*{UPPER})")
 
