@@ -93,7 +93,7 @@ _SCENE = re.compile(
 
 # people a sentence may speak of in general, or unnamed, before a pronoun ("if a patient arrives
 # unconscious, he can still be treated"; "whoever we pick, she needs …"): the pronoun is theirs
-_ANYONE = frozenset("""someone somebody anyone anybody everyone everybody whoever person people patient man men
+_ANYONE = frozenset("""someone somebody anyone anybody whoever person people patient man men
     woman women guy girl boy lady gentleman customer caller passenger player member candidate applicant employee
     worker stranger visitor guest owner buyer seller operator engineer technician rep representative examiner waiter
     waitress officer staff runner lead hire starter""".split())
@@ -170,8 +170,10 @@ _CALENDAR = frozenset("""January February March April May June July August Septe
 _TITLED = re.compile(rf"\b({_TITLE}({_NAME}))")
 _LEADING_TITLE = re.compile(rf"{_TITLE}(\S.*)")
 _KIN_TITLED = re.compile(rf"\b([A-Z][a-z]+)\s+({_NAME})")
-_CALLED = re.compile(rf"\b(?i:a|an|this|some)\s+(?:[a-z]+\s+)?(guy|man|bloke|chap|boy|lad|woman|girl|lady|person)"
+_CALLED = re.compile(rf"\b(?i:a|an|this|some|my|our)\s+(?:[a-z]+\s+)?((?i:[a-z-]+))"
                      rf"\s+(?:called|named)\s+((?:{_TITLE})?({_NAME}))")
+# "Her name's Dorota", "his name is Kwame": the name and the pronoun at once
+_NAME_IS = re.compile(rf"\b(?i:(her|his|their))\s+name(?:'s|’s|\s+is)\s+((?:{_TITLE})?({_NAME}))")
 _CALLED_GENDER = {"guy": "m", "man": "m", "bloke": "m", "chap": "m", "boy": "m", "lad": "m",
                   "woman": "f", "girl": "f", "lady": "f"}
 # a name a relative clause of "who" follows is a person's: "alongside Precious, who's been doing it for years"
@@ -289,8 +291,12 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     for m in _ROLE_THEN_WHERE.finditer(text):
         if is_person_role(m.group(1)) and m.group(3) not in _CALENDAR:
             out.append((m.group(3), m.group(2), role_gender(m.group(1)) or title_gender(m.group(2))))
-    for m in _CALLED.finditer(text):
-        out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or title_gender(m.group(2))))
+    for m in _CALLED.finditer(text):  # "a guy called Giorgos", "a uni student called Priyanka"
+        if m.group(1).lower() in _CALLED_GENDER or m.group(1).lower() == "person" or is_person_role(m.group(1)):
+            out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or role_gender(m.group(1))
+                        or title_gender(m.group(2))))
+    for m in _NAME_IS.finditer(text):
+        out.append((m.group(3), m.group(2), {"her": "f", "his": "m"}.get(m.group(1).lower())))
     named = {name for name, _, _ in out}
     for m in _WHO.finditer(text):
         if m.group(2) not in named and m.group(2) not in _CALENDAR:
@@ -337,7 +343,7 @@ def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[
     """The pronouns (``"f"``, ``"m"`` or None: unknown) of the people ``text`` mentions besides
     ``names`` (see above); ``unnamed=False`` leaves out those named by a role alone."""
     found: list[str | None] = [g for _, g in unnamed_people(text)] if unnamed else []
-    known = {w for n in names for w in n.split()}
+    known = {part for n in names for w in n.split() for part in (w, *w.split("-"))}  # "Jun-seo" is "Jun" too
     found += [gender for name, _, gender in named_by_role(text) if name not in known]
     return found
 

@@ -220,7 +220,7 @@ def _people_by_unit(recent: Sequence[RecentPerson],
         people += unnamed_people(text)
         for name, surface, gender in named_by_role(text):
             at = next((i for i, (n, _) in enumerate(people) if n in (name, surface)), None)
-            longer = next((i for i, (n, _) in enumerate(people) if name in n.split()), None)
+            longer = next((i for i, (n, _) in enumerate(people) if name in _words(n)), None)
             if at is not None:
                 people[at] = (surface, gender)
             elif longer is not None:  # "her grandad, Don Aurelio", "Li Wei, the new guy": the model's longer PERSON
@@ -228,6 +228,11 @@ def _people_by_unit(recent: Sequence[RecentPerson],
             else:
                 people.append((surface, gender))
     return _titled(units)
+
+
+def _words(name: str) -> list[str]:
+    """The words of a name, a hyphenated one's parts too ("Jun-seo": "Jun", "seo")."""
+    return [part for word in name.split() for part in (word, *word.split("-"))]
 
 
 def _titled(units: dict[int, list[tuple[str, str | None]]]) -> dict[int, list[tuple[str, str | None]]]:

@@ -173,3 +173,11 @@ def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:
     assert only_as_topic("He remembered my essay on Dickens!", "Dickens")
     assert not only_as_topic("The studio is run by Leilani, who trained in Japan.", "Leilani")
     assert is_person_role("coaches") and is_person_role("nurses")
+
+
+def test_a_name_given_as_a_name_or_after_a_role_called() -> None:
+    assert named_by_role("Booked a cleaner finally! Her name's Dorota, every other Thursday.") == (
+        ("Dorota", "Dorota", "f"),)
+    assert ("Priyanka", "Priyanka", None) in named_by_role("Our babysitter is a uni student called Priyanka.")
+    assert named_by_role("We stayed at a hotel called Marina Bay.") == ()  # a hotel is no person's role
+    assert not speaks_of_anyone("everyone")  # "meals that work for everyone. her diabetes …" is hers

@@ -214,3 +214,9 @@ def test_a_person_named_by_a_role_in_the_sentence_keeps_the_pronoun():
     context = AgentContext(mentions={0: (RecentMention("Carlos", "m", 0),)})
     _, coref = _coref(["Saw the GP this morning and he said it is a sprain."], context)
     assert coref[0].coref.text == "Saw the GP this morning and he said it is a sprain."
+
+
+def test_a_hyphenated_name_and_its_first_part_are_one_person():
+    unit = "My nephew Jun-seo just started at university in Melbourne."
+    rows = [RecentPerson("Jun-seo", 0, 10, "PERSON", unit, NOW)]
+    assert _mentions_of(rows) == [("Jun-seo", "m", 0)]
