@@ -272,7 +272,8 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
     mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "the neighbour
     across the hall, Wojciech", "Dr Vasquez, my dentist", "the coordinator, Agnieszka", "my partner's mum Hiroko", "Ms Lindqvist, the piano
-    teacher"), as "a guy called Giorgos", before ", who" ("with Xochitl, who grew up there") or
+    teacher"), as "a guy called Giorgos" or "a uni student called Priyanka", as "her name's
+    Dorota", before ", who" ("with Xochitl, who grew up there") or
     after a title ("Mrs Adeyemi has offered …", "Nana Beatriz"): the name, the name as written with its title ("Mr Haddad"), and
     ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and Daisuke": both "m";
     "my friends": unknown)."""
