@@ -51,8 +51,8 @@ from ..naming import UPPER
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
-           "says_he_or_she", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic", "speaks_of_anyone",
-           "VESSELS", "title_gender", "unnamed_people", "with_title", "without_title"]
+           "says_he_or_she", "name_words", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic",
+           "speaks_of_anyone", "VESSELS", "title_gender", "unnamed_people", "with_title", "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee
@@ -271,12 +271,12 @@ def is_person_role(word: str) -> bool:
 def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     """``(name, surface, pronoun)`` of the people ``text`` names beside a person's role ("my
     mother-in-law Keiko", "our tutor, Mr Haddad", "my friends Sipho and Rajesh", "the neighbour
-    across the hall, Wojciech", "Dr Vasquez, my dentist", "the coordinator, Agnieszka", "my partner's mum Hiroko", "Ms Lindqvist, the piano
-    teacher"), as "a guy called Giorgos" or "a uni student called Priyanka", as "her name's
-    Dorota", before ", who" ("with Xochitl, who grew up there") or
-    after a title ("Mrs Adeyemi has offered …", "Nana Beatriz"): the name, the name as written with its title ("Mr Haddad"), and
-    ``"f"``/``"m"``/None from the role or the title ("my brothers Kenji and Daisuke": both "m";
-    "my friends": unknown)."""
+    across the hall, Wojciech", "Dr Vasquez, my dentist", "the coordinator, Agnieszka", "my
+    partner's mum Hiroko", "Ms Lindqvist, the piano teacher"), as "a guy called Giorgos" or "a uni
+    student called Priyanka", as "her name's Dorota", before ", who" ("with Xochitl, who grew up
+    there") or after a title ("Mrs Adeyemi has offered …", "Nana Beatriz"): the name, the name as
+    written with its title ("Mr Haddad"), and ``"f"``/``"m"``/None from the role or the title ("my
+    brothers Kenji and Daisuke": both "m"; "my friends": unknown)."""
     out = []
     for m in _ROLE_NAMED.finditer(text):
         if not is_person_role(m.group(1)):
@@ -340,11 +340,16 @@ def unnamed_people(text: str) -> tuple[tuple[str, str | None], ...]:
     return tuple((m.group(0).lower(), role_gender(m.group(1))) for m in _UNNAMED.finditer(text))
 
 
+def name_words(name: str) -> list[str]:
+    """The words of a name, a hyphenated one's parts too ("Jun-seo": "Jun-seo", "Jun", "seo")."""
+    return [part for word in name.split() for part in (word, *word.split("-"))]
+
+
 def other_people(text: str, names: Sequence[str], unnamed: bool = True) -> list[str | None]:
     """The pronouns (``"f"``, ``"m"`` or None: unknown) of the people ``text`` mentions besides
     ``names`` (see above); ``unnamed=False`` leaves out those named by a role alone."""
     found: list[str | None] = [g for _, g in unnamed_people(text)] if unnamed else []
-    known = {part for n in names for w in n.split() for part in (w, *w.split("-"))}  # "Jun-seo" is "Jun" too
+    known = {w for n in names for w in name_words(n)}  # "Jun-seo" is "Jun" too
     found += [gender for name, _, gender in named_by_role(text) if name not in known]
     return found
 

@@ -36,9 +36,9 @@ from datetime import datetime, timedelta
 from ..clock import shifted
 from ..naming import UPPER, normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
-from .genders import (named_by_role, names_a_pet_or_a_ship, only_after_article, only_as_place, only_as_topic,
-                      other_people, pronouns_in, referred_by_subject, says_he_or_she, serves, title_gender,
-                      unnamed_people, with_title, without_title)
+from .genders import (name_words, named_by_role, names_a_pet_or_a_ship, only_after_article, only_as_place,
+                      only_as_topic, other_people, pronouns_in, referred_by_subject, says_he_or_she, serves,
+                      title_gender, unnamed_people, with_title, without_title)
 from .names import is_first_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
 
@@ -220,7 +220,7 @@ def _people_by_unit(recent: Sequence[RecentPerson],
         people += unnamed_people(text)
         for name, surface, gender in named_by_role(text):
             at = next((i for i, (n, _) in enumerate(people) if n in (name, surface)), None)
-            longer = next((i for i, (n, _) in enumerate(people) if name in _words(n)), None)
+            longer = next((i for i, (n, _) in enumerate(people) if name in name_words(n)), None)
             if at is not None:
                 people[at] = (surface, gender)
             elif longer is not None:  # "her grandad, Don Aurelio", "Li Wei, the new guy": the model's longer PERSON
@@ -228,11 +228,6 @@ def _people_by_unit(recent: Sequence[RecentPerson],
             else:
                 people.append((surface, gender))
     return _titled(units)
-
-
-def _words(name: str) -> list[str]:
-    """The words of a name, a hyphenated one's parts too ("Jun-seo": "Jun", "seo")."""
-    return [part for word in name.split() for part in (word, *word.split("-"))]
 
 
 def _titled(units: dict[int, list[tuple[str, str | None]]]) -> dict[int, list[tuple[str, str | None]]]:
