@@ -242,7 +242,8 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     """What the discourse keeps of a sentence for the next: its people (and who goes by "they"),
     whom it addresses, its rivals, whether it told of an encounter, of people several at once or
     of a ship, and its things."""
-    for name, gender in pronouns_in(_render(tokens, {}), persons).items():
+    text = _render(tokens, {})
+    for name, gender in pronouns_in(text, persons).items():
         if gender == "n":  # "Jules uses they/them": a person who goes by "they"
             state.learnt.setdefault(name, gender)
     for name in persons:
@@ -252,12 +253,12 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     for ref in referents:
         if ref.label == "PERSON":
             state.mention(ref.surface)
-    state.rivals += [(state.turn, g) for g in other_people(_render(tokens, {}), persons)]
+    state.rivals += [(state.turn, g) for g in other_people(text, persons)]
     state.rivals += [(state.turn, role_gender(t.text)) for t in _unnamed_roles(tokens)]
     state.turn += 1
     state.scene = state.scene or _own_encounter(tokens, tokens)
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
-    state.vessel = state.vessel or any(t.pos == "NOUN" and t.text.lower() in VESSELS for t in tokens)
+    state.vessel = state.vessel or _names_a_vessel(tokens)
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
 
 
@@ -289,7 +290,7 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
         return None  # "he or she", "his/her": anyone's
     if any(start < i for start in others):
         return None  # "Had lunch with Mateo and he recommended …": Mateo, whatever the model's label
-    if gender == "f" and (state.vessel or any(t.pos == "NOUN" and t.text.lower() in VESSELS for t in tokens[:i])):
+    if gender == "f" and (state.vessel or _names_a_vessel(tokens[:i])):
         return None  # "The ship was massive … she rolled": a ship takes "she"
     name = state.person_for(gender, exclude)
     if name is None or (state.turns[name] < 0 and name not in state.serving
@@ -357,7 +358,8 @@ def _they_referent(tokens: Sequence[Token], i: int, persons: Sequence[tuple[int,
     at once or another person before it in the sentence: "they" is mostly plural."""
     if state.plural or _plural_people(tokens[:i]) or any(start < i for start, _ in persons):
         return None
-    named = [n for n in state.persons if _gender_of(n, state.learnt) == "n" and n not in _named_in(tokens, [n])]
+    here = _named_in(tokens, state.persons)
+    named = [n for n in state.persons if _gender_of(n, state.learnt) == "n" and n not in here]
     return EntityMention(named[0], "PERSON") if len(named) == 1 else None
 
 
@@ -370,11 +372,17 @@ def _own_encounter(part: Sequence[Token], sentence: Sequence[Token]) -> bool:
     (``genders.names_a_scene``): the sentence says "I", "my", "we" or its main verb has no subject
     ("Had my check-up", "Finally got the haircut"); "The blood test results came back and he …" is
     about him."""
-    own = any(t.text.lower() in _FIRST or t.text.lower() in _WE for t in sentence) or any(
+    if not names_a_scene(_render(part, {})):
+        return False
+    return any(t.text.lower() in _FIRST or t.text.lower() in _WE for t in sentence) or any(
         t.dep == "ROOT" and t.pos in ("VERB", "AUX")
         and not any(k.head == j and k.dep in ("nsubj", "nsubjpass", "expl") for k in sentence)
         for j, t in enumerate(sentence))
-    return own and names_a_scene(_render(part, {}))
+
+
+def _names_a_vessel(tokens: Sequence[Token]) -> bool:
+    """A ship or a boat among the tokens (``genders.VESSELS``): it takes "she"."""
+    return any(t.pos == "NOUN" and t.text.lower() in VESSELS for t in tokens)
 
 
 def _either(tokens: Sequence[Token], i: int) -> bool:

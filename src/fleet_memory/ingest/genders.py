@@ -51,7 +51,7 @@ from ..naming import UPPER
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
-           "says_he_or_she", "name_words", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic",
+           "refers_by_pronoun", "name_words", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic",
            "speaks_of_anyone", "VESSELS", "title_gender", "unnamed_people", "with_title", "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
@@ -117,6 +117,7 @@ _A_VESSEL = re.compile(rf"\b(?:my|our|his|her|their|a|an|the)\s+(?:[\w-]+\s+){{0
                        re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=_KEPT)
 def names_a_pet_or_a_ship(text: str) -> bool:
     """The text names an animal someone has or a ship or a boat, which take "he" or "she" as readily
     as a person ("Our neighbour Bartek has a husky" … "he dug up my flowerbed"; "Daniela helped me
@@ -130,6 +131,7 @@ def names_a_scene(text: str) -> bool:
     return _SCENE.search(text) is not None
 
 
+@functools.lru_cache(maxsize=_KEPT)
 def serves(text: str, name: str) -> bool:
     """``text`` names ``name`` as someone met for a service: with a title of that kind ("Dr Okafor",
     "Coach Delgado") or beside a role of ``SERVICE_ROLES`` ("my physio, Dana", "Dana, my physio";
@@ -182,7 +184,7 @@ _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNOR
 _THEY_WORD = re.compile(r"\b(they|them|their|theirs)\b", re.IGNORECASE)
 
 
-def says_he_or_she(text: str) -> bool:
+def refers_by_pronoun(text: str) -> bool:
     """Whether the text holds a he/she-family word, or a they-family one (a person may go by
     "they"): the only words memory's people are read for."""
     return _PRONOUN.search(text) is not None or _THEY_WORD.search(text) is not None

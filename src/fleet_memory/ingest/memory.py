@@ -37,7 +37,7 @@ from ..clock import shifted
 from ..naming import UPPER, normalize_name
 from ..store.reads.context import ContextQuery, KnownName, RecentPerson
 from .genders import (name_words, named_by_role, names_a_pet_or_a_ship, only_after_article, only_as_place,
-                      only_as_topic, other_people, pronouns_in, referred_by_subject, says_he_or_she, serves,
+                      only_as_topic, other_people, pronouns_in, referred_by_subject, refers_by_pronoun, serves,
                       title_gender, unnamed_people, with_title, without_title)
 from .names import is_first_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
@@ -88,7 +88,7 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
         dates = [episodes[i].event_date for i in indexes]
         names = candidate_names([episodes[i].content for i in indexes])
         since = shifted(min(dates), -window)  # a put dated in year 1 looks back no further
-        people = any(says_he_or_she(episodes[i].content) for i in indexes)  # else names alone
+        people = any(refers_by_pronoun(episodes[i].content) for i in indexes)  # else names alone
         groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names),
                                                          people=people)))
     return groups
