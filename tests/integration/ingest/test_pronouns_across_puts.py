@@ -216,6 +216,7 @@ def test_weeks_later_an_encounter_s_pronoun_is_memory_s_only_for_who_serves(real
 
 @pytest.mark.parametrize("later", [
     "Whoever we hire, he or she will have to open up alone at 6.30.",  # anyone
+    "The advert should say that he or she must be able to drive.",  # anyone, no one named before it
     "If a patient arrives unconscious, he can still be treated without consent.",  # a person in general
     "The ship was massive and she rolled a lot on the crossing.",  # a ship takes "she"
 ])
