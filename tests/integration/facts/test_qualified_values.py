@@ -29,8 +29,8 @@ def _valid_until(memory, text: str):
     ("My mobile number is 07700 900123.", "New phone number: 07700 900456, the old one is dead.", True),
     ("Use sam.k@outlook.com for anything personal.", "Personal mail goes to samk@proton.me these days.", True),
 ])
-def test_a_value_qualified_otherwise_supersedes_nothing(real_memory, first: str, second: str,
-                                                        superseded: bool) -> None:
+def test_a_value_qualified_otherwise_is_another_and_a_new_one_supersedes(real_memory, first: str, second: str,
+                                                                          superseded: bool) -> None:
     real_memory.put(AGENT, first, event_date=JUNE)
     real_memory.put(AGENT, second, event_date=FEB)
     assert _valid_until(real_memory, first[:12]) == (FEB if superseded else None)

@@ -29,7 +29,7 @@ def test_known_names_by_name_and_by_alias_per_group(memory):
 
 
 def test_a_group_that_asks_for_no_people_gets_the_known_names_alone(memory):
-    """A put with no he/she-family word reads no recent units (``ContextQuery.people``); another
+    """A put with no he/she- or they-family word reads no recent units (``ContextQuery.people``); another
     group of the same statement still does."""
     memory.put("a1", "My sister Priya lives in Bristol.", event_date=datetime(2024, 4, 30, tzinfo=timezone.utc))
     now = datetime(2024, 5, 1, tzinfo=timezone.utc)
