@@ -26,6 +26,7 @@ from typing import Any
 from ..naming import normalize_name
 from ..providers.nlp import Parsed
 from .dating import named_event_date
+from .edited_parse import edited, joined, rendered
 from .implied import with_subject
 from .ner import clean_name
 from .records import EntityMention, Episode, UnitDraft, UnitPlan
@@ -89,11 +90,22 @@ def draft_unit(plan: UnitPlan, episode: Episode) -> UnitDraft:
 
 
 def _parse_of(plan: UnitPlan, text: str) -> Parsed | None:
-    """The parse step's parse when ``text`` is the very string it parsed: one fact, no pronoun
-    replaced, no subject added, no full stop appended for the parser, not code (which is not parsed).
-    A parse depends on the text alone, so supersession can read it instead of parsing the unit again."""
-    if len(plan.members) != 1:
-        return None
-    parsed = plan.members[0].named.parsed
-    fact = parsed.fact
-    return parsed.parse if fact.kind != "code" and not parsed.appended and fact.text == text else None
+    """The unit's parse from the parse step's, so supersession need not parse the unit again: the
+    parse itself when ``text`` is the very string parsed, else its facts' parses with coreference's
+    edits applied and joined (``edited_parse``). None for code (never parsed), for a subject added
+    (``with_subject``), and whenever the result does not render to ``text`` exactly."""
+    parts = []
+    for member in plan.members:
+        parsed = member.named.parsed
+        if parsed.fact.kind == "code":
+            return None
+        if not member.coref.edits and not parsed.appended:
+            parts.append(parsed.parse)
+            continue
+        labels = {r.surface: r.label for r in member.coref.referents}
+        part = edited(parsed.parse, member.coref.edits, labels, drop_last=parsed.appended)
+        if part is None:
+            return None
+        parts.append(part)
+    whole = parts[0] if len(parts) == 1 else joined(parts)
+    return whole if rendered(whole) == text else None

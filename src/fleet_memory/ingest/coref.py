@@ -234,7 +234,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
     _after_sentence(tokens, spans, [n for _, n in persons], referents, speaker, state)
-    return CorefText(_render(tokens, replacements), tuple(referents))
+    return CorefText(_render(tokens, replacements), tuple(referents), tuple(sorted(replacements.items())))
 
 
 def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Sequence[str],

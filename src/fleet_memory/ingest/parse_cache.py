@@ -3,7 +3,8 @@
 A put's supersession parses the units it compares, and the candidates are older units that come up
 again and again: the unit that says where someone works is a candidate for every later message
 about work. Their parse was most of the stage, so the ingestor keeps the last few thousand, and
-hands over the parse step's parse of each unit written whose text is the string it parsed."""
+hands over the parse of each unit written that the parse step's parse gives (``assemble._parse_of``:
+its sentence's parse, with coreference's edits applied when it has some)."""
 
 from __future__ import annotations
 

@@ -160,6 +160,7 @@ class CorefText:
 
     text: str
     referents: tuple[EntityMention, ...] = ()
+    edits: tuple[tuple[int, str], ...] = ()  # (token index in the parse, what replaced the token), in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +207,7 @@ class UnitDraft:
     context: str | None = None  # heading path of structured text
     links: tuple[tuple[str, str], ...] = ()
     kind: str = "text"
-    parse: Parsed | None = None  # of ``text``, when it is the very string the parse step parsed
+    parse: Parsed | None = None  # of ``text``, from the parse step's (``assemble._parse_of``), when it renders ``text``
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,44 @@
+"""A unit whose text coreference edited carries a parse made from its sentence's parse
+(``ingest.edited_parse``); supersession reads that parse instead of parsing the unit again. On
+chat turns the real model parses, supersession's readings of the edited parse — the holders, the
+relation's words, the masked text — are the readings of the model's own parse of the new text
+(what can differ is in ``edited_parse``'s docstring: none of these turns meets it)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from fleet_memory.ingest.supersede import masked_text, relation_words, subject_keys
+from fleet_memory.providers.nlp import SpacyNLP
+
+pytestmark = pytest.mark.models
+
+TURNS = [
+    ("Ann", "I moved to Denver last spring with my husband."),
+    ("Ben", "I started a new job at Acme last week."),
+    ("Ann", "My sister works at Boeing as an engineer. She loves it there."),
+    ("Ben", "I'm swamped with my kids and my job."),
+    ("Ann", "I've switched my gym to the one near my office."),
+    ("Ben", "My manager Priya taught me a lot already. She grew up in Chennai."),
+    ("Ann", "I sold my old car and bought a bike instead."),
+    ("Ben", "I am now the team lead for the payments project."),
+]
+
+
+def test_edited_units_read_as_the_model_reads_their_text(memory, clock):
+    handed: dict = {}
+    keep = memory._ingest.candidate_nlp.keep
+    memory._ingest.candidate_nlp.keep = lambda parsed: (handed.update(parsed), keep(parsed))
+    start = clock.now() - timedelta(days=1)
+    items = [{"speaker": s, "text": t, "timestamp": start + timedelta(minutes=i)} for i, (s, t) in enumerate(TURNS)]
+    texts = [t for r in memory.put_many(items, agent_id="chat") for t in r.texts]
+    sentences = {s for _, turn in TURNS for s in turn.replace(". ", ".\n").split("\n")}
+    edited = sorted(t for t in handed if t not in sentences)
+    assert set(handed) == set(texts) and len(edited) >= 8  # every unit has its parse, most of them edited
+    real = dict(zip(edited, SpacyNLP().parse(edited)))
+    def readings(parse):
+        return [t.text for t in parse.tokens], subject_keys(parse), relation_words(parse), masked_text(parse)
+
+    assert {t: readings(handed[t]) for t in edited} == {t: readings(real[t]) for t in edited}
