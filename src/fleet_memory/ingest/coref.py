@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from ..language.verbs import AGREE, third_person
 from ..providers.nlp import Parsed, Span, Token
 from .genders import (VESSELS, is_person_role, names_a_scene, only_after_article, only_as_place, other_people,
                       pronouns_in, role_gender, speaks_of_anyone)
@@ -78,22 +79,10 @@ _ARGUMENT_DEPS = {"nsubj", "nsubjpass", "dobj", "pobj", "dative", "poss"}
 _BE = {"is", "was", "'s", "be", "been", "are", "were", "'re"}
 _SKIP_BETWEEN = {"really", "also", "just", "never", "always", "still", "actually", "totally", "definitely",
                  "even", "only", "finally", "recently", "often", "usually", "sometimes", "already", "too"}
-_AGREE = {"am": "is", "'m": "is", "’m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has", "’ve": "has",
-          "do": "does", "'ll": "will", "’ll": "will", "'d": "would", "’d": "would", "go": "goes", "were": "was"}
+
 
 def _gender_of(name: str, learnt: dict[str, str]) -> str | None:
     return learnt[name] if name in learnt else listed_gender(name)
-
-
-def _third_person(word: str) -> str:
-    low = word.lower()
-    if low in _AGREE:
-        return _AGREE[low]
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return word + "es"
-    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
 
 
 def _possessive(name: str) -> str:
@@ -432,7 +421,7 @@ def _expand_contraction(tokens: Sequence[Token], i: int, replacements: dict[int,
         after = tokens[i + 2] if i + 2 < len(tokens) else None
         replacements[i + 1] = " has" if after is not None and after.tag == "VBN" else " is"
     elif low in ("'ll", "'d"):
-        replacements[i + 1] = " " + _AGREE[low]
+        replacements[i + 1] = " " + AGREE[low]
 
 
 def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:
@@ -445,11 +434,11 @@ def _agree_verb(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -
     verb = tokens[j]
     low = verb.text.lower().replace("’", "'")
     if low.startswith("'"):
-        if low in _AGREE:
-            replacements[j] = " " + _AGREE[low] if not tokens[j - 1].ws else _AGREE[low]
+        if low in AGREE:
+            replacements[j] = " " + AGREE[low] if not tokens[j - 1].ws else AGREE[low]
         return
     if verb.tag == "VBP" and verb.pos in ("VERB", "AUX") or low == "were":
-        replacements[j] = _third_person(verb.text)
+        replacements[j] = third_person(verb.text)
 
 
 class Discourse:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..language.verbs import third_person
 from ..providers.nlp import Token
 
 __all__ = ["with_subject"]
@@ -42,17 +43,6 @@ _STATES = {
 _WANTING = {"need", "want", "love", "hate", "like", "hope", "plan", "wish", "miss", "feel", "think"}
 _AUX_FIRST = {"was", "were", "is", "are", "am", "did", "do", "does", "have", "has", "had", "got", "can", "could",
               "will", "would", "should", "shall", "may", "might", "must"}
-_AGREE = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is"}
-
-
-def _third_person(word: str) -> str:
-    if word in _AGREE:
-        return _AGREE[word]
-    if word.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return word + "es"
-    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
 
 
 def with_subject(tokens: Sequence[Token], text: str, subject: str) -> str | None:
@@ -70,7 +60,7 @@ def with_subject(tokens: Sequence[Token], text: str, subject: str) -> str | None
     elif first.tag in ("VBD", "VBN", "VBZ") or low in _IRREGULAR_PAST or (low.endswith("ed") and len(low) > 3):
         head = low
     elif low in _WANTING:
-        head = _third_person(low)
+        head = third_person(low)
     elif first.tag == "VBG":
         head = "is " + low
     elif low in _STATE_WORDS and first.pos in ("ADP", "ADV", "ADJ"):

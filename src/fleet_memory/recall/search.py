@@ -43,7 +43,7 @@ channel may use the agent's own index, + 1 or 2 when the query names a window un
 keeps every unit and the agent has 5,000 units or more (the window's size, then, if the rule
 allows, the index's existence), + 1 or 2 when a read handed to a spare connection could not
 run there), whatever the budget (two of them
-are settings: the transaction's, ``store.db.database``, and the walk's plans, ``GENERIC_PLANS``);
+are settings: the transaction's, ``store.db.database``, and the walk's plans, ``store.db.planner.use_generic_plans``);
 beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
@@ -65,6 +65,7 @@ from ..model import Explanation, PathStep, SearchResult, TimeWindow
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
 from ..store.db import agent_indexes as index_sql
+from ..store.db import planner
 from ..store.db.beside import Beside
 from ..store.linking import links as link_sql
 from ..store.reads import candidates as cand_sql
@@ -397,14 +398,6 @@ def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked,
     )
 
 
-GENERIC_PLANS = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
-"""Sent once the entry points are read, for the rest of the transaction: the statements after
-them (the walk's links, features by primary key, versions, reinforcement) read no agent's own
-index, so a plan cached for them serves every agent; planning was about a third of each hop
-(0.6–1.2 ms). Not sent without prepared statements: an unnamed statement would get a generic plan
-built afresh each time."""
-
-
 class Recaller:
     def __init__(self, db: Database, embedder: Embedder, config: Config,
                  importance: RankImportance = _stored_importance) -> None:
@@ -429,7 +422,7 @@ class Recaller:
             if entries is None:
                 return []
             if request.settings.max_hops and self.db.generic_plans:
-                conn.execute(GENERIC_PLANS)  # only named (prepared) statements keep a plan; not on Citus
+                planner.use_generic_plans(conn)  # only named (prepared) statements keep a plan; not on Citus
             walk = _walk(conn, request, flt, entries, self._beside)
             ranked, successors, walk = _score(conn, request, flt, entries, walk, self.importance)
             if request.reinforce:
