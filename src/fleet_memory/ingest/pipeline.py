@@ -73,7 +73,7 @@ from .llm_extract import Progress, extract_with_llm
 from .memory import put_context
 from .nearby import Neighbours, Read
 from .ner import find_entities
-from .parse_cache import CachedNLP
+from .kept import CachedEmbedder, CachedNLP
 from .parse_processes import ProcessNLP
 from .records import AgentContext, EmbeddedUnit, Episode, ExtractedFact, ParsedFact, UnitDraft, WrittenPut
 from .supersede import judge_after_commit, supersede_put
@@ -133,6 +133,7 @@ class Ingestor:
         if config.parse_processes and isinstance(self.nlp, SpacyNLP):
             self.nlp = ProcessNLP(self.nlp, config.parse_processes)
         self.candidate_nlp = CachedNLP(self.nlp)  # supersession re-reads the same older units
+        self.masked_embedder = CachedEmbedder(embedder)  # and embeds their masked texts (ingest.kept)
         self.llm = llm
         self.window_facts = WINDOW_FACTS
         self.min_window_facts = MIN_WINDOW_FACTS
@@ -197,14 +198,14 @@ class Ingestor:
                 with timer("supersede"):
                     supersede_put(conn, episodes, written, self.candidate_nlp, cfg, self.clock.now(),
                                   rule=cfg.supersede and self._judge is None, cache=self._embeddings,
-                                  embedder=self.embedder)
+                                  embedder=self.masked_embedder)
         except BaseException:
             neighbours.cancel()
             raise
         _log.debug("put_many of %d episodes: %s", len(episodes), timer.seconds)
         if cfg.supersede and (judge := self._judge) is not None:
             judge_after_commit(self.db, written.units, self.candidate_nlp, judge, cfg, self.config.llm_retries,
-                               self.clock, self._embeddings, self.embedder)
+                               self.clock, self._embeddings, self.masked_embedder)
         agent_indexes.after_growth(self.db, written.unit_counts, Counter(u.row.agent_id for u in written.units))
         return _results(episodes, facts, written, timer.seconds, self.uses_llm)
 

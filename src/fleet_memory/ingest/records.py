@@ -224,7 +224,7 @@ class WrittenUnit:
     episode_index: int
     row: NewUnit
     mentions: tuple[EntityMention, ...]
-    parse: Parsed | None = None  # ``UnitDraft.parse``, kept for supersession (``parse_cache``)
+    parse: Parsed | None = None  # ``UnitDraft.parse``, kept for supersession (``ingest.kept``)
 
 
 @dataclass(frozen=True, slots=True)

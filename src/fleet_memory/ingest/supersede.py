@@ -50,8 +50,8 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
       become "X"; time words and change cues go) is at least ``MASKED_SIMILARITY`` (0.7), and the
       newer text states no slot the older does not. "I drive a Honda Civic." / "Driving a Mazda 3
       since May." share no content word; masked, "I drive a X ." / "Driving a X ." stand at 0.87.
-      Needs the embedder the Ingestor passes (``supersede_put(..., embedder=)``); without one the
-      signal is off.
+      Needs the embedder the Ingestor passes (``supersede_put(..., embedder=)``, the vectors of
+      masked texts kept between puts: ``ingest.kept``); without one the signal is off.
 
    b and c link only with the same holder AND a change cue in the newer text (``_CHANGE_CUES``:
    now, new, moved, switched, changed, renamed, instead, no longer, cancelled, any more, actually,
@@ -474,6 +474,24 @@ def judge(a: Fact, b: Fact, masked: float | None = None) -> tuple[str | None, bo
     """(the reason when the rule supersedes, whether the pair is worth asking an LLM about); see the
     module docstring for the rule. ``masked``: the cosine similarity of the two texts with their
     values masked (``masked_text``), when an embedder was at hand."""
+    return _settled(_verdict(a, b), masked)
+
+
+_MASKED_DECIDES = "masked?"
+
+
+def _settled(verdict: tuple[str | None, bool], masked: float | None) -> tuple[str | None, bool]:
+    """A ``_verdict`` with the masked texts' similarity read where it decides."""
+    reason, worth = verdict
+    if reason != _MASKED_DECIDES:
+        return verdict
+    return ("masked", True) if masked is not None and masked >= MASKED_SIMILARITY else (None, worth)
+
+
+def _verdict(a: Fact, b: Fact) -> tuple[str | None, bool]:
+    """``judge`` before the masked signal: its reason is ``_MASKED_DECIDES`` for a pair that only
+    the masked texts' similarity can still link (same holder, a change cue, no relation word shared
+    enough, no slot the older lacks)."""
     ordered = _ordered(a, b)
     if ordered is None or is_question(a.text) or is_question(b.text):
         return None, False
@@ -489,8 +507,8 @@ def judge(a: Fact, b: Fact, masked: float | None = None) -> tuple[str | None, bo
         return None, worth
     if _overlap(relation_words(a.parsed), relation_words(b.parsed)) >= 0.5:
         return "relation", True
-    if masked is not None and masked >= MASKED_SIMILARITY and not slots(newer.text) - slots(older.text):
-        return "masked", True
+    if not slots(newer.text) - slots(older.text):
+        return _MASKED_DECIDES, worth
     return None, worth
 
 
@@ -509,14 +527,13 @@ def masked_text(parsed: Parsed) -> str:
     return " ".join(out)
 
 
-def _masked_similarity(pairs: Sequence[tuple[Fact, Fact]], embedder: Embedder | None) -> list[float | None]:
-    """Per pair, the cosine of its two masked texts (``masked_text``), only for the pairs the masked
-    signal can decide (``judge`` would link them on a perfect cosine: same holder, a change cue,
-    nothing else decided); one embedder call for all. Embedding every pair with a change cue made a
-    LoCoMo put's supersession dozens of times slower."""
-    need = [embedder is not None and judge(a, b, 1.0)[0] == "masked" for a, b in pairs]
+def _masked_similarity(pairs: Sequence[tuple[Fact, Fact]], need: Sequence[bool],
+                       embedder: Embedder | None) -> list[float | None]:
+    """Per pair, the cosine of its two masked texts (``masked_text``), only for the pairs ``need``
+    marks (those the masked signal can decide); one embedder call for all. Embedding every pair with
+    a change cue made a LoCoMo put's supersession dozens of times slower."""
     texts = sorted({masked_text(f.parsed) for (a, b), n in zip(pairs, need) if n for f in (a, b)})
-    if not texts:
+    if not texts or embedder is None:
         return [None] * len(pairs)
     vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -528,16 +545,18 @@ def _masked_similarity(pairs: Sequence[tuple[Fact, Fact]], embedder: Embedder | 
 def rule_pairs(pairs: Sequence[tuple[Fact, Fact]],
                embedder: Embedder | None = None) -> tuple[list[Pair], list[tuple[Fact, Fact]]]:
     """(supersessions by the rule, the pairs worth asking an LLM about — older first)."""
+    verdicts = [_verdict(a, b) for a, b in pairs]
+    masked = _masked_similarity(pairs, [reason == _MASKED_DECIDES for reason, _ in verdicts], embedder)
     decided: list[Pair] = []
     ask: list[tuple[Fact, Fact]] = []
-    for (a, b), masked in zip(pairs, _masked_similarity(pairs, embedder)):
-        slot, worth = judge(a, b, masked)
+    for (a, b), verdict, cosine in zip(pairs, verdicts, masked):
+        reason, worth = _settled(verdict, cosine)
         ordered = _ordered(a, b)
         if ordered is None:
             continue
         older, newer = ordered
-        if slot is not None:
-            decided.append(Pair(older.id, newer.id, f"rule:{slot}"))
+        if reason is not None:
+            decided.append(Pair(older.id, newer.id, f"rule:{reason}"))
         if worth:
             ask.append((older, newer))
     return decided, ask

@@ -1,8 +1,10 @@
-"""``CachedNLP``: supersession's parses of older units, kept by text (least recently used out)."""
+"""``ingest.kept``: supersession's parses and masked-text embeddings of older units, kept by text (least recently used out)."""
 
 from __future__ import annotations
 
-from fleet_memory.ingest.parse_cache import CachedNLP
+import numpy as np
+
+from fleet_memory.ingest.kept import CachedEmbedder, CachedNLP
 from tests.support.rule_nlp import RuleNLP
 
 
@@ -39,3 +41,27 @@ def test_parses_handed_over_are_kept_like_the_parsers_own():
     cached.keep({"Alice lives in Leeds.": handed[0]})  # the bound holds: the least recently used goes
     cached.parse(["Alice moved to Porto."])
     assert inner.asked == [["Alice moved to Porto."]]
+
+
+class CountingEmbedder:
+    dimension = 2
+
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    def embed(self, texts):
+        self.asked.append(list(texts))
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_embeddings_are_kept_by_text_and_each_text_embedded_once():
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, size=2)
+    first = cached.embed(["I drive a X .", "I work at X .", "I drive a X ."])
+    assert first.tolist() == inner.embed(["I drive a X .", "I work at X .", "I drive a X ."]).tolist()
+    inner.asked.clear()
+    cached.embed(["I work at X ."])  # kept, now the most recently used
+    cached.embed(["I live in X ."])  # a third text: the least recently used goes
+    cached.embed(["I work at X .", "I drive a X ."])
+    assert inner.asked == [["I live in X ."], ["I drive a X ."]]
+    assert len(cached.embed([])) == 0

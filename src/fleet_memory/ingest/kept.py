@@ -1,0 +1,87 @@
+"""What supersession reads of older units, kept between puts: their parses (``CachedNLP``) and the
+embeddings of their masked texts (``CachedEmbedder``).
+
+A put's supersession compares its new units with older candidates, and the candidates come up again
+and again: the unit that says where someone works is a candidate for every later message about work.
+Parsing them and embedding their masked texts again was most of the stage on a long series of puts
+into one agent, so the ingestor keeps the last few thousand of each, and hands over the parse of each
+unit written that the parse step's parse gives (``assemble._parse_of``: its sentence's parse, with
+coreference's edits applied when it has some). Each depends on its text alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Generic, TypeVar
+
+import numpy as np
+
+from ..providers.embedder import Embedder
+from ..providers.nlp import NLP, Parsed
+
+__all__ = ["CachedEmbedder", "CachedNLP"]
+
+V = TypeVar("V")
+
+
+class _Kept(Generic[V]):
+    """The values of the last ``size`` distinct texts (least recently used out); each distinct text of
+    a call computed once, the missing ones in one call of ``compute``."""
+
+    def __init__(self, compute: Callable[[list[str]], Sequence[V]], size: int) -> None:
+        self.compute, self.size = compute, size
+        self._kept: OrderedDict[str, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, texts: Sequence[str]) -> list[V]:
+        distinct = list(dict.fromkeys(texts))
+        with self._lock:
+            found = {t: self._kept[t] for t in distinct if t in self._kept}
+            for text in found:
+                self._kept.move_to_end(text)
+        missing = [t for t in distinct if t not in found]
+        if missing:
+            made = dict(zip(missing, self.compute(missing)))
+            found.update(made)
+            self.keep(made)
+        return [found[t] for t in texts]
+
+    def keep(self, values: Mapping[str, V]) -> None:
+        with self._lock:
+            self._kept.update(values)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+
+class CachedNLP:
+    """Another ``NLP`` with the parses of the last ``size`` distinct texts kept. Parses are small
+    (tokens with tags and heads): 2,048 hold a few megabytes."""
+
+    def __init__(self, nlp: NLP, size: int = 2_048) -> None:
+        self.nlp = nlp
+        self._kept = _Kept(nlp.parse, size)
+
+    def parse(self, texts: Sequence[str]) -> list[Parsed]:
+        return self._kept.get(texts)
+
+    def keep(self, parsed: Mapping[str, Parsed]) -> None:
+        """Keep parses made elsewhere: a put's parse step already parsed its units' sentences, and
+        they are the next puts' candidates."""
+        self._kept.keep(parsed)
+
+
+class CachedEmbedder:
+    """Another ``Embedder`` with the vectors of the last ``size`` distinct texts kept (384 floats
+    each for the default model: 4,096 hold about 6 MB)."""
+
+    def __init__(self, embedder: Embedder, size: int = 4_096) -> None:
+        self.embedder = embedder
+        self.dimension = embedder.dimension
+        self._kept = _Kept(lambda texts: list(np.asarray(embedder.embed(texts), dtype=np.float32)), size)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return self.embedder.embed(texts)
+        return np.stack(self._kept.get(texts))
