@@ -110,7 +110,7 @@ def edited(parse: Parsed, edits: Sequence[tuple[int, str]], labels: Mapping[str,
 
 
 def _assemble(groups: list[list[list]], anchors: list[int], ents: Sequence[Span], count: int,
-              edited: set[int], names: list[tuple[int, int, str]]) -> Parsed:
+              changed: set[int], names: list[tuple[int, int, str]]) -> Parsed:
     """The tokens of ``groups`` in order, each head moved to where its token went (a replaced
     pronoun's place is its name's anchor); the spans of untouched tokens moved, the names added."""
     starts, at = [], 0
@@ -123,7 +123,7 @@ def _assemble(groups: list[list[list]], anchors: list[int], ents: Sequence[Span]
             head = starts[j] + anchors[j] if kind == "orig" else starts[i] + j
             out.append(Token(text, ws, tag, pos, dep, head))
     spans = [Span(e.text, e.label, starts[e.start], starts[e.end - 1] + 1)
-             for e in ents if e.end <= count and not any(k in edited for k in range(e.start, e.end))]
+             for e in ents if e.end <= count and not any(k in changed for k in range(e.start, e.end))]
     for i, n, label in names:
         words = [out[starts[i] + k].text for k in range(n)]
         spans.append(Span(" ".join(words), label, starts[i], starts[i] + n))
