@@ -1,0 +1,52 @@
+"""Chat that only sounds like a change (issue 33, items 3 and 4), with the real models: a "since"
+that opens a clause ("since we last talked"), a change verb that is negated ("won't quit"), a
+"new" on something else than what both units are about, and, for the masked texts, a unit that
+names no value but its holder — none of them supersedes. The changes beside them still do."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from fleet_memory.ingest.supersede import Fact, _states_value
+from fleet_memory.providers.nlp import SpacyNLP
+
+pytestmark = pytest.mark.models
+
+AGENT = "chat"
+JUNE_2024 = datetime(2024, 6, 10, tzinfo=timezone.utc)
+FEB_2025 = datetime(2025, 2, 14, tzinfo=timezone.utc)
+
+
+def _superseded(mem, older: str, newer: str) -> bool:
+    mem.put(AGENT, older, event_date=JUNE_2024)
+    mem.put(AGENT, newer, event_date=FEB_2025)
+    [unit] = [u for u in mem.list_units(AGENT, limit=100).units if u.text == older]
+    return unit.valid_until == FEB_2025
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("It has been a hectic week since we talked.", "A lot has been going on since we last talked."),
+    ("I love my Tuesday running club.", "I'm not going to quit my running club."),
+    ("I love fantasy books.", "I always want new book recommendations."),
+    ("Omar is so thrilled about it!", "Omar is really excited about it now!"),  # masked 0.91, no value
+])
+def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, older, newer) -> None:
+    assert not _superseded(real_memory, older, newer)
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("My dentist is Dr Park.", "I have a new dentist now, Dr Mensah."),
+    ("I run with the Tuesday club.", "I quit the Tuesday club and run alone now."),
+])
+def test_the_changes_beside_them_still_supersede(real_memory, older, newer) -> None:
+    assert _superseded(real_memory, older, newer)
+
+
+def test_a_value_is_named_beyond_its_holder() -> None:
+    texts = ["I drive a Honda Civic.", "Our letting agent is Hamptons now.", "Lena couldn't agree more!",
+             "Hey Marco, long time no talk!", "Seven years now, and Mel has found her calling."]
+    parsed = SpacyNLP().parse(texts)
+    values = [_states_value(Fact(None, t, JUNE_2024, p)) for t, p in zip(texts, parsed)]
+    assert values == [True, True, False, False, False]
