@@ -37,7 +37,8 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
 4. **The same attribute**, by one of three signals:
 
    a. a shared predicate slot (``SLOTS``: the few relations whose wordings share no word — living
-      in / moving to, working at / joining / handing in notice, a manager, a phone-shaped number, an
+      in / moving to, working at / joining or leaving a named employer ("joined Ledgerly", not
+      "joined a travel club"; "left Deloitte", not "won't quit") / handing in notice, a manager, a phone-shaped number, an
       e-mail address, a plan's date or status, a name). A plan's holder is its own keys, the
       objects counting ("moved the wedding" ← "The wedding is set for …"); another slot needs the
       same holder or the same owner of the slot's noun ("My manager Oluwaseun wants …" names the
@@ -82,10 +83,10 @@ is X" / "I get my hair cut at X now" at 0.71). The threshold was never looked at
 On all of LoCoMo's conversations the rule still linked 259 pairs of one speaker's turns, read by
 hand nearly all no change ("Long time no talk - a lot has been going on since then!" ending "We
 had a wild few days since we talked."; 30 by the masked texts, 182 by the relation words): the
-value, "since", negation and "new" readings above took that to 143 (relation 95, masked 1),
-bench/changes.py's dev links unchanged and one wrong dev2 link fewer. What is left is mostly
-the employer slot's broad verbs ("joined", "quit") and chat that shares a verb ("started
-learning the piano" / "learning the violin now").
+value, "since", negation and "new" readings above took that to 143 (relation 95, masked 1), and
+an employer named after joining, quitting or leaving to 118 (employer 46 → 21), bench/changes.py's
+dev links unchanged and one wrong dev2 link fewer. What is left is mostly one job loss told again
+and again, and chat that shares a verb ("started learning the piano" / "learning the violin now").
 
 Examples: "Ines lives in Lisbon." (June 2024) ← "Ines moved to Porto." (Feb 2025): slot residence,
 holder ``ines``. "My dentist is Dr Park." ← "I've switched to a new dentist, Smile Studio.":
@@ -162,8 +163,10 @@ _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
     "residence": re.compile(r"\b(lives?|living|lived) (in|at|on|with)\b|\bmoved (to|into|in|from)\b"
                             r"|\b(relocat\w*|settled) (to|in)\b|\b(home|flat|house|apartment) (is )?in\b", _I),
-    "employer": re.compile(r"\bworks? (at|for|as)\b|\bworking (at|for|as)\b|\bjob\b|\bjoined\b|\bhired\b"
-                           r"|\bemployed\b|\bnotice\b|\bresign\w*|\bquit\b|\bleaving\b|\bleft\b|\bhead of\b"
+    # joining, hiring, quitting or leaving is of an employer when the employer is named after it
+    "employer": re.compile(r"\bworks? (at|for|as)\b|\bworking (at|for|as)\b|\bjobs?\b|\bemployed\b|\bnotice\b"
+                           r"|\bresign\w*|\bhead of\b"
+                           r"|(?<!n't )(?<!not )(?<!never )\b(joined|hired by|quit|leaving|left) (?-i:[A-Z])"
                            r"|\b(is|am|'m|are) an? (\w+ ){0,3}(at|for) [A-Z]"
                            r"|\bstart\w* (working )?(at|with) [^.]*\bas an? \w+", _I),
     "manager": re.compile(r"\bmanager\b|\bboss\b|\breports? to\b|\bsupervisor\b", _I),

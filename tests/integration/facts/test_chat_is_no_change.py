@@ -1,7 +1,8 @@
 """Chat that only sounds like a change (issue 33, items 3 and 4), with the real models: a "since"
 that opens a clause ("since we last talked"), a change verb that is negated ("won't quit"), a
-"new" on something else than what both units are about, and, for the masked texts, a unit that
-names no value but its holder — none of them supersedes. The changes beside them still do."""
+"new" on something else than what both units are about, joining or quitting what no employer
+names, and, for the masked texts, a unit that names no value but its holder — none of them
+supersedes. The changes beside them still do."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def _superseded(mem, older: str, newer: str) -> bool:
     ("I love my Tuesday running club.", "I'm not going to quit my running club."),
     ("I love fantasy books.", "I always want new book recommendations."),
     ("Omar is so thrilled about it!", "Omar is really excited about it now!"),  # masked 0.91, no value
+    ("Tim joined a travel club!", "Tim joined a hiking group last week."),  # no employer joined
+    ("Jon won't quit on his dreams.", "Jon won't quit, whatever happens."),
 ])
 def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, older, newer) -> None:
     assert not _superseded(real_memory, older, newer)
@@ -39,6 +42,7 @@ def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, old
 @pytest.mark.parametrize(("older", "newer"), [
     ("My dentist is Dr Park.", "I have a new dentist now, Dr Mensah."),
     ("I run with the Tuesday club.", "I quit the Tuesday club and run alone now."),
+    ("I work at Google.", "I left Google and joined Meta."),
 ])
 def test_the_changes_beside_them_still_supersede(real_memory, older, newer) -> None:
     assert _superseded(real_memory, older, newer)
