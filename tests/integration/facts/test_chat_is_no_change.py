@@ -6,25 +6,13 @@ supersedes. The changes beside them still do."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 import pytest
 
 from fleet_memory.ingest.supersede import Fact, _states_value
 from fleet_memory.providers.nlp import SpacyNLP
+from tests.support.superseding import JUNE_2024, superseded
 
 pytestmark = pytest.mark.models
-
-AGENT = "chat"
-JUNE_2024 = datetime(2024, 6, 10, tzinfo=timezone.utc)
-FEB_2025 = datetime(2025, 2, 14, tzinfo=timezone.utc)
-
-
-def _superseded(mem, older: str, newer: str) -> bool:
-    mem.put(AGENT, older, event_date=JUNE_2024)
-    mem.put(AGENT, newer, event_date=FEB_2025)
-    [unit] = [u for u in mem.list_units(AGENT, limit=100).units if u.text == older]
-    return unit.valid_until == FEB_2025
 
 
 @pytest.mark.parametrize(("older", "newer"), [
@@ -36,7 +24,7 @@ def _superseded(mem, older: str, newer: str) -> bool:
     ("Jon won't quit on his dreams.", "Jon won't quit, whatever happens."),
 ])
 def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, older, newer) -> None:
-    assert not _superseded(real_memory, older, newer)
+    assert not superseded(real_memory, older, newer)
 
 
 @pytest.mark.parametrize(("older", "newer"), [
@@ -45,7 +33,7 @@ def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, old
     ("I work at Google.", "I left Google and joined Meta."),
 ])
 def test_the_changes_beside_them_still_supersede(real_memory, older, newer) -> None:
-    assert _superseded(real_memory, older, newer)
+    assert superseded(real_memory, older, newer)
 
 
 def test_a_value_is_named_beyond_its_holder() -> None:

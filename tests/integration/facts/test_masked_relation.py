@@ -7,25 +7,13 @@ and the older does not, another holder."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 import pytest
 
 from fleet_memory.ingest.supersede import masked_text
 from fleet_memory.providers.nlp import SpacyNLP
+from tests.support.superseding import superseded
 
 pytestmark = pytest.mark.models
-
-AGENT = "facts"
-JUNE_2024 = datetime(2024, 6, 10, tzinfo=timezone.utc)
-FEB_2025 = datetime(2025, 2, 14, tzinfo=timezone.utc)
-
-
-def _superseded(mem, older: str, newer: str) -> bool:
-    mem.put(AGENT, older, event_date=JUNE_2024)
-    mem.put(AGENT, newer, event_date=FEB_2025)
-    [unit] = [u for u in mem.list_units(AGENT, limit=100).units if u.text == older]
-    return unit.valid_until == FEB_2025
 
 
 @pytest.mark.parametrize(("older", "newer"), [
@@ -35,7 +23,7 @@ def _superseded(mem, older: str, newer: str) -> bool:
     ("The letting agent for our flat is Foxtons.", "Our letting agent is Hamptons now."),
 ])
 def test_a_change_no_slot_lists_is_found_by_the_masked_texts(real_memory, older, newer) -> None:
-    assert _superseded(real_memory, older, newer)
+    assert superseded(real_memory, older, newer)
 
 
 @pytest.mark.parametrize(("older", "newer"), [
@@ -47,7 +35,7 @@ def test_a_change_no_slot_lists_is_found_by_the_masked_texts(real_memory, older,
     ("Grandma does the school pick-up on Wednesdays.", "The school pick-up is on Fridays now."),
 ])
 def test_what_the_masked_texts_must_not_link(real_memory, older, newer) -> None:
-    assert not _superseded(real_memory, older, newer)
+    assert not superseded(real_memory, older, newer)
 
 
 def test_the_values_are_masked_and_the_cues_dropped() -> None:
