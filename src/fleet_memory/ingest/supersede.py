@@ -38,11 +38,12 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
 
    a. a shared predicate slot (``SLOTS``: the few relations whose wordings share no word — living
       in / moving to, working at / joining or leaving a named employer ("joined Ledgerly", not
-      "joined a travel club"; "left Deloitte", not "won't quit") / handing in notice, a manager, a phone-shaped number, an
-      e-mail address, a plan's date or status, a name). A plan's holder is its own keys, the
-      objects counting ("moved the wedding" ← "The wedding is set for …"); another slot needs the
-      same holder or the same owner of the slot's noun ("My manager Oluwaseun wants …" names the
-      user's manager, as "My new manager is Nkechi" does: ``_slot_owners``);
+      "joined a travel club"; "left Deloitte", not "won't quit") / handing in notice, a manager, a
+      phone-shaped number, an e-mail address, a plan's date or status, a name). A plan's holder is
+      its own keys, the objects counting ("moved the wedding" ← "The wedding is set for …");
+      another slot needs the same holder or the same owner of the slot's noun ("My manager
+      Oluwaseun wants …" names the user's manager, as "My new manager is Nkechi" does:
+      ``_slot_owners``);
    b. the relation words: ``relation_words`` — the content words left once the values are masked
       (proper names, numbers, named entities), light verbs, time words and change cues taken out
       — overlapping by half or more of the smaller set;
@@ -450,8 +451,8 @@ def _states_value(fact: Fact) -> bool:
     """The text names a value other than who holds it or when: a named entity (not a date or a
     time), a proper noun, a capitalised word inside the sentence (a name the tagger took for a noun:
     "Our letting agent is Hamptons now."), a number or anything with a digit or an @ that is not its
-    subject, a possessor, a name called out ("Hey John, …") or part of one of them. "I drive a Honda Civic."
-    names one; "Joanna couldn't agree more!", "Seven years now, and Melanie has finally found her
+    subject, a possessor, a name called out ("Hey John, …") or part of one of them. "I drive a
+    Honda Civic." names one; "Joanna couldn't agree more!", "Seven years now, and Melanie has finally found her
     real muses" and "Yep, Joanna. Nate got this new pup for you!" name none."""
     tokens = fact.parsed.tokens
     when = {i for span in fact.parsed.ents if span.label in _WHEN_LABELS for i in range(span.start, span.end)}
