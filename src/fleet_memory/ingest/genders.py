@@ -146,7 +146,6 @@ def serves(text: str, name: str) -> bool:
     return any(r in SERVICE_ROLES or r.removesuffix("s") in SERVICE_ROLES for r in roles)
 
 
-_SERVICE_AFTER = re.compile(r",?\s+(?:my|our|his|her|their|the)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)
 
 
 _ROLE = r"[a-z]+(?:-in-law)?"
@@ -165,8 +164,10 @@ _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(
 # Wojciech, has offered …", "my colleague from the Leeds office, Sam"
 _ROLE_THEN_WHERE = re.compile(rf"\b(?i:my|our|the|an?)\s+((?i:[a-z-]+))\s+(?i:from|at|in|across|down|up|over|on"
                               rf"|next door|upstairs|downstairs)\b[^,.;:!?]{{0,30}},\s+((?:{_TITLE})?({_NAME}))\b")
-_NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s+(?i:my|our|the|an?)\s+"
-                              rf"([A-Za-z-]+(?:\s+[A-Za-z-]+){{0,2}})")
+# what follows a name that a role is set off after: "Dana, my physio", "Ms Lindqvist, the piano teacher"
+_ROLE_AFTER_NAME = r",\s+(?i:my|our|his|her|their|the|an?)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){0,2})"
+_NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})){_ROLE_AFTER_NAME}")
+_SERVICE_AFTER = re.compile(_ROLE_AFTER_NAME)  # the same, read from the end of a name ``serves`` found
 _CALENDAR = frozenset("""January February March April May June July August September October November December
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter""".split())
 _TITLED = re.compile(rf"\b({_TITLE}({_NAME}))")

@@ -60,7 +60,6 @@ class CachedNLP:
     (tokens with tags and heads): 2,048 hold a few megabytes."""
 
     def __init__(self, nlp: NLP, size: int = 2_048) -> None:
-        self.nlp = nlp
         self._kept = _Kept(nlp.parse, size)
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:

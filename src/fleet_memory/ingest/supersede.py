@@ -329,13 +329,23 @@ def _stem(word: str) -> str:
     return word
 
 
+def _named(parsed: Parsed, labels: frozenset[str] | None = None) -> set[int]:
+    """The token indexes inside the parse's entity spans (of ``labels`` only, when given)."""
+    return {i for span in parsed.ents if labels is None or span.label in labels for i in range(span.start, span.end)}
+
+
+def _value_like(tok: Token) -> bool:
+    """A proper noun, a number, or anything with a digit or an @: a value, whatever its entity."""
+    return tok.pos in ("PROPN", "NUM") or _VALUE_CHARS.search(tok.text) is not None
+
+
 def relation_words(parsed: Parsed) -> frozenset[str]:
     """What the unit says something ABOUT, with the values masked: the content words (nouns, verbs,
     adjectives) left once proper names, numbers, named entities, light verbs, time words and change
     cues are taken out, crudely stemmed. "My dentist is Dr Park." → {dentist}; "I've switched to a
     new dentist, Smile Studio." → {dentist}."""
     tokens = parsed.tokens
-    named = {i for span in parsed.ents for i in range(span.start, span.end)}
+    named = _named(parsed)
     out = set()
     for i, t in enumerate(tokens):
         low = t.text.lower()
@@ -455,12 +465,11 @@ def _states_value(fact: Fact) -> bool:
     Honda Civic." names one; "Joanna couldn't agree more!", "Seven years now, and Melanie has finally found her
     real muses" and "Yep, Joanna. Nate got this new pup for you!" name none."""
     tokens = fact.parsed.tokens
-    when = {i for span in fact.parsed.ents if span.label in _WHEN_LABELS for i in range(span.start, span.end)}
-    named = {i for span in fact.parsed.ents for i in range(span.start, span.end)} - when
+    when = _named(fact.parsed, _WHEN_LABELS)
+    named = _named(fact.parsed) - when
     holder = {i for i, t in enumerate(tokens) if t.dep in _SUBJECT_DEPS + ("poss", "npadvmod", "intj")}
     holder |= {i for i, t in enumerate(tokens) if t.dep in ("compound", "case") and t.head in holder}
-    return any((i in named or t.pos in ("PROPN", "NUM") or _VALUE_CHARS.search(t.text)
-                or i > 0 and t.text[:1].isupper() and t.text != "I")
+    return any((i in named or _value_like(t) or i > 0 and t.text[:1].isupper() and t.text != "I")
                and i not in holder and i not in when for i, t in enumerate(tokens))
 
 
@@ -568,10 +577,10 @@ def masked_text(parsed: Parsed) -> str:
     """The text with its values masked: named entities, proper nouns, numbers and anything with a
     digit or an @ become one "X" each run; time words and change cues go. "I support Everton." →
     "I support X ."; "Celtics are my NBA team these days." → "X are my X team ."."""
-    named = {i for span in parsed.ents for i in range(span.start, span.end)}
+    named = _named(parsed)
     out: list[str] = []
     for i, t in enumerate(parsed.tokens):
-        if i in named or t.pos in ("PROPN", "NUM") or _VALUE_CHARS.search(t.text):
+        if i in named or _value_like(t):
             if not out or out[-1] != "X":
                 out.append("X")
         elif not (_MASKED_TIME.fullmatch(t.text) or _CHANGE_CUES.fullmatch(t.text)):

@@ -7,9 +7,9 @@ agent and the same user (``IS NOT DISTINCT FROM``: never another user's) said in
 their event date lies there, or their document's does (a unit that names an earlier date, "We
 reported it in January, the letting agent (a guy called Darren Pike) came", carries January, though
 it was said today; only the latest ``units`` documents of the user are read for that: a unit of an
-older one would rank below theirs, unless it is of the put's session); units of the same session first, then the latest said (the
-last written first), at most ``units`` of them — with, per unit, its speaker and the entities it
-mentions (with their labels), each with the unit's text, and the text once more with no name
+older one would rank below theirs, unless it is of the put's session); units of the same session
+first, then the latest said (the last written first), at most ``units`` of them — with, per unit,
+its speaker and the entities it mentions (with their labels), each with the unit's text, and the text once more with no name
 (``UNIT_TEXT``: a unit that names no one may still say "Kai says he …") and the first
 ``MESSAGE_CHARS`` of the message it came from as it was put (its document: the pronouns a put's
 coreference rewrote are still there, "I saw Dr Haddad … She seemed really thorough.");
