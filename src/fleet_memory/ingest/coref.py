@@ -245,7 +245,7 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     state.rivals += [(state.turn, g) for g in other_people(text, persons)]
     state.rivals += [(state.turn, role_gender(t.text)) for t in _unnamed_roles(tokens)]
     state.turn += 1
-    state.scene = state.scene or _own_encounter(tokens, tokens)
+    state.scene = state.scene or _own_encounter(tokens, tokens, text)
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
     state.vessel = state.vessel or _names_a_vessel(tokens)
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
@@ -356,12 +356,12 @@ _HE_OR_SHE = _FEMALE | _MALE
 _WE = {"we", "us", "our"}
 
 
-def _own_encounter(part: Sequence[Token], sentence: Sequence[Token]) -> bool:
-    """``part`` of the sentence tells of the speaker's own encounter with someone unnamed
-    (``genders.names_a_scene``): the sentence says "I", "my", "we" or its main verb has no subject
-    ("Had my check-up", "Finally got the haircut"); "The blood test results came back and he …" is
-    about him."""
-    if not names_a_scene(_render(part, {})):
+def _own_encounter(part: Sequence[Token], sentence: Sequence[Token], said: str | None = None) -> bool:
+    """``part`` of the sentence (written ``said``, when the caller has it) tells of the speaker's own
+    encounter with someone unnamed (``genders.names_a_scene``): the sentence says "I", "my", "we" or
+    its main verb has no subject ("Had my check-up", "Finally got the haircut"); "The blood test
+    results came back and he …" is about him."""
+    if not names_a_scene(_render(part, {}) if said is None else said):
         return False
     return any(t.text.lower() in _FIRST or t.text.lower() in _WE for t in sentence) or any(
         t.dep == "ROOT" and t.pos in ("VERB", "AUX")

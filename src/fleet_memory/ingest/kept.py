@@ -56,10 +56,12 @@ class _Kept(Generic[V]):
 
 
 class CachedNLP:
-    """Another ``NLP`` with the parses of the last ``size`` distinct texts kept. Parses are small
-    (tokens with tags and heads): 2,048 hold a few megabytes."""
+    """Another ``NLP`` with the parses of the last ``size`` distinct texts kept. A parse is about 2 KB
+    for a sentence of ten tokens (tokens with tags and heads): 8,192 hold 15–30 MB. With 2,048, a
+    series of puts into one agent of 5,800 units parsed 400 of its candidates again (0.7 of its 2.9
+    s of supersession): a unit that says where someone works is read again years later."""
 
-    def __init__(self, nlp: NLP, size: int = 2_048) -> None:
+    def __init__(self, nlp: NLP, size: int = 8_192) -> None:
         self._kept = _Kept(nlp.parse, size)
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:

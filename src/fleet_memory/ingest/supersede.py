@@ -360,6 +360,7 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
+@functools.lru_cache(maxsize=8_192)
 def is_question(text: str) -> bool:
     """A question states no value ("Should I move to Manchester?"). A text is one when each of its
     parts is — its sentences, and the clauses a dash, a semicolon or ", can you" set apart: "Changed
@@ -394,6 +395,7 @@ def _holders(fact: Fact) -> frozenset[str]:
     return _own(keys, fact.who)
 
 
+@functools.lru_cache(maxsize=8_192)
 def _not_a_change(text: str) -> bool:
     """An addition, a stay elsewhere or the same value again (``_NOT_A_CHANGE``), unless a stronger
     cue says otherwise: "changed his number again" is a change, "cancelled the Kyoto trip" a plan's."""

