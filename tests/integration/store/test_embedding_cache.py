@@ -171,3 +171,39 @@ def test_supersession_candidates_from_the_held_embeddings_are_those_of_the_scan_
     assert as_rows == [(c.new_id, c.unit.id, c.similarity, c.seq) for c in in_sql]
     assert len(held) == 3 * 8 and not {ids[4], ids[7], ids[10]} & {c.unit.id for c in held}
     assert new_ids[1] in {c.unit.id for c in wide if c.new_id == new_ids[0]}  # the put's own, uncommitted
+
+
+def test_a_large_batch_into_an_agent_not_held_is_searched_in_memory_as_sql_would(memory, db_url, monkeypatch) -> None:
+    """A put of many units into an agent the cache does not hold (a conversation into a new agent):
+    its supersession candidates come from one read of the agent's embeddings, the put's own
+    uncommitted units among them and an archived unit left out, unit for unit and cosine for cosine
+    what the top-k scan per unit in SQL finds."""
+    from pgvector.psycopg import register_vector
+
+    topics = ["works at a bakery in Lisbon", "moved to Porto last spring", "plays the cello on Sundays"]
+    ids = [r.unit_ids[0] for r in memory.put_many([{"content": f"Person {i} {topics[i % 3]}."} for i in range(30)],
+                                                   agent_id=AGENT)]
+    texts = [f"Person {i} {topics[i % 3]} now." for i in range(30, 30 + sup_sql.IN_MEMORY_FROM)]
+    vectors = memory.embedder.embed(texts)
+    whole = []
+    monkeypatch.setattr(sup_sql, "seen_whole", lambda *a: whole.append(1) or embedding_cache.seen_whole(*a))
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute("UPDATE memory_units SET archived_at = now() WHERE agent_id = %s AND id = %s", (AGENT, ids[1]))
+        with conn.transaction():
+            now = datetime.now(timezone.utc)
+            doc = uuid.uuid4()
+            doc_sql.insert_documents(conn, [doc_sql.NewDocument(doc, AGENT, "x", now, now)])
+            new_ids = [uuid.uuid4() for _ in texts]
+            unit_sql.insert_units(conn, [unit_sql.NewUnit(i, AGENT, t, v, now, now, document_id=doc)
+                                         for i, t, v in zip(new_ids, texts, vectors)])
+            new = list(zip(new_ids, vectors))
+            in_memory = sup_sql.similar_units(conn, AGENT, new, min_similarity=0.3, k=8)
+            monkeypatch.setattr(sup_sql, "IN_MEMORY_FROM", 10**9)
+            in_sql = sup_sql.similar_units(conn, AGENT, new, min_similarity=0.3, k=8)
+            raise psycopg.Rollback()
+    assert whole == [1]
+    as_rows = [(c.new_id, c.unit.id, c.similarity, c.seq) for c in in_memory]
+    assert as_rows == [(c.new_id, c.unit.id, c.similarity, c.seq) for c in in_sql]
+    assert len(as_rows) == 8 * len(texts) and ids[1] not in {c.unit.id for c in in_memory}
+    assert set(new_ids) & {c.unit.id for c in in_memory}  # the put's own units are candidates

@@ -56,8 +56,9 @@ def similar_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[U
     version of the fact more than its current one; the caller supersedes the line's current
     version, ``chains``), best first, ties by ``seq``. In SQL ONE statement for the batch (a LATERAL
     top-k per new unit). An agent of fewer than ``exact_below`` units is scanned exactly (deterministic,
-    and cheap at that size) — in memory when ``cache`` holds its embeddings (``_in_memory``), else
-    in SQL; a larger one through its own HNSW index (``store.db.agent_indexes``), as semantic links
+    and cheap at that size) — in memory when ``cache`` holds its embeddings (``_in_memory``) or when
+    ``IN_MEMORY_FROM`` units or more ask (one read of every embedding, ``seen_whole``: a conversation
+    into a new agent spent 0.4 s of a 1.7 s supersession on the scans in SQL), else in SQL; a larger one through its own HNSW index (``store.db.agent_indexes``), as semantic links
     are (``store.linking.links``): an exact scan read every row of a 50,000-unit agent for each new unit
     stating a slot. ``size``: the agent's unit count as ``conn`` sees it, when the caller knows it
     (a put's write returns it); else counted here. Cosines are those of the product in memory
