@@ -1,8 +1,8 @@
 """Chat that only sounds like a change (issue 33, items 3 and 4), with the real models: a "since"
 that opens a clause ("since we last talked"), a change verb that is negated ("won't quit"), a
 "new" on something else than what both units are about, joining or quitting what no employer
-names, and, for the masked texts, a unit that names no value but its holder — none of them
-supersedes. The changes beside them still do."""
+names, a subject that names no holder ("it", "you", "that"), and, for the masked texts, a unit
+that names no value but its holder — none of them supersedes. The changes beside them still do."""
 
 from __future__ import annotations
 
@@ -22,6 +22,10 @@ pytestmark = pytest.mark.models
     ("Omar is so thrilled about it!", "Omar is really excited about it now!"),  # masked 0.91, no value
     ("Tim joined a travel club!", "Tim joined a hiking group last week."),  # no employer joined
     ("Jon won't quit on his dreams.", "Jon won't quit, whatever happens."),
+    # a subject that names no holder ("it", "you", "that") is no one's own statement
+    ("It's always fun experimenting in the kitchen.", "It's actually kind of fun."),
+    ("You're really making a difference.", "You're really enthusiastic about making a change now."),
+    ("That was a great experience.", "That was a moving experience for all of us, actually."),
 ])
 def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, older, newer) -> None:
     assert not superseded(real_memory, older, newer)
