@@ -58,23 +58,24 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
       Needs the embedder the Ingestor passes (``supersede_put(..., embedder=)``, the vectors of
       masked texts kept between puts: ``ingest.kept``); without one the signal is off.
 
-   b and c link only with the same holder AND a change cue in the newer text (``_CHANGE_CUES``:
-   now, new, moved, switched, changed, renamed, instead, no longer, cancelled, any more, actually,
-   since, …): two statements about one's dentist may both hold. A cue counts as chat uses it to
-   say something changed (``_change_cued``): not a negated verb ("won't quit", "not going to
-   move"), not "since" opening a clause ("since we last talked": the time since an event), and
-   "new" only on what both texts are about ("a new dentist" after "my dentist", not "new book
-   recommendations" after "fantasy books"). For b and c the holder is also the
-   same when both texts, of one user and speaker, name nobody but the speaker (``_only_self``: no
-   proper-noun subject, no one else's possessed noun, no he/she/they, no PERSON entity, no
-   capitalised subject without a determiner, no subject that names no one — "you", "it", "that":
-   "It was an amazing experience" / "It was actually a moving experience" are nobody's attribute;
-   on LoCoMo this took away 24 of the 94 pairs the relation words linked, none of them a change):
-   "The letting agent for our flat is Foxtons." and
-   "Our letting agent is Hamptons now." share no subject key; "Grandma does the school pick-up"
-   (a name the tagger reads as a noun) is someone else's. A cheap test before any parse
-   (``_may_relate``) keeps a candidate when the two texts share a slot or the newer has a change
-   cue; ``_may_change`` picks the new units worth a candidate search at all.
+   b and c link only with the same holder AND a change cue in the newer text (``_CHANGE_CUES``: now,
+   new, moved, switched, changed, renamed, instead, no longer, cancelled, any more, actually, since,
+   …): two statements about one's dentist may both hold. A cue counts as chat uses it to say
+   something changed (``_change_cued``): not a negated verb ("won't quit", "not going to move"), not
+   "since" opening a clause ("since we last talked": the time since an event), and "new" only on what
+   both texts are about ("a new dentist" after "my dentist", not "new book recommendations" after
+   "fantasy books"). For b and c the holder is also the same when both texts, of one user and
+   speaker, name nobody but the speaker (``_only_self``: no proper-noun subject, no one else's
+   possessed noun, no he/she/they, no PERSON entity, no capitalised subject without a determiner, no
+   subject that names no one — "you", "it", "that": "It was an amazing experience" / "It was actually
+   a moving experience" are nobody's attribute; on LoCoMo this took away 24 of the 94 pairs the
+   relation words linked, none of them a change; an indefinite subject, "a lot", "something", holds
+   nothing either): "The letting agent for our flat is Foxtons." and "Our letting agent is Hamptons
+   now." share no subject key; "Grandma does the school pick-up" (a name the tagger reads as a noun)
+   is someone else's. A request that gives no slot's value ("Let Tim know if you need more
+   suggestions", ``_asks``) states nothing. A cheap test before any parse (``_may_relate``) keeps a
+   candidate when the two texts share a slot or the newer has a change cue; ``_may_change`` picks the
+   new units worth a candidate search at all.
 5. **Different times** — the later event supersedes the earlier; units with the same event time
    (one message saying a thing twice) never supersede each other.
 
@@ -245,7 +246,7 @@ def subject_keys(parsed: Parsed, plan: bool = False) -> tuple[frozenset[str], fr
     proper: set[str] = set()
     deps = _SUBJECT_DEPS + (_PLAN_OBJECT_DEPS if plan else ())
     for i, t in enumerate(tokens):
-        if t.dep in deps:
+        if t.dep in deps and not (t.dep in _SUBJECT_DEPS and _indefinite(tokens, i)):  # "a lot" holds nothing
             words, names = _phrase(tokens, i)
             keys |= words
             if t.dep in _SUBJECT_DEPS:
@@ -427,6 +428,9 @@ def _slot_owners(fact: Fact, slot: str) -> frozenset[str]:
 
 _OTHER_PEOPLE = frozenset({"he", "she", "they", "him", "her", "his", "their", "them"})
 _NOT_A_HOLDER = frozenset({"you", "it", "this", "that", "there"})
+_INDEFINITE = frozenset({"something", "everything", "nothing", "anything", "someone", "everyone", "anyone",
+                         "somebody", "everybody", "anybody", "nobody", "lots", "plenty"})
+_INDEFINITE_DET = frozenset({"a", "an", "some", "any", "no", "every", "each"})
 
 
 def _only_self(fact: Fact) -> bool:
@@ -439,10 +443,27 @@ def _only_self(fact: Fact) -> bool:
     keys, proper = subject_keys(fact.parsed)
     named = any(t.dep in _SUBJECT_DEPS and t.text[:1].isupper() and t.pos in ("NOUN", "PROPN")
                 and not any(k.head == i and k.dep in ("det", "poss") for k in tokens) for i, t in enumerate(tokens))
-    unsaid = any(t.dep in _SUBJECT_DEPS + ("expl",) and t.text.lower() in _NOT_A_HOLDER for t in tokens)
+    unsaid = any(t.dep in _SUBJECT_DEPS + ("expl",) and (t.text.lower() in _NOT_A_HOLDER or _indefinite(tokens, i))
+                 for i, t in enumerate(tokens))
     others = {t.text.lower() for t in tokens} & _OTHER_PEOPLE
     return not (proper or named or unsaid or others or any(":" in k for k in keys)
                 or any(span.label == "PERSON" for span in fact.parsed.ents))
+
+
+def _asks(fact: Fact) -> bool:
+    """The text asks for something and states no slot's value: its main verb is bare and has no
+    subject ("Let Tim know if you need more suggestions", "Keep going and don't give up!"; not "Use
+    sam.k@outlook.com for anything personal", an instruction that gives the user's address)."""
+    tokens = fact.parsed.tokens
+    bare = [i for i, t in enumerate(tokens) if t.dep == "ROOT" and t.tag == "VB"]
+    return not slots(fact.text) and any(not any(k.head == i and k.dep in _SUBJECT_DEPS for k in tokens) for i in bare)
+
+
+def _indefinite(tokens: Sequence[Token], i: int) -> bool:
+    """The noun phrase headed by ``i`` names no one in particular: "a lot", "some big things",
+    "something", "everyone"."""
+    return tokens[i].text.lower() in _INDEFINITE or any(
+        k.head == i and k.dep == "det" and k.text.lower() in _INDEFINITE_DET for k in tokens)
 
 
 def _change_cued(fact: Fact, about: frozenset[str]) -> bool:
@@ -573,7 +594,7 @@ def _verdict(a: Fact, b: Fact) -> tuple[str | None, bool]:
         return slot, True
     words_a, words_b = relation_words(a.parsed), relation_words(b.parsed)
     if not (same_holder or a.who == b.who and _only_self(a) and _only_self(b)) \
-            or not _change_cued(newer, words_a & words_b):
+            or not _change_cued(newer, words_a & words_b) or _asks(a) or _asks(b):
         return None, worth
     if _overlap(words_a, words_b) >= 0.5:
         return "relation", True

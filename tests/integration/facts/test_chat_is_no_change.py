@@ -1,8 +1,9 @@
 """Chat that only sounds like a change (issue 33, items 3 and 4), with the real models: a "since"
 that opens a clause ("since we last talked"), a change verb that is negated ("won't quit"), a
 "new" on something else than what both units are about, joining or quitting what no employer
-names, a subject that names no holder ("it", "you", "that"), and, for the masked texts, a unit
-that names no value but its holder — none of them supersedes. The changes beside them still do."""
+names, a subject that names no holder ("it", "you", "that", "a lot"), a request that gives no value
+("Let Mia know …"), and, for the masked texts, a unit that names no value but its holder — none of
+them supersedes. The changes beside them still do."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ pytestmark = pytest.mark.models
     ("It's always fun experimenting in the kitchen.", "It's actually kind of fun."),
     ("You're really making a difference.", "You're really enthusiastic about making a change now."),
     ("That was a great experience.", "That was a moving experience for all of us, actually."),
+    ("A lot has happened since we talked.", "A lot happened since our last chat, actually."),  # "a lot" holds nothing
+    ("Something big happened at my work.", "Something new happened at my work now."),
+    ("Let Mia know if there's anything else she can do!", "Let Mia know if you need any advice to get started."),
+    ("Keep going and don't give up on your dreams!", "Keep going now, and don't give up on the dream."),  # requests
 ])
 def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, older, newer) -> None:
     assert not superseded(real_memory, older, newer)
@@ -35,6 +40,7 @@ def test_chat_that_only_sounds_like_a_change_supersedes_nothing(real_memory, old
     ("My dentist is Dr Park.", "I have a new dentist now, Dr Mensah."),
     ("I run with the Tuesday club.", "I quit the Tuesday club and run alone now."),
     ("I work at Google.", "I left Google and joined Meta."),
+    ("Use kim.l@outlook.com for anything personal.", "Personal mail goes to kiml@proton.me these days."),
 ])
 def test_the_changes_beside_them_still_supersede(real_memory, older, newer) -> None:
     assert superseded(real_memory, older, newer)
