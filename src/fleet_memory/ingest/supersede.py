@@ -90,8 +90,10 @@ hand nearly all no change ("Long time no talk - a lot has been going on since th
 had a wild few days since we talked."; 30 by the masked texts, 182 by the relation words): the
 value, "since", negation and "new" readings above took that to 143 (relation 95, masked 1), and
 an employer named after joining, quitting or leaving to 118 (employer 46 → 21), bench/changes.py's
-dev links unchanged and one wrong dev2 link fewer. What is left is mostly one job loss told again
-and again, and chat that shares a verb ("started learning the piano" / "learning the violin now").
+dev links unchanged and one wrong dev2 link fewer; subjects that name no one and requests
+(``_only_self``, ``_asks``) to 84 (relation 56), every split unchanged. What is left is mostly one
+job loss told again and again, and chat that shares a verb ("started learning the piano" /
+"learning the violin now").
 
 Examples: "Ines lives in Lisbon." (June 2024) ← "Ines moved to Porto." (Feb 2025): slot residence,
 holder ``ines``. "My dentist is Dr Park." ← "I've switched to a new dentist, Smile Studio.":
