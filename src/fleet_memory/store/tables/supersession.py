@@ -29,7 +29,8 @@ from ...providers.compute import product
 from ..db.database import cached_plans, index_order
 from ..db.rows import fetch
 from ..linking.embedding_cache import EmbeddingCache, Seen, seen_whole
-from ..linking.semantic import EXACT_BELOW, IN_MEMORY_FROM, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again, unit_rows
+from ..linking.semantic import (EXACT_BELOW, IN_MEMORY_FROM, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again,
+                               unit_rows)
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = ["SimilarUnit", "Chain", "similar_units", "supersede", "successors", "chains", "history", "end_units"]
@@ -51,18 +52,19 @@ class SimilarUnit:
 def similar_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[UUID, np.ndarray]], *,
                   min_similarity: float, k: int, exact_below: int = EXACT_BELOW,
                   size: int | None = None, cache: EmbeddingCache | None = None) -> list[SimilarUnit]:
-    """For each new unit, the ``k`` most similar other units of the agent that are not archived and
-    at least ``min_similarity`` close — superseded ones too (a new value may resemble an older
-    version of the fact more than its current one; the caller supersedes the line's current
-    version, ``chains``), best first, ties by ``seq``. In SQL ONE statement for the batch (a LATERAL
-    top-k per new unit). An agent of fewer than ``exact_below`` units is scanned exactly (deterministic,
-    and cheap at that size) — in memory when ``cache`` holds its embeddings (``_in_memory``) or when
-    ``IN_MEMORY_FROM`` units or more ask (one read of every embedding, ``seen_whole``: a conversation
-    into a new agent spent 0.4 s of a 1.7 s supersession on the scans in SQL), else in SQL; a larger one through its own HNSW index (``store.db.agent_indexes``), as semantic links
-    are (``store.linking.links``): an exact scan read every row of a 50,000-unit agent for each new unit
-    stating a slot. ``size``: the agent's unit count as ``conn`` sees it, when the caller knows it
-    (a put's write returns it); else counted here. Cosines are those of the product in memory
-    (``semantic.ranked_again``), whichever way the candidates were found."""
+    """For each new unit, the ``k`` most similar other units of the agent that are not archived and at
+    least ``min_similarity`` close — superseded ones too (a new value may resemble an older version of
+    the fact more than its current one; the caller supersedes the line's current version, ``chains``),
+    best first, ties by ``seq``. In SQL ONE statement for the batch (a LATERAL top-k per new unit). An
+    agent of fewer than ``exact_below`` units is scanned exactly (deterministic, and cheap at that size)
+    — in memory when ``cache`` holds its embeddings (``_in_memory``) or when ``IN_MEMORY_FROM`` units or
+    more ask (one read of every embedding, ``seen_whole``: a conversation into a new agent spent 0.4 s
+    of a 1.7 s supersession on the scans in SQL), else in SQL; a larger one through its own HNSW index
+    (``store.db.agent_indexes``), as semantic links are (``store.linking.links``): an exact scan read
+    every row of a 50,000-unit agent for each new unit stating a slot. ``size``: the agent's unit count
+    as ``conn`` sees it, when the caller knows it (a put's write returns it); else counted here. Cosines
+    are those of the product in memory (``semantic.ranked_again``), whichever way the candidates were
+    found."""
     if not new:
         return []
     exact = (agent_size(conn, agent_id, exact_below) if size is None else size) < exact_below
