@@ -50,7 +50,9 @@ class _Kept(Generic[V]):
 
     def keep(self, values: Mapping[str, V]) -> None:
         with self._lock:
-            self._kept.update(values)
+            for text, value in values.items():  # the most recently used last, a text kept before too
+                self._kept[text] = value
+                self._kept.move_to_end(text)
             while len(self._kept) > self.size:
                 self._kept.popitem(last=False)
 

@@ -41,6 +41,10 @@ def test_parses_handed_over_are_kept_like_the_parsers_own():
     cached.keep({"Alice lives in Leeds.": handed[0]})  # the bound holds: the least recently used goes
     cached.parse(["Alice moved to Porto."])
     assert inner.asked == [["Alice moved to Porto."]]
+    cached.keep({"Alice lives in Leeds.": handed[0]})  # handed over again: now the most recently used
+    cached.keep({"Alice works at Google.": handed[1]})
+    cached.parse(["Alice lives in Leeds."])
+    assert inner.asked == [["Alice moved to Porto."]]
 
 
 class CountingEmbedder:
