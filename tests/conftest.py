@@ -22,7 +22,7 @@ import pytest
 
 from fleet_memory import Config, FixedClock
 from fleet_memory.providers.embedder import HashingEmbedder
-from fleet_memory.providers.nlp import _load_spacy
+from fleet_memory.providers.nlp import load_spacy
 from fleet_memory.store.db import migrations
 from tests.support import citus
 from tests.support.databases import Databases
@@ -37,7 +37,7 @@ _frozen_at: tuple = ()
 def _freeze_the_long_lived() -> None:
     """Freeze when modules were imported or a spaCy model was loaded since the last freeze."""
     global _frozen_at
-    now = (len(sys.modules), _load_spacy.cache_info().currsize)
+    now = (len(sys.modules), load_spacy.cache_info().currsize)
     if now != _frozen_at:
         _frozen_at = now
         gc.freeze()

@@ -31,7 +31,7 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
 
-__all__ = ["NLP", "PARALLEL_MIN", "Parsed", "SpacyNLP", "Span", "Token"]
+__all__ = ["NLP", "PARALLEL_MIN", "Parsed", "SpacyNLP", "Span", "Token", "load_spacy", "may_name"]
 
 PARALLEL_MIN = 512  # texts in one call from which it is parsed on several threads
 
@@ -78,7 +78,7 @@ class SpacyNLP:
     def _load(self):
         with self._lock:
             if self._nlp is None:
-                self._nlp = _load_spacy(self.model_name)
+                self._nlp = load_spacy(self.model_name)
         return self._nlp
 
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
@@ -113,7 +113,7 @@ def may_name(doc) -> bool:
 
 
 @functools.lru_cache(maxsize=4)
-def _load_spacy(name: str | None):
+def load_spacy(name: str | None):
     """The model as shipped (lemmatizer off), loaded once per process and model name (read-only
     after loading, so sharing is safe)."""
     import spacy

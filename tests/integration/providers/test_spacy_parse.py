@@ -4,7 +4,7 @@ what the whole pipeline finds."""
 
 import pytest
 
-from fleet_memory.providers.nlp import PARALLEL_MIN, SpacyNLP, _load_spacy, may_name
+from fleet_memory.providers.nlp import PARALLEL_MIN, SpacyNLP, load_spacy, may_name
 
 TEXTS = [
     "Alice joined Google last year.",  # proper nouns
@@ -17,7 +17,7 @@ TEXTS = [
 
 @pytest.mark.models
 def test_the_recogniser_runs_only_where_a_name_can_be():
-    model = _load_spacy(None)
+    model = load_spacy(None)
     assert [may_name(d) for d in model.pipe(TEXTS, disable=["ner"])] == [True, True, False, False, True]
     whole = list(model.pipe(TEXTS))
     parsed = SpacyNLP().parse(TEXTS)
