@@ -61,6 +61,7 @@ from datetime import datetime, timedelta
 
 from ..language.verbs import AGREE, third_person
 from ..providers.nlp import Parsed, Span, Token
+from .edited_parse import render
 from .genders import (VESSELS, is_person_role, names_a_scene, only_after_article, only_as_place, other_people,
                       pronouns_in, role_gender, speaks_of_anyone)
 from .names import listed_gender
@@ -80,21 +81,12 @@ _BE = {"is", "was", "'s", "be", "been", "are", "were", "'re"}
 _SKIP_BETWEEN = {"really", "also", "just", "never", "always", "still", "actually", "totally", "definitely",
                  "even", "only", "finally", "recently", "often", "usually", "sometimes", "already", "too"}
 
-
 def _gender_of(name: str, learnt: dict[str, str]) -> str | None:
     return learnt[name] if name in learnt else listed_gender(name)
 
 
 def _possessive(name: str) -> str:
     return name + ("'" if name.endswith("s") else "'s")
-
-
-def _render(tokens: Sequence[Token], replacements: dict[int, str]) -> str:
-    parts = []
-    for i, tok in enumerate(tokens):
-        parts.append(replacements.get(i, tok.text))
-        parts.append(tok.ws)
-    return "".join(parts).strip()
 
 
 class _Discourse:
@@ -223,7 +215,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     if replacements and 0 in replacements and replacements[0][:1].islower():
         replacements[0] = replacements[0][:1].upper() + replacements[0][1:]
     _after_sentence(tokens, spans, [n for _, n in persons], referents, speaker, state)
-    return CorefText(_render(tokens, replacements), tuple(referents), tuple(sorted(replacements.items())))
+    return CorefText(render(tokens, replacements), tuple(referents), tuple(sorted(replacements.items())))
 
 
 def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Sequence[str],
@@ -231,7 +223,7 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     """What the discourse keeps of a sentence for the next: its people (and who goes by "they"),
     whom it addresses, its rivals, whether it told of an encounter, of people several at once or
     of a ship, and its things."""
-    text = _render(tokens, {})
+    text = render(tokens)
     for name, gender in pronouns_in(text, persons).items():
         if gender == "n":  # "Jules uses they/them": a person who goes by "they"
             state.learnt.setdefault(name, gender)
@@ -259,7 +251,7 @@ def _names_of_others(tokens: Sequence[Token], spans: Sequence[Span], feminine: b
     place or after an article: "Had lunch with Mateo from work" (the small model's GPE). Before
     "she", a thing after an article counts too: a ship, a car or a country takes "she" ("We went to
     see the Cutty Sark - she's smaller than I expected")."""
-    text = _render(tokens, {})
+    text = render(tokens)
     return [e.start for e in spans if e.label in _NAMEISH and e.text[:1].isupper()
             and not (only_as_place(text, e.text) or (only_after_article(text, e.text) and not feminine))]
 
@@ -361,7 +353,7 @@ def _own_encounter(part: Sequence[Token], sentence: Sequence[Token], said: str |
     encounter with someone unnamed (``genders.names_a_scene``): the sentence says "I", "my", "we" or
     its main verb has no subject ("Had my check-up", "Finally got the haircut"); "The blood test
     results came back and he …" is about him."""
-    if not names_a_scene(_render(part, {}) if said is None else said):
+    if not names_a_scene(render(part) if said is None else said):
         return False
     return any(t.text.lower() in _FIRST or t.text.lower() in _WE for t in sentence) or any(
         t.dep == "ROOT" and t.pos in ("VERB", "AUX")

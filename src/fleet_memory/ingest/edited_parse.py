@@ -29,15 +29,23 @@ from dataclasses import replace
 
 from ..providers.nlp import Parsed, Span, Token
 
-__all__ = ["edited", "joined", "rendered"]
+__all__ = ["edited", "joined", "render", "rendered"]
 
 _POSSESSIVES = {"my", "our", "your", "his", "her", "their"}
 _PAST = {"was": "VBD"}
 
 
+def render(tokens: Sequence[Token], edits: Mapping[int, str] | None = None) -> str:
+    """The text of ``tokens`` (each with the whitespace after it), stripped, with coreference's
+    ``edits`` (token index → what replaces it) written in: the text coreference gives, and the one
+    an edited parse must give back."""
+    edits = edits or {}
+    return "".join(edits.get(i, t.text) + t.ws for i, t in enumerate(tokens)).strip()
+
+
 def rendered(parse: Parsed) -> str:
-    """The text a parse was made of (the tokens and the whitespace after each), stripped."""
-    return "".join(t.text + t.ws for t in parse.tokens).strip()
+    """The text a parse was made of."""
+    return render(parse.tokens)
 
 
 def _is_pronoun_slot(tok: Token) -> bool:

@@ -146,8 +146,6 @@ def serves(text: str, name: str) -> bool:
     return any(r in SERVICE_ROLES or r.removesuffix("s") in SERVICE_ROLES for r in roles)
 
 
-
-
 _ROLE = r"[a-z]+(?:-in-law)?"
 _NAMED_ROLE = re.compile(rf"\b(?:my|our|his|her|their)?\s*({_ROLE})\.?,?\s+$", re.IGNORECASE)
 _ROLE_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their)\s+({_ROLE})\b", re.IGNORECASE)

@@ -494,8 +494,8 @@ def _states_value(fact: Fact) -> bool:
     time), a proper noun, a capitalised word inside the sentence (a name the tagger took for a noun:
     "Our letting agent is Hamptons now."), a number or anything with a digit or an @ that is not its
     subject, a possessor, a name called out ("Hey John, …") or part of one of them. "I drive a
-    Honda Civic." names one; "Joanna couldn't agree more!", "Seven years now, and Melanie has finally found her
-    real muses" and "Yep, Joanna. Nate got this new pup for you!" name none."""
+    Honda Civic." names one; "Joanna couldn't agree more!", "Seven years now, and Melanie has
+    finally found her real muses" and "Yep, Joanna. Nate got this new pup for you!" name none."""
     tokens = fact.parsed.tokens
     when = _named(fact.parsed, _WHEN_LABELS)
     named = _named(fact.parsed) - when

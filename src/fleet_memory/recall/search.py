@@ -42,9 +42,9 @@ reached superseded unit scores high enough to reach the top k, ``_kth_best``, + 
 channel may use the agent's own index, + 1 or 2 when the query names a window under a filter that
 keeps every unit and the agent has 5,000 units or more (the window's size, then, if the rule
 allows, the index's existence), + 1 or 2 when a read handed to a spare connection could not
-run there), whatever the budget (two of them
-are settings: the transaction's, ``store.db.database``, and the walk's plans, ``store.db.planner.use_generic_plans``);
-beside it, up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
+run there), whatever the budget (two of them are settings: the transaction's,
+``store.db.database``, and the walk's plans, ``store.db.planner.use_generic_plans``); beside it,
+up to three reads on spare connections (``recall.beside``). Inside the walk units are keyed by their write
 order (``seq``): ints hash and compare far cheaper than UUIDs, and ties then break the same way
 for the same input, whatever the random unit ids.
 """

@@ -1,4 +1,5 @@
-"""The planner: statistics that keep up with an agent's growth, and generic plans for recall's walk (``use_generic_plans``).
+"""The planner: statistics that keep up with an agent's growth, and generic plans for recall's
+walk (``use_generic_plans``).
 
 Every recall statement filters on ``agent_id``. When PostgreSQL's statistics were gathered before
 an agent had its units (a new agent on a table whose statistics name every other agent), the
