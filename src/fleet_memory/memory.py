@@ -15,6 +15,7 @@ from .clock import Clock, SystemClock
 from .config import Config, LLMConfig
 from .errors import InvalidInputError, NotFoundError
 from .ingest import Ingestor
+from .ingest.asked_holder import LaterValue
 from . import entities as entity_ops
 from . import facts
 from .idempotency import run_once
@@ -106,7 +107,8 @@ class FleetMemory:
         self._maintainer = Maintainer(self.db, config.lifecycle)
         self._consolidator = Consolidator(self.db, self.embedder, config, self._importance, self.llm)
         self._schedulers: list[LifecycleScheduler] = []
-        self._recall = Recaller(self.db, self.embedder, config, ranking_importance(config.lifecycle))
+        self._recall = Recaller(self.db, self.embedder, config, ranking_importance(config.lifecycle),
+                                same_fact=LaterValue(self._ingest.candidate_nlp))
 
     # lifecycle of the object -------------------------------------------------------------
     def warm_up(self, on_loaded: Callable[[str], None] | None = None) -> None:

@@ -51,7 +51,7 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
       (``masked_text``: named entities, proper nouns, numbers, anything with a digit or an @
       become "X"; time words and change cues go) is at least ``MASKED_SIMILARITY`` (0.7), the
       newer text states no slot the older does not, and each text names a value beyond its holder
-      (``_states_value``: the signal compares two values in one frame, and two texts that name none
+      (``states_value``: the signal compares two values in one frame, and two texts that name none
       compare only their wording). "I drive a Honda Civic." / "Driving a Mazda 3 since May." share
       no content word; masked, "I drive a X ." / "Driving a X ." stand at 0.87; "Omar is so
       thrilled about it!" / "Omar is really excited about it now!" stand at 0.91 and name no value.
@@ -164,7 +164,8 @@ from .records import Episode, WrittenPut, WrittenUnit
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",
            "llm_verdicts", "Verdicts",
            "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
-           "read_candidates", "with_llm", "record"]
+           "read_candidates", "with_llm", "record", "may_update", "states_value", "indefinite", "copular",
+           "FIRST_PERSON", "SUBJECT_DEPS", "SELF"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -198,8 +199,8 @@ _NOUN_SLOT = {"manager": "manager", "boss": "manager", "supervisor": "manager", 
               "job": "employer", "name": "name", "home": "residence", "flat": "residence"}
 _SLOT_NOUNS = frozenset({"manager", "boss", "supervisor", "number", "phone", "mobile", "email", "address",
                          "password", "diet", "job", "name", "home", "flat", "cell", "telephone", "landline"})
-_FIRST_PERSON = frozenset({"i", "me", "my", "we", "us", "our", "mine", "ours", "myself"})
-_SUBJECT_DEPS = ("nsubj", "nsubjpass")
+FIRST_PERSON = frozenset({"i", "me", "my", "we", "us", "our", "mine", "ours", "myself"})
+SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _PLAN_OBJECT_DEPS = ("dobj", "obj")
 SELF = "self"
 _log = logging.getLogger(__name__)
@@ -217,8 +218,8 @@ def _phrase(tokens: Sequence[Token], head: int) -> tuple[set[str], set[str]]:
     """The key words of the noun phrase headed by ``head`` and the proper names in it."""
     t = tokens[head]
     low = t.text.lower()
-    if t.pos == "PRON" or low in _FIRST_PERSON:
-        return ({SELF} if low in _FIRST_PERSON else set()), set()
+    if t.pos == "PRON" or low in FIRST_PERSON:
+        return ({SELF} if low in FIRST_PERSON else set()), set()
     kids = [i for i, k in enumerate(tokens) if k.head == head and i != head]
     words = {low} | {tokens[i].text.lower() for i in kids if tokens[i].dep in ("compound", "flat")}
     # a person's name: the head itself, or a name beside a common noun ("my sister Priya"); a proper
@@ -229,13 +230,13 @@ def _phrase(tokens: Sequence[Token], head: int) -> tuple[set[str], set[str]]:
     if not owners:
         return words, names
     owner = tokens[owners[0]].text.lower().removesuffix("'s").removesuffix("’s")
-    owner = SELF if owner in _FIRST_PERSON else owner
-    if not names and (words & _SLOT_NOUNS or _copular(tokens, t.head)):
+    owner = SELF if owner in FIRST_PERSON else owner
+    if not names and (words & _SLOT_NOUNS or copular(tokens, t.head)):
         return {owner}, set()  # "my number is …", "Omar's boss is Janet": the owner's attribute
     return words | names | {f"{owner}:{low}"}, names  # "my sister (Priya) lives in …": the sister holds it
 
 
-def _copular(tokens: Sequence[Token], head: int) -> bool:
+def copular(tokens: Sequence[Token], head: int) -> bool:
     """The subject's verb is a form of "be" used as the main verb ("My dentist is Dr Park")."""
     verb = tokens[head]
     return verb.pos == "AUX" and verb.dep == "ROOT"
@@ -246,18 +247,18 @@ def subject_keys(parsed: Parsed, plan: bool = False) -> tuple[frozenset[str], fr
     tokens = parsed.tokens
     keys: set[str] = set()
     proper: set[str] = set()
-    deps = _SUBJECT_DEPS + (_PLAN_OBJECT_DEPS if plan else ())
+    deps = SUBJECT_DEPS + (_PLAN_OBJECT_DEPS if plan else ())
     for i, t in enumerate(tokens):
-        if t.dep in deps and not (t.dep in _SUBJECT_DEPS and _indefinite(tokens, i)):  # "a lot" holds nothing
+        if t.dep in deps and not (t.dep in SUBJECT_DEPS and indefinite(tokens, i)):  # "a lot" holds nothing
             words, names = _phrase(tokens, i)
             keys |= words
-            if t.dep in _SUBJECT_DEPS:
+            if t.dep in SUBJECT_DEPS:
                 proper |= names
     roots = [i for i, t in enumerate(tokens) if t.dep == "ROOT" and t.pos in ("VERB", "AUX")]
     for r in roots:
-        if not any(k.head == r and k.dep in _SUBJECT_DEPS + ("expl",) for k in tokens):
+        if not any(k.head == r and k.dep in SUBJECT_DEPS + ("expl",) for k in tokens):
             keys.add(SELF)  # "Moved into the new flat": the speaker's own statement
-    if tokens and tokens[0].tag in ("VBD", "VBN") and tokens[0].dep not in _SUBJECT_DEPS:
+    if tokens and tokens[0].tag in ("VBD", "VBN") and tokens[0].dep not in SUBJECT_DEPS:
         keys.add(SELF)  # "Handed in my notice ...", whatever the parser made the root
     return frozenset(keys), frozenset(proper)
 
@@ -424,7 +425,7 @@ def _slot_owners(fact: Fact, slot: str) -> frozenset[str]:
         for k in tokens:
             if k.head == i and k.dep == "poss":
                 owner = k.text.lower().removesuffix("'s").removesuffix("’s")
-                owners.add(SELF if owner in _FIRST_PERSON else owner)
+                owners.add(SELF if owner in FIRST_PERSON else owner)
     return _own(frozenset(owners), fact.who)
 
 
@@ -443,9 +444,9 @@ def _only_self(fact: Fact) -> bool:
     kind of fun") — "The family car is a VW Touran.", "Our landlord is Mr Hughes."."""
     tokens = fact.parsed.tokens
     keys, proper = subject_keys(fact.parsed)
-    named = any(t.dep in _SUBJECT_DEPS and t.text[:1].isupper() and t.pos in ("NOUN", "PROPN")
+    named = any(t.dep in SUBJECT_DEPS and t.text[:1].isupper() and t.pos in ("NOUN", "PROPN")
                 and not any(k.head == i and k.dep in ("det", "poss") for k in tokens) for i, t in enumerate(tokens))
-    unsaid = any(t.dep in _SUBJECT_DEPS + ("expl",) and (t.text.lower() in _NOT_A_HOLDER or _indefinite(tokens, i))
+    unsaid = any(t.dep in SUBJECT_DEPS + ("expl",) and (t.text.lower() in _NOT_A_HOLDER or indefinite(tokens, i))
                  for i, t in enumerate(tokens))
     others = {t.text.lower() for t in tokens} & _OTHER_PEOPLE
     return not (proper or named or unsaid or others or any(":" in k for k in keys)
@@ -458,10 +459,10 @@ def _asks(fact: Fact) -> bool:
     sam.k@outlook.com for anything personal", an instruction that gives the user's address)."""
     tokens = fact.parsed.tokens
     bare = [i for i, t in enumerate(tokens) if t.dep == "ROOT" and t.tag == "VB"]
-    return not slots(fact.text) and any(not any(k.head == i and k.dep in _SUBJECT_DEPS for k in tokens) for i in bare)
+    return not slots(fact.text) and any(not any(k.head == i and k.dep in SUBJECT_DEPS for k in tokens) for i in bare)
 
 
-def _indefinite(tokens: Sequence[Token], i: int) -> bool:
+def indefinite(tokens: Sequence[Token], i: int) -> bool:
     """The noun phrase headed by ``i`` names no one in particular: "a lot", "some big things",
     "something", "everyone"."""
     return tokens[i].text.lower() in _INDEFINITE or any(
@@ -489,7 +490,7 @@ def _change_cued(fact: Fact, about: frozenset[str]) -> bool:
     return any(m.group(0).lower() not in describing for m in _CHANGE_CUES.finditer(fact.text))
 
 
-def _states_value(fact: Fact) -> bool:
+def states_value(fact: Fact) -> bool:
     """The text names a value other than who holds it or when: a named entity (not a date or a
     time), a proper noun, a capitalised word inside the sentence (a name the tagger took for a noun:
     "Our letting agent is Hamptons now."), a number or anything with a digit or an @ that is not its
@@ -499,13 +500,22 @@ def _states_value(fact: Fact) -> bool:
     tokens = fact.parsed.tokens
     when = _named(fact.parsed, _WHEN_LABELS)
     named = _named(fact.parsed) - when
-    holder = {i for i, t in enumerate(tokens) if t.dep in _SUBJECT_DEPS + ("poss", "npadvmod", "intj")}
+    holder = {i for i, t in enumerate(tokens) if t.dep in SUBJECT_DEPS + ("poss", "npadvmod", "intj")}
     holder |= {i for i, t in enumerate(tokens) if t.dep in ("compound", "case") and t.head in holder}
     return any((i in named or _value_like(t) or i > 0 and t.text[:1].isupper() and t.text != "I")
                and i not in holder and i not in when for i, t in enumerate(tokens))
 
 
 _WHEN_LABELS = frozenset({"DATE", "TIME"})
+
+
+def may_update(older: Fact, newer: Fact) -> bool:
+    """Nothing in the two texts says that ``newer`` is not a later value of what ``older`` states:
+    neither is a question, and the newer carries no cue of an addition, a stay elsewhere or the same
+    value again, nor another phone, e-mail or password (rules 2 and 3's vetoes, without their holder
+    and attribute tests: recall's ``newer_leads`` reads those from the question)."""
+    return not (is_question(older.text) or is_question(newer.text) or _not_a_change(newer.text)
+                or _another_value(older, newer))
 
 
 def _same_holder(a: Fact, b: Fact) -> bool:
@@ -600,7 +610,7 @@ def _verdict(a: Fact, b: Fact) -> tuple[str | None, bool]:
         return None, worth
     if _overlap(words_a, words_b) >= 0.5:
         return "relation", True
-    if not slots(newer.text) - slots(older.text) and _states_value(older) and _states_value(newer):
+    if not slots(newer.text) - slots(older.text) and states_value(older) and states_value(newer):
         return _MASKED_DECIDES, worth
     return None, worth
 

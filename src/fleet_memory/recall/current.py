@@ -67,8 +67,10 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   precision to prevent.
 
 And **without a link** (``newer_leads``): of the two best answers to a question about the present,
-the later one leads when one speaker said both on different days, it is nearly as relevant and the
-two are close to each other.
+the later one leads when one speaker said both on different days, the two are close to each other,
+and it is nearly as relevant or states the asked holder's later value (``ingest.asked_holder``: no
+other holder in its subject, no cue of an addition, a visit or a question, and — unless the question
+says "now" — a value of the kind asked).
 
 Past cues (word boundaries, case-insensitive; ``query.PAST_WORDS`` and more): before, used to,
 previously, originally, formerly, former, previous, old (not "how old"), earlier, at first, first
@@ -85,16 +87,16 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeVar
 
-from ..model import TimeWindow
+from ..model import MemoryUnit, TimeWindow
 from .query import PAST_WORDS, PRESENT_WORDS
 
 __all__ = ["asks_about_past", "is_superseded", "supersession_term", "trusted_links", "promote_successors",
-           "demote_below_successors", "newer_leads", "Said", "DEMOTION_MARGIN", "NEWER_BY",
-           "ABOVE_MEDIAN"]
+           "demote_below_successors", "newer_leads", "marks_present", "Said", "SameFact", "DEMOTION_MARGIN",
+           "NEWER_BY", "ABOVE_MEDIAN"]
 
 DEMOTION_MARGIN = 0.05
 ABOVE_MEDIAN = 0.3
@@ -119,6 +121,11 @@ def asks_about_past(query: str, window: TimeWindow | None, now: datetime) -> boo
     if _PAST.search(query) is not None:
         return True
     return window is not None and window.end <= now and _PRESENT.search(query) is None
+
+
+def marks_present(query: str) -> bool:
+    """Does the question say it asks about the present ("now", "currently", "these days", "still")?"""
+    return _PRESENT.search(query) is not None
 
 
 def is_superseded(valid_until: datetime | None, at: datetime) -> bool:
@@ -175,6 +182,12 @@ def demote_below_successors(scores: Mapping[K, float], successors: Mapping[K, K]
     return moved
 
 
+SameFact = Callable[[str, MemoryUnit, MemoryUnit, bool], bool]
+"""``(question, older, newer, marked_present)`` → do the two state one holder's value of what the
+question asks, the newer a later one? ``marked_present``: the question says "now", "these days"…
+(``marks_present``). (``newer_leads``; the facade gives ``ingest.asked_holder.LaterValue``.)"""
+
+
 class Said(NamedTuple):
     """What ``newer_leads`` reads of a ranked unit."""
 
@@ -185,12 +198,25 @@ class Said(NamedTuple):
     similarity: float = 0.0  # cosine to the question
 
 
-def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float = 0.0) -> float | None:
+def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float = 0.0,
+                same_fact: Callable[[], bool] | None = None) -> float | None:
     """For a question about the present: the score that puts ``first`` (the best answer) just below
     ``second`` (the next), when ``second`` was said by the same speaker at least ``NEWER_BY`` later
     and is nearly as relevant — its relevance within ``margin`` of ``first``'s, or its cosine to
-    the question within ``cosine_margin`` of ``first``'s; else None. (The caller also asks that the
-    two be close to each other: ``RecallSettings.newer_leads_similarity``.)
+    the question within ``cosine_margin`` of ``first``'s — or, however much less relevant, when
+    ``same_fact()`` says the two state one holder's value of what the question asks (asked only
+    then; the facade's is ``ingest.asked_holder.LaterValue``); else None. (The caller also asks
+    that the two be close to each other: ``RecallSettings.newer_leads_similarity``.)
+
+    Why relevance need not be close when the holder is the same: the older statement is often the
+    one that repeats the question's words, and stands far ahead — "Which bank is my everyday
+    account with?" finds "My everyday account is with Commonwealth Bank in Sydney" well before
+    "ING pays my salary in and there are no account fees at all" (6.4 standard deviations of
+    relevance, 0.23 of cosine) — so the margins alone left the stale value first for most changes
+    told in other words. Both were reached for the question and are close to each other; what can
+    still make the newer one wrong is another holder ("My brother Dan lives in Peckham" for "Where
+    do I live?") or a statement that is no change (a question, an addition, a visit), and those are
+    what ``same_fact`` reads.
 
     The link-free half of facts that change: most changes are never linked at put time (the rule
     links only what it is sure of), and then the older statement often matches the question's words
@@ -216,6 +242,7 @@ def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float =
     if margin <= 0 or second.event_date - first.event_date < NEWER_BY or second.speaker != first.speaker:
         return None
     close = first.relevance - second.relevance <= margin
-    if not close and (cosine_margin <= 0 or first.similarity - second.similarity > cosine_margin):
+    if not close and (cosine_margin <= 0 or first.similarity - second.similarity > cosine_margin) \
+            and (same_fact is None or not same_fact()):
         return None
     return second.score - DEMOTION_MARGIN

@@ -75,8 +75,8 @@ from ..store.tables import units as unit_sql
 from ..store.tables.filters import is_plain
 from .activation import Edge, Reached, Step, path_to, spread
 from .beside import entry_points
-from .current import (Said, asks_about_past, demote_below_successors, is_superseded, newer_leads,
-                      promote_successors, trusted_links)
+from .current import (Said, SameFact, asks_about_past, demote_below_successors, is_superseded, marks_present,
+                      newer_leads, promote_successors, trusted_links)
 from .query import content_words, name_candidates
 from .request import SearchRequest
 from .scoring import PoolStats, Scored, Signals, direct_score, entry_activation, pool_stats, score
@@ -263,7 +263,7 @@ def _walk(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, ent
 
 
 def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, entries: Entries, walk: Walk,
-           importance: RankImportance) -> tuple[list[Ranked], dict[UUID, UUID], Walk]:
+           importance: RankImportance, same_fact: SameFact | None) -> tuple[list[Ranked], dict[UUID, UUID], Walk]:
     """Every reached unit whose features are known, scored; for questions about the present the
     current versions of reached superseded units take their place (``recall.current``); the top
     ``top_k``, best first (ties: similarity, seq), the direct successors of the superseded units
@@ -288,7 +288,7 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
         successors = sup_sql.successors(conn, request.agent_id, ended)
     ranked.sort(key=_order)
     if not past and request.settings.fuse and len(ranked) > 1:
-        ranked[:2] = _newer_first(conn, request, ranked[0], ranked[1], at)
+        ranked[:2] = _newer_first(conn, request, ranked[0], ranked[1], at, same_fact)
         ranked.sort(key=_order)  # the older one's new score may fall below the third's
     return ranked[: request.top_k], successors, walk
 
@@ -299,10 +299,11 @@ def _order(r: Ranked) -> tuple[float, float, int]:
 
 
 def _newer_first(conn: psycopg.Connection, request: SearchRequest, first: Ranked, second: Ranked,
-                 at: datetime) -> list[Ranked]:
+                 at: datetime, same_fact: SameFact | None) -> list[Ranked]:
     """The two best of a question about the present, the newer first when ``current.newer_leads``
-    says so and the two are close (``RecallSettings.newer_leads_similarity``; one statement, read
-    only then): the older moved just below it (factor ``newer_leads``). A superseded unit never leads."""
+    says so (with ``same_fact``, asked only when the two are not close in relevance) and the two are
+    close (``RecallSettings.newer_leads_similarity``; one statement, read only then): the older moved
+    just below it (factor ``newer_leads``). A superseded unit never leads."""
     def said(r: Ranked) -> Said:
         u = r.candidate.unit
         return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker, r.candidate.similarity)
@@ -310,7 +311,10 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, first: Ranked
     cfg = request.settings
     if is_superseded(second.candidate.unit.valid_until, at):
         return [first, second]
-    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine)
+    older, newer = first.candidate.unit, second.candidate.unit
+    marked = marks_present(request.query)
+    same = None if same_fact is None else (lambda: same_fact(request.query, older, newer, marked))
+    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine, same)
     if moved is None or cand_sql.pair_similarity(conn, request.agent_id, first.candidate.unit.id,
                                                  second.candidate.unit.id) < cfg.newer_leads_similarity:
         return [first, second]
@@ -400,11 +404,12 @@ def _result(request: SearchRequest, entries: Entries, walk: Walk, r: Ranked,
 
 class Recaller:
     def __init__(self, db: Database, embedder: Embedder, config: Config,
-                 importance: RankImportance = _stored_importance) -> None:
+                 importance: RankImportance = _stored_importance, *, same_fact: SameFact | None = None) -> None:
         self.db = db
         self.embedder = embedder
         self.config = config
         self.importance = importance
+        self.same_fact = same_fact  # newer_leads' holder test (recall.current); without it, the margins alone
         self._embedding_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fm-query-embed")
         self._beside_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fm-search-beside")
         self._beside = Beside(db, self._beside_pool)
@@ -424,7 +429,7 @@ class Recaller:
             if request.settings.max_hops and self.db.generic_plans:
                 planner.use_generic_plans(conn)  # only named (prepared) statements keep a plan; not on Citus
             walk = _walk(conn, request, flt, entries, self._beside)
-            ranked, successors, walk = _score(conn, request, flt, entries, walk, self.importance)
+            ranked, successors, walk = _score(conn, request, flt, entries, walk, self.importance, self.same_fact)
             if request.reinforce:
                 unit_sql.reinforce(conn, request.agent_id, [r.candidate.unit.id for r in ranked], request.now)
         return [_result(request, entries, walk, r, successors) for r in ranked]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from fleet_memory.ingest.supersede import Fact, _states_value
+from fleet_memory.ingest.supersede import Fact, states_value
 from fleet_memory.providers.nlp import SpacyNLP
 from tests.support.superseding import JUNE_2024, superseded
 
@@ -50,5 +50,5 @@ def test_a_value_is_named_beyond_its_holder() -> None:
     texts = ["I drive a Honda Civic.", "Our letting agent is Hamptons now.", "Lena couldn't agree more!",
              "Hey Marco, long time no talk!", "Seven years now, and Mel has found her calling."]
     parsed = SpacyNLP().parse(texts)
-    values = [_states_value(Fact(None, t, JUNE_2024, p)) for t, p in zip(texts, parsed)]
+    values = [states_value(Fact(None, t, JUNE_2024, p)) for t, p in zip(texts, parsed)]
     assert values == [True, True, False, False, False]

@@ -1,9 +1,12 @@
-"""Facts that change without a link: a question about the present gets the later of two nearly as
-relevant statements of one speaker first; a question about the past, the vector preset and
-statements of two speakers are left as ranked. Real models."""
+"""Facts that change without a link: a question about the present gets the later of two statements
+of one speaker first when it is nearly as relevant or states the asked holder's later value; a
+question about the past, the vector preset, statements of two speakers and another holder's
+statement are left as ranked. Real models."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
 
@@ -24,6 +27,16 @@ def _store(mem, agent: str, speakers: tuple[str | None, str | None]):
         mem.put(agent, text, event_date=datetime(2024, 3, 1 + i, tzinfo=timezone.utc))
     mem.put(agent, OLD, event_date=datetime(2024, 2, 3, tzinfo=timezone.utc), speaker=speakers[0])
     mem.put(agent, NEW, event_date=datetime(2024, 6, 11, tzinfo=timezone.utc), speaker=speakers[1])
+
+
+@contextmanager
+def _margins_only(mem) -> Iterator[None]:
+    """Recall without the holder test of ``newer_leads`` (``ingest.asked_holder``)."""
+    same_fact, mem._recall.same_fact = mem._recall.same_fact, None
+    try:
+        yield
+    finally:
+        mem._recall.same_fact = same_fact
 
 
 def _top(mem, agent: str, query: str, **options) -> list[str]:
@@ -59,4 +72,33 @@ def test_nearly_as_relevant_reads_closeness_in_cosine_too(real_memory):
     assert _top(real_memory, "cos", "Which school does Sam go to?")[:2] == [new, old]
     assert _top(real_memory, "cos", "Which school did Sam go to before?")[:2] == [old, new]
     tight = replace(get_preset("balanced"), newer_leads_cosine=0.0)
-    assert _top(real_memory, "cos", "Which school is Sam at now?", preset=tight)[:2] == [old, new]
+    with _margins_only(real_memory):  # the holder test would lead with the newer anyway
+        assert _top(real_memory, "cos", "Which school is Sam at now?", preset=tight)[:2] == [old, new]
+
+
+def _put_all(mem, agent: str, dated: list[tuple[str, int]]) -> None:
+    for i, text in enumerate(CHATTER):
+        mem.put(agent, text, event_date=datetime(2024, 3, 1 + i, tzinfo=timezone.utc))
+    for text, month in dated:
+        mem.put(agent, text, event_date=datetime(2024, month, 5, tzinfo=timezone.utc))
+
+
+def test_the_asked_holders_later_value_leads_however_much_less_relevant(real_memory):
+    # the older repeats the question's words; the newer says the change in other words
+    old = "My dentist is Dr Hale at the Brook Street dental practice."
+    new = "Dr Obi at Castle Dental did my filling today and it barely hurt."
+    _put_all(real_memory, "far", [(old, 1), (new, 5)])
+    assert all(u.valid_until is None for u in real_memory.list_units("far").units)  # no link
+    question = "Which dentist do I go to?"
+    hits = real_memory.search("far", question, now=NOW, reinforce=False, explain=True)
+    assert [h.text for h in hits[:2]] == [new, old]
+    assert "newer_leads" in hits[1].explanation.factors
+    with _margins_only(real_memory):  # the newer is too far behind for the margins alone
+        assert _top(real_memory, "far", question)[:2] == [old, new]
+
+
+def test_another_holders_later_statement_does_not_lead(real_memory):
+    old = "My dentist is Dr Hale at the Brook Street dental practice."
+    other = "My brother Kwame sees Dr Obi at Castle Dental and says she barely hurts."
+    _put_all(real_memory, "other", [(old, 1), (other, 5)])
+    assert _top(real_memory, "other", "Which dentist do I go to?")[:2] == [old, other]

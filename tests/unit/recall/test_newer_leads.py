@@ -1,5 +1,6 @@
 """``current.newer_leads``: of a present question's two best answers, the later one of the same
-speaker leads when it is nearly as relevant (in relevance, or in cosine to the question)."""
+speaker leads when it is nearly as relevant (in relevance, or in cosine to the question), or when
+the caller's ``same_fact`` says it states the same holder's later value."""
 
 from __future__ import annotations
 
@@ -34,3 +35,21 @@ def test_a_cosine_margin_beside_the_relevance_margin():
     assert newer_leads(old, new._replace(similarity=0.60), margin=1.0, cosine_margin=0.1) is None
     assert newer_leads(old, new._replace(speaker="Ben"), margin=1.0, cosine_margin=0.1) is None
     assert newer_leads(old, new, margin=0.0, cosine_margin=0.1) is None  # turned off
+
+
+def test_the_same_fact_leads_however_much_less_relevant_and_is_asked_only_then():
+    old, far = Said(6.0, 5.5, MAY, "Ana", 0.8), Said(2.0, 1.0, JUNE, "Ana", 0.5)
+    asked: list[bool] = []
+
+    def same(answer: bool):
+        return lambda: asked.append(answer) or answer
+
+    assert newer_leads(old, far, margin=1.0, cosine_margin=0.1, same_fact=same(True)) == 2.0 - DEMOTION_MARGIN
+    assert newer_leads(old, far, margin=1.0, cosine_margin=0.1, same_fact=same(False)) is None
+    assert asked == [True, False]
+    near = Said(5.9, 5.0, JUNE, "Ana", 0.8)
+    assert newer_leads(old, near, margin=1.0, same_fact=same(False)) == 5.9 - DEMOTION_MARGIN  # close: not asked
+    assert newer_leads(old, far._replace(speaker="Ben"), margin=1.0, same_fact=same(True)) is None
+    assert newer_leads(old, far._replace(event_date=MAY), margin=1.0, same_fact=same(True)) is None
+    assert newer_leads(old, far, margin=0.0, same_fact=same(True)) is None  # turned off
+    assert asked == [True, False]

@@ -1,0 +1,208 @@
+"""Is a later statement the asked holder's new value? The test recall's ``newer_leads`` asks of a
+present question's two best answers when they are not close in relevance (``recall.current``):
+``LaterValue``.
+
+Both answers were found for the question, so the question names the attribute; it also names the
+holder: the first person ("Where do I live?", "Who is my GP?") is the user, a capitalised name
+("Where does Priya live?", "What does Biscuit eat?") that person or pet. The newer statement is
+a later value when nothing in the two texts says it is not one (``supersede.may_update``: a
+question, an addition, a stay elsewhere, the same value again, another phone or e-mail) and its
+subject does not hand the fact to somebody the question does not ask about:
+
+- another person: a name tagged PERSON ("Marcus's brother Jamie works at KPMG." asked "Where
+  does Marcus work?"), a person's role ("My brother Dan lives in Peckham"), "he" or "she" when
+  the question asks about the user; a role said to be someone ("Helen's manager is the CTO") is
+  its owner's attribute, as "My dentist is Dr Hale" is the user's;
+- something possessed by somebody else ("My neighbour's dog gets raw food" asked "What does Rolo
+  eat?");
+
+unless the statement names the asked person outside such a possessor ("We moved Mateo to
+Brookside Montessori" asked "What school does Mateo attend?"). What is not evidence of another
+holder: a subject that is a thing or an organisation — that is the value ("ING pays my salary in
+now" asked "Which bank is my everyday account with?") —, a role without an owner ("The vet put
+Biscuit on a diet"), and, for a question asking "who", a name or "he"/"she" without an owner: the
+person asked for is the subject of their own sentence ("Luis at Kings Cross Barbers has got my
+hair sorted" asked "Who is my barber?").
+
+Unless the question marks the present ("now", "these days": the user says the value may have
+changed), the newer statement must also give a value of the kind asked for (``states_asked_kind``):
+a date for "when", a person or an organisation for "who", a named value for "what" / "which" —
+for "what is it called", a name given to the thing asked (``_names_the_thing``). Two
+statements one person made about the same thing are close in meaning without being two values of
+one attribute: "Note to self: Ines's birthday is 9 August." for "What is Ines allergic to?", "The
+wifi password changed" for "Who is my broadband provider?", "Passport renewal sent off" for "When
+does my passport expire?" — the newer ranks second for the holder's name or the topic's word, and
+gives no value of the kind asked.
+
+Counter-examples it does not catch (the margins of ``newer_leads`` do not either): a visit told
+without a cue word ("Went to see the Knicks play at Madison Square Garden on holiday" after "I'm a
+Celtics fan"), a second account opened without "also" or "another", a plan that went ahead ("Sent
+out the invitations for the 20 September wedding"), a statement on the same topic that happens to
+name something ("Picked up a new frying pan from Lakeland" for "What hob do we have?"). Each costs
+the right answer one rank, at the second place; a change that is not followed costs the same.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..language.months import MONTH_NAMES
+from ..model import MemoryUnit
+from ..providers.nlp import NLP, Parsed, Token
+from .genders import FEMALE_ROLES, MALE_ROLES, PERSON_ROLES, SERVICE_ROLES
+from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, may_update, speaker_key,
+                        states_value)
+
+__all__ = ["LaterValue", "asked_holders", "about_asked_holder", "states_asked_kind"]
+
+PEOPLE = FEMALE_ROLES | MALE_ROLES | PERSON_ROLES | SERVICE_ROLES
+OTHER = "\x1fsomeone else"  # "he" / "she" in a statement, for a question about the user
+_THIRD_PERSON = frozenset({"he", "she", "him", "her", "they", "them"})
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_APOSTROPHE = re.compile(r"['’]")
+_WHO = re.compile(r"^\s*who(m|se)?\b", re.IGNORECASE)
+_WHAT = re.compile(r"(what|which)\b")
+_EVENT = re.compile(r"what\s+(happened|happens|went)\b")
+_HOW_MUCH = re.compile(r"how\s+(much|many)\b")
+_ASKS_NAME = re.compile(r"\b(called|named|name|go(es)? by)\b")
+_NAMING = re.compile(r"\b(call(ed|s)?|nam(e|ed|es)|renam\w*|rebrand\w*|go(es)? by|known as)\b", re.IGNORECASE)
+_THING = re.compile(r"(\w+)(?:'s|’s)?\s+(?:(?:is|are)\s+)?(?:called|named|go(?:es)? by)\b|name of [\w\s']*?(\w+)\s*\??$")
+_WHEN_LABELS = frozenset({"DATE", "TIME"})
+_WHO_LABELS = frozenset({"PERSON", "ORG"})
+_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "ORG"})
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_CALENDAR = re.compile(rf"\b({'|'.join(MONTH_NAMES + _WEEKDAYS)})s?\b", re.IGNORECASE)
+
+
+def _base(word: str) -> str:
+    """The word before an apostrophe: "Kofi's" → "Kofi", "I'm" → "I"."""
+    return _APOSTROPHE.split(word, maxsplit=1)[0]
+
+
+def asked_holders(question: str) -> frozenset[str]:
+    """Whom the question asks about: ``SELF`` for a first-person word, and each capitalised word
+    after the first, lower-cased ("Where does Priya live?" → {"priya"})."""
+    asked = set()
+    for i, word in enumerate(_WORD.findall(question)):
+        base = _base(word)
+        if base.lower() in FIRST_PERSON:
+            asked.add(SELF)
+        elif i > 0 and base[:1].isupper():
+            asked.add(base.lower())
+    return frozenset(asked)
+
+
+def _persons(parsed: Parsed) -> frozenset[str]:
+    return frozenset(w.lower() for e in parsed.ents if e.label == "PERSON" for w in e.text.split())
+
+
+def _owner(token: Token) -> str:
+    word = _base(token.text).lower()
+    return SELF if word in FIRST_PERSON else word
+
+
+def _subject_holders(parsed: Parsed, asked: frozenset[str], asks_who: bool) -> set[str]:
+    """Who the statement's subjects say holds its fact (the module docstring); empty: no evidence."""
+    tokens, persons = parsed.tokens, _persons(parsed)
+    held: set[str] = set()
+    for i, t in enumerate(tokens):
+        if t.dep not in SUBJECT_DEPS or indefinite(tokens, i):
+            continue
+        word = t.text.lower()
+        kids = [k for j, k in enumerate(tokens) if k.head == i and j != i]
+        owners = [k for k in kids if k.dep == "poss"]
+        names = {k.text.lower() for k in kids if k.dep in ("appos", "compound") and k.pos == "PROPN"}
+        if word in FIRST_PERSON:
+            held.add(SELF)
+        elif word in _THIRD_PERSON:
+            if not asks_who and asked == {SELF}:
+                held.add(OTHER)
+        elif owners:
+            owner = _owner(owners[0])
+            if asks_who and owner in asked or word in PEOPLE and not names and copular(tokens, t.head):
+                held.add(owner)  # "Our landlord Pete …" asked "Who is our landlord?"; "My dentist is Dr Hale"
+            elif word in persons:
+                held |= {word} | names
+            elif word in PEOPLE:
+                held |= names or {f"{owner}:{word}"}
+            else:
+                held |= {owner} | {k.text.lower() for k in kids if k.dep == "appos" and k.pos == "PROPN"}
+        elif word in persons and not asks_who:
+            held |= {word} | names
+    return held
+
+
+def _names_asked(parsed: Parsed, names: frozenset[str]) -> bool:
+    """The statement names an asked person, not only as the owner of another person ("Marcus's
+    brother Jamie")."""
+    tokens, persons = parsed.tokens, _persons(parsed)
+
+    def owns_a_person(t: Token) -> bool:
+        head = tokens[t.head].text.lower()
+        return t.dep == "poss" and (head in PEOPLE or head in persons)
+
+    return any(_base(t.text).lower() in names and not owns_a_person(t) for t in tokens)
+
+
+def about_asked_holder(question: str, parsed: Parsed) -> bool:
+    """Does the statement (``parsed``) leave the fact with whom ``question`` asks about? True when
+    the question names no one."""
+    asked = asked_holders(question)
+    if not asked:
+        return True
+    held = _subject_holders(parsed, asked, _WHO.match(question) is not None)
+    return not held or bool(held & asked) or _names_asked(parsed, asked - {SELF})
+
+
+def states_asked_kind(question: str, fact: Fact) -> bool:
+    """Does the statement give a value of the kind the question asks for? "When" a date or a time
+    (an entity, a month or a weekday), "who" a person or an organisation, "where" a place or another
+    named value, "how much" / "how many" a number, "what" / "which" a named value, a number or
+    anything with a digit (``supersede.states_value``). A question about an event ("What happened
+    …?", "Why …?", "How …?") asks for no attribute's value."""
+    asked = question.strip().lower()
+    labels = {e.label for e in fact.parsed.ents}
+    if asked.startswith("when"):
+        return bool(labels & _WHEN_LABELS) or _CALENDAR.search(fact.text) is not None
+    if _WHO.match(asked):
+        return bool(labels & _WHO_LABELS)
+    if asked.startswith("where"):
+        return bool(labels & _PLACE_LABELS) or states_value(fact)
+    if _HOW_MUCH.match(asked):
+        return any(t.pos == "NUM" or any(c.isdigit() for c in t.text) for t in fact.parsed.tokens)
+    if _WHAT.match(asked) is None or _EVENT.match(asked) is not None or not states_value(fact):
+        return False
+    return _names_the_thing(asked, fact.text) if _ASKS_NAME.search(asked) else True
+
+
+def _names_the_thing(question: str, text: str) -> bool:
+    """For a question asking what a thing is called: the statement gives a name (a naming word:
+    "renamed", "called", "goes by") or speaks of the thing ("The podcast is Late Shift now"). A
+    name said beside something else is no name of it: "got a sourdough loaf at the Levenshulme
+    market" for "What's my sourdough starter called?"."""
+    if _NAMING.search(text):
+        return True
+    thing = _THING.search(question)
+    words = {w.lower() for w in _WORD.findall(text)}
+    return thing is not None and any(w.startswith((thing.group(1) or thing.group(2)).lower()) for w in words)
+
+
+class LaterValue:
+    """``(question, older, newer, marked_present)`` → may ``newer`` be the asked holder's later value
+    of what ``older`` states (the module docstring)? With the present marked in the question ("now",
+    "these days": ``marked_present``) the user says the value may have changed; otherwise the newer
+    must also give a value of the kind asked for (``states_asked_kind``: "Passport renewal sent off"
+    names no date for "When does my passport expire?"). Parses through ``nlp`` (the ingestor's kept
+    parses: the units of recent puts are parsed already)."""
+
+    def __init__(self, nlp: NLP) -> None:
+        self.nlp = nlp
+
+    def __call__(self, question: str, older: MemoryUnit, newer: MemoryUnit, marked_present: bool) -> bool:
+        old, new = (_fact(u, p) for u, p in zip((older, newer), self.nlp.parse([older.text, newer.text])))
+        return (may_update(old, new) and about_asked_holder(question, old.parsed)
+                and about_asked_holder(question, new.parsed) and (marked_present or states_asked_kind(question, new)))
+
+
+def _fact(unit: MemoryUnit, parsed: Parsed) -> Fact:
+    return Fact(unit.id, unit.text, unit.event_date, parsed, speaker_key(unit.user_id, unit.speaker))

@@ -1,0 +1,98 @@
+"""``ingest.asked_holder``: whether a later statement leaves the fact with whom a present question
+asks about and gives a value of the kind asked (recall's ``newer_leads`` follows it without a link),
+with the real spaCy model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from uuid import uuid4
+
+import pytest
+
+from fleet_memory.ingest.asked_holder import LaterValue, about_asked_holder, asked_holders, states_asked_kind
+from fleet_memory.ingest.supersede import Fact
+from fleet_memory.ingest.supersede import SELF
+from fleet_memory.model import MemoryType, MemoryUnit
+from fleet_memory.providers.nlp import SpacyNLP
+
+pytestmark = pytest.mark.models
+
+
+@pytest.fixture(scope="module")
+def nlp() -> SpacyNLP:
+    return SpacyNLP()
+
+
+def test_the_question_names_its_holder():
+    assert asked_holders("Where do I live?") == {SELF}
+    assert asked_holders("What's Kofi's email address these days?") == {"kofi"}
+    assert asked_holders("Where'm I meant to park?") == {SELF}
+    assert asked_holders("Which school?") == frozenset()
+
+
+@pytest.mark.parametrize(("question", "statement"), [
+    ("Where does Tomas live?", "We helped Tomas carry his boxes into the flat on Bank Street."),  # names him
+    ("Which gym do I go to?", "PureGym on Canal Street has far more squat racks."),  # the value is the subject
+    ("Which bank do I use?", "Monzo has all my wages going in now."),
+    ("Who is my physio?", "Marta at Riverside Physio has sorted out my knee."),  # the person asked for
+    ("What does Luna eat?", "The vet switched Luna to a grain-free kibble."),  # a role without an owner
+    ("Where do I work?", "Started at the new bakery on Monday."),  # no subject: the speaker's own
+])
+def test_a_statement_that_leaves_the_fact_with_the_asked_holder(nlp, question, statement):
+    assert about_asked_holder(question, nlp.parse([statement])[0])
+
+
+@pytest.mark.parametrize(("question", "statement"), [
+    ("Where do I live?", "My cousin Rafael lives in Porto these days."),
+    ("Where does Elena work?", "Elena's husband Tom works at the council."),
+    ("Where does Elena work?", "Tom started at the council last month."),
+    ("What does Pip eat?", "My neighbour's cat eats tinned tuna."),
+    ("Who is my manager?", "Sofia's manager is the head of sales."),
+    ("What car do I drive?", "He drives a battered old Volvo."),
+])
+def test_a_statement_about_somebody_else(nlp, question, statement):
+    assert not about_asked_holder(question, nlp.parse([statement])[0])
+
+
+def _unit(text: str, day: int) -> MemoryUnit:
+    at = datetime(2025, 3, day, tzinfo=timezone.utc)
+    return MemoryUnit(id=uuid4(), agent_id="a", text=text, memory_type=MemoryType.EPISODIC, event_date=at,
+                      created_at=at, importance=0.5)
+
+
+@pytest.mark.parametrize(("question", "statement", "states"), [
+    ("When is book club?", "Book club has moved to Thursdays at the library.", True),
+    ("When does my lease end?", "Signed the renewal papers for the lease today.", False),
+    ("Who is my accountant?", "Priya Shah at Ledger & Co does my tax return now.", True),
+    ("Who is my broadband provider?", "The router password is now maple-kettle-42.", False),  # a value, not a who
+    ("Where does Tomas live?", "Tomas finally bought a place in Leith.", True),
+    ("How much is our rent?", "The landlord wants 1,450 a month from June.", True),
+    ("Which phone do I have?", "Treated myself to a Pixel 9 last week.", True),
+    ("What do I drive?", "The car is making a funny noise again.", False),  # names no value
+    ("What happened at the party?", "Tomas finally bought a place in Leith.", False),  # an event, no attribute
+    ("What's my allotment plot called?", "We renamed the plot Bean There last spring.", True),  # a naming word
+    ("What's our boat called?", "The boat is Sea Biscuit now, after a fresh coat of paint.", True),  # the thing
+    ("What's our boat called?", "Bought rope and paint at Harbour Chandlers this morning.", False),  # a name beside
+])
+def test_the_newer_must_give_a_value_of_the_kind_asked(nlp, question, statement, states):
+    parsed = nlp.parse([statement])[0]
+    fact = Fact(uuid4(), statement, datetime(2025, 3, 1, tzinfo=timezone.utc), parsed)
+    assert states_asked_kind(question, fact) is states
+
+
+@pytest.mark.parametrize(("newer", "later"), [
+    ("These days the Saturday parkrun at Heaton Park is my thing.", True),
+    ("Should I switch to the parkrun at Heaton Park?", False),  # a question states no value
+    ("I also do the Wednesday track session at the stadium.", False),  # an addition
+    ("Visited my aunt and ran the parkrun in Bath while I was there.", False),  # a stay elsewhere
+    ("My sister runs the Heaton Park parkrun every week.", False),  # another holder
+])
+def test_a_later_value_needs_no_veto_and_the_asked_holder(nlp, newer, later):
+    older = _unit("I run the Saturday parkrun at Lyme Park.", 1)
+    assert LaterValue(nlp)("Which parkrun do I run?", older, _unit(newer, 20), False) is later
+
+
+def test_a_question_marking_the_present_needs_no_value_of_the_kind_asked(nlp):
+    older, newer = _unit("My dentist is Dr Hale on Brook Street.", 1), _unit("I changed dentists last month.", 20)
+    assert not LaterValue(nlp)("Who is my dentist?", older, newer, False)  # names no one
+    assert LaterValue(nlp)("Who is my dentist now?", older, newer, True)
