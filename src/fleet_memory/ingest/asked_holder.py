@@ -50,8 +50,7 @@ from ..language.months import MONTH_NAMES
 from ..model import MemoryUnit
 from ..providers.nlp import NLP, Parsed, Token
 from .genders import FEMALE_ROLES, MALE_ROLES, PERSON_ROLES, SERVICE_ROLES
-from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, may_update, speaker_key,
-                        states_value)
+from .supersede import FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, may_update, speaker_key
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "states_asked_kind"]
 
@@ -69,7 +68,6 @@ _NAMING = re.compile(r"\b(call(ed|s)?|nam(e|ed|es)|renam\w*|rebrand\w*|go(es)? b
 _THING = re.compile(r"(\w+)(?:'s|’s)?\s+(?:(?:is|are)\s+)?(?:called|named|go(?:es)? by)\b|name of [\w\s']*?(\w+)\s*\??$")
 _WHEN_LABELS = frozenset({"DATE", "TIME"})
 _WHO_LABELS = frozenset({"PERSON", "ORG"})
-_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "ORG"})
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _CALENDAR = re.compile(rf"\b({'|'.join(MONTH_NAMES + _WEEKDAYS)})s?\b", re.IGNORECASE)
 
@@ -154,25 +152,49 @@ def about_asked_holder(question: str, parsed: Parsed) -> bool:
     return not held or bool(held & asked) or _names_asked(parsed, asked - {SELF})
 
 
-def states_asked_kind(question: str, fact: Fact) -> bool:
-    """Does the statement give a value of the kind the question asks for? "When" a date or a time
-    (an entity, a month or a weekday), "who" a person or an organisation, "where" a place or another
-    named value, "how much" / "how many" a number, "what" / "which" a named value, a number or
-    anything with a digit (``supersede.states_value``). A question about an event ("What happened
-    …?", "Why …?", "How …?") asks for no attribute's value."""
+def states_asked_kind(question: str, older: Fact, newer: Fact) -> bool:
+    """Does ``newer`` give a value of the kind the question asks for, one ``older`` does not name?
+    "When" a date or a time (an entity, a month or a weekday), "who" a name (a person or an
+    organisation), "where" and "what" / "which" a named value, a number or anything with a digit
+    (``_values``), "how much" / "how many" a number. A question about an event or a manner ("What
+    happened …?", "Why …?", "How …?") asks for no attribute's value. The asked holder's own name is
+    no value ("Note to self: Ines's birthday is 9 August." names none for "What is Ines allergic
+    to?"), nor is the older statement's value said again ("Luca and I celebrated three years
+    together" after "My boyfriend is Luca")."""
     asked = question.strip().lower()
-    labels = {e.label for e in fact.parsed.ents}
+    holders = asked_holders(question)
     if asked.startswith("when"):
-        return bool(labels & _WHEN_LABELS) or _CALENDAR.search(fact.text) is not None
-    if _WHO.match(asked):
-        return bool(labels & _WHO_LABELS)
-    if asked.startswith("where"):
-        return bool(labels & _PLACE_LABELS) or states_value(fact)
+        return any(e.label in _WHEN_LABELS for e in newer.parsed.ents) or _CALENDAR.search(newer.text) is not None
     if _HOW_MUCH.match(asked):
-        return any(t.pos == "NUM" or any(c.isdigit() for c in t.text) for t in fact.parsed.tokens)
-    if _WHAT.match(asked) is None or _EVENT.match(asked) is not None or not states_value(fact):
+        return any(t.pos == "NUM" or any(c.isdigit() for c in t.text) for t in newer.parsed.tokens)
+    who = _WHO.match(asked) is not None
+    if not (who or asked.startswith("where") or _WHAT.match(asked) is not None and _EVENT.match(asked) is None):
         return False
-    return _names_the_thing(asked, fact.text) if _ASKS_NAME.search(asked) else True
+    said = {_base(w).lower() for w in _WORD.findall(older.text)}
+    if not _values(newer, holders, names_only=who) - said:
+        return False
+    return _names_the_thing(asked, newer.text) if _ASKS_NAME.search(asked) else True
+
+
+def _values(fact: Fact, holders: frozenset[str], names_only: bool) -> set[str]:
+    """The values named in the statement, lower-cased: the words of a named entity (not a date or a
+    time; with ``names_only`` a person or an organisation), proper nouns and capitalised words
+    inside the sentence, and unless ``names_only`` numbers and anything with a digit or an @ —
+    none of them the asked holder's name or a first-person word."""
+    tokens, ents = fact.parsed.tokens, fact.parsed.ents
+    when = {i for e in ents if e.label in _WHEN_LABELS for i in range(e.start, e.end)}
+    named = {i for e in ents if (e.label in _WHO_LABELS if names_only else e.label not in _WHEN_LABELS)
+             for i in range(e.start, e.end)}
+    values = set()
+    for i, t in enumerate(tokens):
+        word = _base(t.text).lower()
+        digits = any(c.isdigit() or c == "@" for c in t.text)
+        if i in when or word in holders or word in FIRST_PERSON or names_only and digits:
+            continue  # "maple-kettle-42" is nobody's name
+        if i in named or t.pos == "PROPN" or i > 0 and t.text[:1].isupper() or not names_only and (
+                t.pos == "NUM" or digits):
+            values.add(word)
+    return values
 
 
 def _names_the_thing(question: str, text: str) -> bool:
@@ -201,7 +223,7 @@ class LaterValue:
     def __call__(self, question: str, older: MemoryUnit, newer: MemoryUnit, marked_present: bool) -> bool:
         old, new = (_fact(u, p) for u, p in zip((older, newer), self.nlp.parse([older.text, newer.text])))
         return (may_update(old, new) and about_asked_holder(question, old.parsed)
-                and about_asked_holder(question, new.parsed) and (marked_present or states_asked_kind(question, new)))
+                and about_asked_holder(question, new.parsed) and (marked_present or states_asked_kind(question, old, new)))
 
 
 def _fact(unit: MemoryUnit, parsed: Parsed) -> Fact:

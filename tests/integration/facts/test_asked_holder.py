@@ -75,9 +75,17 @@ def _unit(text: str, day: int) -> MemoryUnit:
     ("What's our boat called?", "Bought rope and paint at Harbour Chandlers this morning.", False),  # a name beside
 ])
 def test_the_newer_must_give_a_value_of_the_kind_asked(nlp, question, statement, states):
-    parsed = nlp.parse([statement])[0]
-    fact = Fact(uuid4(), statement, datetime(2025, 3, 1, tzinfo=timezone.utc), parsed)
-    assert states_asked_kind(question, fact) is states
+    assert states_asked_kind(question, _fact(nlp, "Nothing was said before."), _fact(nlp, statement)) is states
+
+
+def test_the_older_value_said_again_is_no_new_value(nlp):
+    older = _fact(nlp, "My physio is Dana Kerr.")
+    assert not states_asked_kind("Who is my physio?", older, _fact(nlp, "Dana Kerr fixed my shoulder in two sessions."))
+    assert states_asked_kind("Who is my physio?", older, _fact(nlp, "Tom Reyes fixed my shoulder in two sessions."))
+
+
+def _fact(nlp, text: str) -> Fact:
+    return Fact(uuid4(), text, datetime(2025, 3, 1, tzinfo=timezone.utc), nlp.parse([text])[0])
 
 
 @pytest.mark.parametrize(("newer", "later"), [
