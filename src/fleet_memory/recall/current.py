@@ -66,11 +66,11 @@ or before ``t``; ``t`` is the request's ``as_of`` when given, else its ``now``. 
   background for "Where do I work?" — a wrong link to a unit that relevant is the put-time rule's
   precision to prevent.
 
-And **without a link** (``newer_leads``): of the two best answers to a question about the present,
-the later one leads when one speaker said both on different days, the two are close to each other,
-and it is nearly as relevant or states the asked holder's later value (``ingest.asked_holder``: no
-other holder in its subject, no cue of an addition, a visit or a question, and — unless the question
-says "now" — a value of the kind asked).
+And **without a link** (``newer_leads``): of the two best answers to a question about the present
+(the units of one put are one answer), the later one leads when one speaker said both on different
+days, the two are close to each other, and it is nearly as relevant or states the asked holder's
+later value (``ingest.asked_holder``: no other holder in its subject, no cue of an addition, a visit
+or a question, and — unless the question says "now" — a value of the kind asked).
 
 Past cues (word boundaries, case-insensitive; ``query.PAST_WORDS`` and more): before, used to,
 previously, originally, formerly, former, previous, old (not "how old"), earlier, at first, first
@@ -222,8 +222,10 @@ def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float =
     links only what it is sure of), and then the older statement often matches the question's words
     better ("We're still in the flat on Mill Road" against "we finally moved into the house in
     Didsbury", for "Where do I live these days?"). When the two best answers of a present question
-    are close, both answer it, and the later one is the better bet for what holds now. Only the top
-    two are compared, and only one speaker's statements told on different days: what two people
+    are close, both answer it, and the later one is the better bet for what holds now. Only the two
+    best answers are compared (the caller counts a put's units as one answer: "I'm a nurse at St
+    Mary's Hospital. The night shifts at St Mary's Hospital are long …" is one answer in two units,
+    both above the later message), and only one speaker's statements told on different days: what two people
     said is not one fact, and two passages of one document put in one sitting are not a change.
     Counter-example the similarity test keeps out: "What's my diet at the moment?" — "I've gone fully
     vegan" and, later, "got strawberries and a sourdough loaf at the market" (relevant, close in

@@ -287,9 +287,9 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
     elif ended and request.explain:  # the direct successors, only to explain
         successors = sup_sql.successors(conn, request.agent_id, ended)
     ranked.sort(key=_order)
-    if not past and request.settings.fuse and len(ranked) > 1:
-        ranked[:2] = _newer_first(conn, request, ranked[0], ranked[1], at, same_fact)
-        ranked.sort(key=_order)  # the older one's new score may fall below the third's
+    if not past and request.settings.fuse and (second := _next_answer(ranked, request.top_k)) is not None:
+        ranked[:second + 1] = _newer_first(conn, request, ranked[:second], ranked[second], at, same_fact)
+        ranked.sort(key=_order)  # the older one's new score may fall below the next ones
     return ranked[: request.top_k], successors, walk
 
 
@@ -298,27 +298,38 @@ def _order(r: Ranked) -> tuple[float, float, int]:
     return -r.scored.score, -r.candidate.similarity, r.seq
 
 
-def _newer_first(conn: psycopg.Connection, request: SearchRequest, first: Ranked, second: Ranked,
+def _next_answer(ranked: list[Ranked], top_k: int) -> int | None:
+    """Where the second best answer starts: the first of the best ``top_k`` units that came from
+    another put than the best one (units of one message are one answer)."""
+    document = ranked[0].candidate.unit.document_id if ranked else None
+    for i, r in enumerate(ranked[1:top_k], start=1):
+        if document is None or r.candidate.unit.document_id != document:
+            return i
+    return None
+
+
+def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ranked], second: Ranked,
                  at: datetime, same_fact: SameFact | None) -> list[Ranked]:
-    """The two best of a question about the present, the newer first when ``current.newer_leads``
-    says so (with ``same_fact``, asked only when the two are not close in relevance) and the two are
-    close (``RecallSettings.newer_leads_similarity``; one statement, read only then): the older moved
-    just below it (factor ``newer_leads``). A superseded unit never leads."""
+    """The two best answers of a question about the present — ``best``, the units of one put, and
+    ``second`` — the newer first when ``current.newer_leads`` says so (with ``same_fact``, asked only
+    when the two are not close in relevance) and the two are close (``RecallSettings.
+    newer_leads_similarity``; one statement, read only then): the older moved just below it (factor
+    ``newer_leads``). A superseded unit never leads."""
     def said(r: Ranked) -> Said:
         u = r.candidate.unit
         return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker, r.candidate.similarity)
 
-    cfg = request.settings
+    cfg, first = request.settings, best[0]
     if is_superseded(second.candidate.unit.valid_until, at):
-        return [first, second]
+        return [*best, second]
     older, newer = first.candidate.unit, second.candidate.unit
     marked = marks_present(request.query)
     same = None if same_fact is None else (lambda: same_fact(request.query, older, newer, marked))
     moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine, same)
-    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, first.candidate.unit.id,
-                                                 second.candidate.unit.id) < cfg.newer_leads_similarity:
-        return [first, second]
-    return [second, _moved(first, "newer_leads", moved)]
+    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, older.id,
+                                                 newer.id) < cfg.newer_leads_similarity:
+        return [*best, second]
+    return [second, *(_moved(r, "newer_leads", moved) for r in best)]
 
 
 def _kth_best(scores: list[float], k: int) -> float:

@@ -102,3 +102,16 @@ def test_another_holders_later_statement_does_not_lead(real_memory):
     other = "My brother Kwame sees Dr Obi at Castle Dental and says she barely hurts."
     _put_all(real_memory, "other", [(old, 1), (other, 5)])
     assert _top(real_memory, "other", "Which dentist do I go to?")[:2] == [old, other]
+
+
+def test_the_units_of_one_message_are_one_answer(real_memory):
+    # both sentences of the older message rank above the newer one: the newer leads them both
+    old = ("I'm a nurse at St Mary's Hospital in Paddington. "
+           "The night shifts at St Mary's Hospital are long but I love the ward.")
+    new = "Finished my first week on the children's ward at Leeds General Infirmary."
+    _put_all(real_memory, "one-put", [(old, 1), (new, 5)])
+    assert all(u.valid_until is None for u in real_memory.list_units("one-put").units)  # no link
+    with _margins_only(real_memory):
+        assert _top(real_memory, "one-put", "Which hospital do I work at?")[2] == new
+    hits = _top(real_memory, "one-put", "Which hospital do I work at?")
+    assert hits[0] == new and all(h in old for h in hits[1:3])
