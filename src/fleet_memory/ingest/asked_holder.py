@@ -65,7 +65,8 @@ _EVENT = re.compile(r"what\s+(happened|happens|went)\b")
 _HOW_MUCH = re.compile(r"how\s+(much|many)\b")
 _ASKS_NAME = re.compile(r"\b(called|named|name|go(es)? by)\b")
 _NAMING = re.compile(r"\b(call(ed|s)?|nam(e|ed|es)|renam\w*|rebrand\w*|go(es)? by|known as)\b", re.IGNORECASE)
-_THING = re.compile(r"(\w+)(?:'s|’s)?\s+(?:(?:is|are)\s+)?(?:called|named|go(?:es)? by)\b|name of [\w\s']*?(\w+)\s*\??$")
+_THING = re.compile(r"(\w+)(?:'s|’s)?\s+(?:(?:is|are)\s+)?(?:called|named|go(?:es)? by)\b"  # "my podcast called"
+                    r"|name of [\w\s']*?(\w+)\s*\??$")  # "the name of the black kitten"
 _WHEN_LABELS = frozenset({"DATE", "TIME"})
 _WHO_LABELS = frozenset({"PERSON", "ORG"})
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -223,7 +224,8 @@ class LaterValue:
     def __call__(self, question: str, older: MemoryUnit, newer: MemoryUnit, marked_present: bool) -> bool:
         old, new = (_fact(u, p) for u, p in zip((older, newer), self.nlp.parse([older.text, newer.text])))
         return (may_update(old, new) and about_asked_holder(question, old.parsed)
-                and about_asked_holder(question, new.parsed) and (marked_present or states_asked_kind(question, old, new)))
+                and about_asked_holder(question, new.parsed)
+                and (marked_present or states_asked_kind(question, old, new)))
 
 
 def _fact(unit: MemoryUnit, parsed: Parsed) -> Fact:

@@ -34,6 +34,7 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    the older does not — a modifier of the noun or a purpose ("My mobile is …" / "My work phone is
    …"; "My personal email is …" / "For work, use …"): people hold several at once
    (``_another_value``; "New phone number: …" after "My mobile number is …" qualifies nothing).
+   The vetoes of 2 and 3 alone are ``may_update``, which recall reads too (``ingest.asked_holder``).
 4. **The same attribute**, by one of three signals:
 
    a. a shared predicate slot (``SLOTS``: the few relations whose wordings share no word — living
