@@ -70,7 +70,8 @@ _THING = re.compile(r"(\w+)(?:'s|’s)?\s+(?:(?:is|are)\s+)?(?:called|named|go(?
 _WHEN_LABELS = frozenset({"DATE", "TIME"})
 _WHO_LABELS = frozenset({"PERSON", "ORG"})
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_CALENDAR = re.compile(rf"\b({'|'.join(MONTH_NAMES + _WEEKDAYS)})s?\b", re.IGNORECASE)
+_CALENDAR = re.compile(rf"\b({'|'.join(MONTH_NAMES + _WEEKDAYS)})s?\b"
+                       r"|\b\d{1,2}[:.]\d\d\b|\b\d{1,2}\s*[ap]\.?m\b|\b(noon|midday|midnight)\b", re.IGNORECASE)
 
 
 def _base(word: str) -> str:
@@ -155,9 +156,9 @@ def about_asked_holder(question: str, parsed: Parsed) -> bool:
 
 def states_asked_kind(question: str, older: Fact, newer: Fact) -> bool:
     """Does ``newer`` give a value of the kind the question asks for, one ``older`` does not name?
-    "When" a date or a time (an entity, a month or a weekday), "who" a name (a person or an
-    organisation), "where" and "what" / "which" a named value, a number or anything with a digit
-    (``_values``), "how much" / "how many" a number. A question about an event or a manner ("What
+    "When" a date or a time (an entity, a month, a weekday or a clock time), "who" a name (a person
+    or an organisation), "where" and "what" / "which" a named value, a number or anything with a
+    digit (``_values``), "how much" / "how many" a number. A question about an event or a manner ("What
     happened …?", "Why …?", "How …?") asks for no attribute's value. The asked holder's own name is
     no value ("Note to self: Ines's birthday is 9 August." names none for "What is Ines allergic
     to?"), nor is the older statement's value said again ("Luca and I celebrated three years

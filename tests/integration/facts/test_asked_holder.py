@@ -63,6 +63,8 @@ def _unit(text: str, day: int) -> MemoryUnit:
 @pytest.mark.parametrize(("question", "statement", "states"), [
     ("When is book club?", "Book club has moved to Thursdays at the library.", True),
     ("When does my lease end?", "Signed the renewal papers for the lease today.", False),
+    ("When is practice?", "Practice is at 11:30 going forward.", True),  # a clock time the parser leaves untagged
+    ("When is football training?", "Football training starts at 6pm from this season.", True),
     ("Who is my accountant?", "Priya Shah at Ledger & Co does my tax return now.", True),
     ("Who is my broadband provider?", "The router password is now maple-kettle-42.", False),  # a value, not a who
     ("Where does Tomas live?", "Tomas finally bought a place in Leith.", True),
