@@ -326,8 +326,8 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     marked = marks_present(request.query)
     same = None if same_fact is None else (lambda: same_fact(request.query, older, newer, marked))
     moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine, same)
-    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, older.id,
-                                                 newer.id) < cfg.newer_leads_similarity:
+    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) \
+            < cfg.newer_leads_similarity:
         return [*best, second]
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]
 

@@ -10,8 +10,7 @@ from uuid import uuid4
 import pytest
 
 from fleet_memory.ingest.asked_holder import LaterValue, about_asked_holder, asked_holders, states_asked_kind
-from fleet_memory.ingest.supersede import Fact
-from fleet_memory.ingest.supersede import SELF
+from fleet_memory.ingest.supersede import SELF, Fact
 from fleet_memory.model import MemoryType, MemoryUnit
 from fleet_memory.providers.nlp import SpacyNLP
 
