@@ -205,7 +205,8 @@ def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float =
     and is nearly as relevant — its relevance within ``margin`` of ``first``'s, or its cosine to
     the question within ``cosine_margin`` of ``first``'s — or, however much less relevant, when
     ``same_fact()`` says the two state one holder's value of what the question asks (asked only
-    then; the facade's is ``ingest.asked_holder.LaterValue``); else None. (The caller also asks
+    then; the facade's is ``ingest.asked_holder.LaterValue``; the caller does not offer it for a
+    ``second`` less relevant than the median unit ranked); else None. (The caller also asks
     that the two be close to each other: ``RecallSettings.newer_leads_similarity``.)
 
     Why relevance need not be close when the holder is the same: the older statement is often the

@@ -5,8 +5,15 @@ the caller's ``same_fact`` says it states the same holder's later value."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from types import SimpleNamespace
+from uuid import uuid4
 
+from fleet_memory.model import MemoryType, MemoryUnit
 from fleet_memory.recall.current import DEMOTION_MARGIN, NEWER_BY, Said, newer_leads
+from fleet_memory.recall.presets import get_preset
+from fleet_memory.recall.scoring import Scored
+from fleet_memory.recall.search import Ranked, _newer_first
+from fleet_memory.store.reads.candidates import Candidate
 
 MAY = datetime(2025, 5, 1, tzinfo=timezone.utc)
 JUNE = datetime(2025, 6, 1, tzinfo=timezone.utc)
@@ -53,3 +60,27 @@ def test_the_same_fact_leads_however_much_less_relevant_and_is_asked_only_then()
     assert newer_leads(old, far._replace(event_date=MAY), margin=1.0, same_fact=same(True)) is None
     assert newer_leads(old, far, margin=0.0, same_fact=same(True)) is None  # turned off
     assert asked == [True, False]
+
+
+def _ranked(seq: int, text: str, day: datetime, relevance: float, similarity: float) -> Ranked:
+    unit = MemoryUnit(id=uuid4(), agent_id="a", text=text, memory_type=MemoryType.EPISODIC, event_date=day,
+                      created_at=day, importance=0.5, document_id=uuid4())
+    return Ranked(seq, Candidate(unit, similarity=similarity, text_score=0.0, named=False, seq=seq),
+                  Scored(relevance, {"relevance": relevance, "score": relevance}))
+
+
+def test_a_later_value_the_question_is_not_about_never_leads():
+    # far behind in relevance and below the pool's median: the holder test is not even asked
+    request = SimpleNamespace(query="What noise is the washing machine making?", agent_id="a",
+                              settings=get_preset("balanced"))
+    first = _ranked(0, "Our letting agent is Dexters.", MAY, 4.0, 0.8)
+    second = _ranked(1, "It's Hamptons now.", JUNE, -1.0, 0.5)
+    asked: list[str] = []
+
+    def same_fact(question, older, newer, marked) -> bool:
+        asked.append(newer.text)
+        return True
+
+    assert _newer_first(None, request, [first], second, JUNE, same_fact, background=0.0) == [first, second]
+    assert asked == []
+    assert _newer_first(None, request, [first], second, JUNE, lambda *a: False, background=-2.0) == [first, second]
