@@ -49,12 +49,11 @@ import re
 from ..language.months import MONTH_NAMES
 from ..model import MemoryUnit
 from ..providers.nlp import NLP, Parsed, Token
-from .genders import FEMALE_ROLES, MALE_ROLES, PERSON_ROLES, SERVICE_ROLES
+from .genders import SERVICE_ROLES, is_person_role
 from .supersede import FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, may_update, speaker_key
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "states_asked_kind"]
 
-PEOPLE = FEMALE_ROLES | MALE_ROLES | PERSON_ROLES | SERVICE_ROLES
 OTHER = "\x1fsomeone else"  # "he" / "she" in a statement, for a question about the user
 _THIRD_PERSON = frozenset({"he", "she", "him", "her", "they", "them"})
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -92,6 +91,11 @@ def asked_holders(question: str) -> frozenset[str]:
     return frozenset(asked)
 
 
+def _a_role(word: str) -> bool:
+    """A word only a person is called by, or a service's ("my brother", "the vet", "our hygienist")."""
+    return is_person_role(word) or word in SERVICE_ROLES
+
+
 def _persons(parsed: Parsed) -> frozenset[str]:
     return frozenset(w.lower() for e in parsed.ents if e.label == "PERSON" for w in e.text.split())
 
@@ -119,11 +123,11 @@ def _subject_holders(parsed: Parsed, asked: frozenset[str], asks_who: bool) -> s
                 held.add(OTHER)
         elif owners:
             owner = _owner(owners[0])
-            if asks_who and owner in asked or word in PEOPLE and not names and copular(tokens, t.head):
+            if asks_who and owner in asked or _a_role(word) and not names and copular(tokens, t.head):
                 held.add(owner)  # "Our landlord Pete …" asked "Who is our landlord?"; "My dentist is Dr Hale"
             elif word in persons:
                 held |= {word} | names
-            elif word in PEOPLE:
+            elif _a_role(word):
                 held |= names or {f"{owner}:{word}"}
             else:
                 held |= {owner} | {k.text.lower() for k in kids if k.dep == "appos" and k.pos == "PROPN"}
@@ -139,7 +143,7 @@ def _names_asked(parsed: Parsed, names: frozenset[str]) -> bool:
 
     def owns_a_person(t: Token) -> bool:
         head = tokens[t.head].text.lower()
-        return t.dep == "poss" and (head in PEOPLE or head in persons)
+        return t.dep == "poss" and (_a_role(head) or head in persons)
 
     return any(_base(t.text).lower() in names and not owns_a_person(t) for t in tokens)
 

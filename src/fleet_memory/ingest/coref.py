@@ -81,6 +81,7 @@ _BE = {"is", "was", "'s", "be", "been", "are", "were", "'re"}
 _SKIP_BETWEEN = {"really", "also", "just", "never", "always", "still", "actually", "totally", "definitely",
                  "even", "only", "finally", "recently", "often", "usually", "sometimes", "already", "too"}
 
+
 def _gender_of(name: str, learnt: dict[str, str]) -> str | None:
     return learnt[name] if name in learnt else listed_gender(name)
 

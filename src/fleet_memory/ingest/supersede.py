@@ -600,7 +600,7 @@ def _verdict(a: Fact, b: Fact) -> tuple[str | None, bool]:
     older, newer = ordered
     same_holder = _same_holder(a, b)
     worth = same_holder or bool(slots(a.text) & slots(b.text))
-    if _not_a_change(newer.text) or _another_value(older, newer):
+    if not may_update(older, newer):
         return None, worth
     slot = _slot_reason(a, b, same_holder)
     if slot is not None:

@@ -289,8 +289,7 @@ def _score(conn: psycopg.Connection, request: SearchRequest, flt: UnitFilter, en
         successors = sup_sql.successors(conn, request.agent_id, ended)
     ranked.sort(key=_order)
     if not past and request.settings.fuse and (second := _next_answer(ranked, request.top_k)) is not None:
-        background = statistics.median(r.scored.factors["relevance"] for r in ranked)
-        ranked[:second + 1] = _newer_first(conn, request, ranked[:second], ranked[second], at, same_fact, background)
+        ranked[:second + 1] = _newer_first(conn, request, ranked[:second], ranked[second], at, same_fact, ranked)
         ranked.sort(key=_order)  # the older one's new score may fall below the next ones
     return ranked[: request.top_k], successors, walk
 
@@ -311,11 +310,11 @@ def _next_answer(ranked: list[Ranked], top_k: int) -> int | None:
 
 
 def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ranked], second: Ranked,
-                 at: datetime, same_fact: SameFact | None, background: float) -> list[Ranked]:
+                 at: datetime, same_fact: SameFact | None, pool: Sequence[Ranked]) -> list[Ranked]:
     """The two best answers of a question about the present — ``best``, the units of one put, and
     ``second`` — the newer first when ``current.newer_leads`` says so (with ``same_fact``, asked only
-    when the two are not close in relevance and the newer's own relevance is at least the pool's
-    median, ``background``: a unit the question is not about never leads) and the two are close
+    when the two are not close in relevance and the newer's own relevance is at least the median of
+    the units ranked, ``pool``: a unit the question is not about never leads) and the two are close
     (``RecallSettings.newer_leads_similarity``; one statement, read only then): the older moved just
     below it (factor ``newer_leads``). A superseded unit never leads."""
     def said(r: Ranked) -> Said:
@@ -327,9 +326,13 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
         return [*best, second]
     older, newer = first.candidate.unit, second.candidate.unit
     marked = marks_present(request.query)
-    relevant = second.scored.factors["relevance"] >= background
-    same = None if same_fact is None or not relevant else (lambda: same_fact(request.query, older, newer, marked))
-    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine, same)
+
+    def same() -> bool:  # asked only when the margins do not settle it
+        background = statistics.median(r.scored.factors["relevance"] for r in pool)
+        return second.scored.factors["relevance"] >= background and same_fact(request.query, older, newer, marked)
+
+    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine,
+                        None if same_fact is None else same)
     if moved is None or cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) \
             < cfg.newer_leads_similarity:
         return [*best, second]

@@ -81,6 +81,10 @@ def test_a_later_value_the_question_is_not_about_never_leads():
         asked.append(newer.text)
         return True
 
-    assert _newer_first(None, request, [first], second, JUNE, same_fact, background=0.0) == [first, second]
+    pool = [first, second, _ranked(2, "Pasta tonight?", MAY, 0.5, 0.1)]  # median relevance 0.5
+    assert _newer_first(None, request, [first], second, JUNE, same_fact, pool) == [first, second]
     assert asked == []
-    assert _newer_first(None, request, [first], second, JUNE, lambda *a: False, background=-2.0) == [first, second]
+    low = [first, second, _ranked(2, "Pasta tonight?", MAY, -3.0, 0.1)]  # median -1.0: asked, and it says no
+    assert _newer_first(None, request, [first], second, JUNE, lambda *a: asked.append("x") or False, low) \
+        == [first, second]
+    assert asked == ["x"]

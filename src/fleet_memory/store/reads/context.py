@@ -11,9 +11,9 @@ older one would rank below theirs, unless it is of the put's session); units of 
 first, then the latest said (the last written first), at most ``units`` of them — with, per unit,
 its speaker and the entities it mentions (with their labels), each with the unit's text, and the
 text once more with no name (``UNIT_TEXT``: a unit that names no one may still say "Kai says he
-…") and the first
-``MESSAGE_CHARS`` of the message it came from as it was put (its document: the pronouns a put's
-coreference rewrote are still there, "I saw Dr Haddad … She seemed really thorough.");
+…") and the first ``MESSAGE_CHARS`` of the message it came from as it was put (its document: the
+pronouns a put's coreference rewrote are still there, "I saw Dr Haddad … She seemed really
+thorough.");
 ``known`` — the agent's entities whose normalised name or an alias is one of the group's
 ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
