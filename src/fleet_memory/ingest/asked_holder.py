@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 
+from ..language.dates import DAY_NAMES
 from ..language.months import MONTH_NAMES
 from ..model import MemoryUnit
 from ..providers.nlp import NLP, Parsed, Token
@@ -68,8 +69,7 @@ _THING = re.compile(r"(\w+)(?:'s|’s)?\s+(?:(?:is|are)\s+)?(?:called|named|go(?
                     r"|name of [\w\s']*?(\w+)\s*\??$")  # "the name of the black kitten"
 _WHEN_LABELS = frozenset({"DATE", "TIME"})
 _WHO_LABELS = frozenset({"PERSON", "ORG"})
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_CALENDAR = re.compile(rf"\b({'|'.join(MONTH_NAMES + _WEEKDAYS)})s?\b"
+_CALENDAR = re.compile(rf"\b({'|'.join(MONTH_NAMES + DAY_NAMES)})s?\b"
                        r"|\b\d{1,2}[:.]\d\d\b|\b\d{1,2}\s*[ap]\.?m\b|\b(noon|midday|midnight)\b", re.IGNORECASE)
 
 

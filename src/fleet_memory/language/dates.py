@@ -33,9 +33,9 @@ from datetime import datetime, timedelta
 
 from .months import MONTHS
 
-__all__ = ["DateExpression", "find_dates"]
+__all__ = ["DAY_NAMES", "DateExpression", "find_dates"]
 
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+DAY_NAMES: tuple[str, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
@@ -47,7 +47,7 @@ _NUM_RE = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=Tru
 _AGO = re.compile(rf"\b(\d+|{_NUM_RE})\s+(day|week|month|year)s?\s+ago\b")
 _THIS_LAST = re.compile(r"\b(this|last|past|previous)\s+(week|weekend|month|year)\b")
 _DAY_WORDS = re.compile(r"\b(today|tonight|this morning|this afternoon|this evening|yesterday|last night)\b")
-_LAST_WEEKDAY = re.compile(r"\blast\s+(" + "|".join(_DAYS) + r")\b")
+_LAST_WEEKDAY = re.compile(r"\blast\s+(" + "|".join(DAY_NAMES) + r")\b")
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b")
 _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
@@ -161,7 +161,7 @@ def _days(text: str, today: datetime) -> list[DateExpression]:
         start = today - timedelta(days=1) if m[1] in ("yesterday", "last night") else today
         found.append(_one_day(start, m, True))
     if m := _LAST_WEEKDAY.search(text):
-        back = (today.weekday() - _DAYS.index(m[1])) % 7 or 7
+        back = (today.weekday() - DAY_NAMES.index(m[1])) % 7 or 7
         found.append(_one_day(today - timedelta(days=back), m, True))
     return found
 
