@@ -45,13 +45,15 @@ the right answer one rank, at the second place; a change that is not followed co
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..language.dates import DAY_NAMES
 from ..language.months import MONTH_NAMES
 from ..model import MemoryUnit
 from ..providers.nlp import NLP, Parsed, Token
 from .genders import SERVICE_ROLES, is_person_role
-from .supersede import FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, may_update, speaker_key
+from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
+                        speaker_key)
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "states_asked_kind"]
 
@@ -216,21 +218,30 @@ def _names_the_thing(question: str, text: str) -> bool:
 
 
 class LaterValue:
-    """``(question, older, newer, marked_present)`` → may ``newer`` be the asked holder's later value
-    of what ``older`` states (the module docstring)? With the present marked in the question ("now",
-    "these days": ``marked_present``) the user says the value may have changed; otherwise the newer
-    must also give a value of the kind asked for (``states_asked_kind``: "Passport renewal sent off"
-    names no date for "When does my passport expire?"). Parses through ``nlp`` (the ingestor's kept
-    parses: the units of recent puts are parsed already)."""
+    """``(question, older, newer, marked_present)`` → the statements of the two answers (each the
+    units of one put, best ranked first) when the newer's is the asked holder's later value of what
+    the older's states (the module docstring), else None. An answer's statement is its best unit
+    that is no question (``supersede.is_question``): a message often asks something beside what it
+    tells, and the question is the unit that repeats the question's words. With the present marked
+    in the question ("now", "these days": ``marked_present``) the user says the value may have
+    changed; otherwise the newer must also give a value of the kind asked for
+    (``states_asked_kind``: "Passport renewal sent off" names no date for "When does my passport
+    expire?"). Parses through ``nlp`` (the ingestor's kept parses: the units of recent puts are
+    parsed already)."""
 
     def __init__(self, nlp: NLP) -> None:
         self.nlp = nlp
 
-    def __call__(self, question: str, older: MemoryUnit, newer: MemoryUnit, marked_present: bool) -> bool:
-        old, new = (_fact(u, p) for u, p in zip((older, newer), self.nlp.parse([older.text, newer.text])))
-        return (may_update(old, new) and about_asked_holder(question, old.parsed)
+    def __call__(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit],
+                 marked_present: bool) -> tuple[MemoryUnit, MemoryUnit] | None:
+        stated = [next((u for u in units if not is_question(u.text)), None) for units in (older, newer)]
+        if stated[0] is None or stated[1] is None:
+            return None
+        old, new = (_fact(u, p) for u, p in zip(stated, self.nlp.parse([u.text for u in stated])))
+        same = (may_update(old, new) and about_asked_holder(question, old.parsed)
                 and about_asked_holder(question, new.parsed)
                 and (marked_present or states_asked_kind(question, old, new)))
+        return (stated[0], stated[1]) if same else None
 
 
 def _fact(unit: MemoryUnit, parsed: Parsed) -> Fact:

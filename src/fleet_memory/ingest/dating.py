@@ -4,7 +4,9 @@ the text relative to the put's time; the first expression that names a day or a 
 date, "in May", "yesterday", "last Friday", "3 days ago", "on 3 May") and does not contain the put's
 time ("today", "this morning" change nothing) sets the unit's event date to the start of its window
 — a day keeps the put's time of day — provided it is not after the put (a future date is an
-appointment, not an event: it stays in the text). A month without a year is the nearer of the last
+appointment, not an event: it stays in the text) and, for a date without a year, its clause does not
+speak of the future ("will", "going to", "due", a verb in the present progressive: "She's going on
+maternity leave in April" said in August is next April, though last April is nearer). A month without a year is the nearer of the last
 and the next such month ("leaving in January" said in December is next January: not dated); a day
 without a year counts only after "on" ("on 3 May", not "her birthday is 9 August"). Weeks, years and
 "N months ago" are too wide to date an event and are left alone. The unit's text keeps its words;
@@ -14,11 +16,24 @@ in the text.
 
 from __future__ import annotations
 
+import re
 from datetime import MAXYEAR, datetime, timedelta
 
 from ..language import find_dates
 
 __all__ = ["named_event_date"]
+
+
+_CLAUSE_END = re.compile(r"[.!?;:,\u2014\u2013]|\s-\s|\b(but|and|so|because)\b", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(will|shall|going to|gonna|about to|plan(s|ning)? to|hop(e|es|ing) to|due)\b|'ll\b"
+                     r"|\b(am|is|are|'m|'s|'re)\s+(\w+ly\s+)?\w+ing\b", re.IGNORECASE)
+
+
+def _future_before(before: str) -> bool:
+    """Whether the clause a date phrase closes speaks of the future: "will", "going to", "due", a
+    verb in the present progressive ("we're moving in May", "she's going on leave in April")."""
+    clause = _CLAUSE_END.split(before)[-1] if _CLAUSE_END.search(before) else before
+    return _FUTURE.search(clause) is not None
 
 
 def named_event_date(text: str, put_at: datetime) -> tuple[datetime, str] | None:
@@ -37,6 +52,8 @@ def named_event_date(text: str, put_at: datetime) -> tuple[datetime, str] | None
         if found.relative and found.unit == "day" and any(c.isdigit() for c in found.phrase) and \
                 not text[:found.position].lower().rstrip().endswith("on"):
             continue  # "her birthday is 9 August": a date, not when something happened
+        if found.relative and _future_before(text[:found.position]):
+            continue  # "She's going on maternity leave in April": when it will happen, not when it did
         if found.unit == "day":
             when = found.start + timedelta(hours=naive.hour, minutes=naive.minute, seconds=naive.second)
         else:

@@ -87,7 +87,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeVar
 
@@ -182,10 +182,13 @@ def demote_below_successors(scores: Mapping[K, float], successors: Mapping[K, K]
     return moved
 
 
-SameFact = Callable[[str, MemoryUnit, MemoryUnit, bool], bool]
-"""``(question, older, newer, marked_present)`` → do the two state one holder's value of what the
-question asks, the newer a later one? ``marked_present``: the question says "now", "these days"…
-(``marks_present``). (``newer_leads``; the facade gives ``ingest.asked_holder.LaterValue``.)"""
+SameFact = Callable[[str, Sequence[MemoryUnit], Sequence[MemoryUnit], bool], tuple[MemoryUnit, MemoryUnit] | None]
+"""``(question, older, newer, marked_present)`` → the two statements, one of each answer, that give
+one holder's value of what the question asks, the newer a later one; else None. An answer is the
+units of one put, best ranked first (a message's best unit for a question is often its question:
+"What side effects should I look out for?" after "The doctor switched me to citalopram"; the
+statement beside it is what is compared). ``marked_present``: the question says "now", "these
+days"… (``marks_present``). (``newer_leads``; the facade gives ``ingest.asked_holder.LaterValue``.)"""
 
 
 class Said(NamedTuple):

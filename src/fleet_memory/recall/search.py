@@ -62,7 +62,7 @@ from uuid import UUID
 import psycopg
 
 from ..config import Config
-from ..model import Explanation, PathStep, SearchResult, TimeWindow
+from ..model import Explanation, MemoryUnit, PathStep, SearchResult, TimeWindow
 from ..providers.embedder import Embedder
 from ..store import Database, UnitFilter
 from ..store.db import agent_indexes as index_sql
@@ -324,19 +324,31 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     cfg, first = request.settings, best[0]
     if is_superseded(second.candidate.unit.valid_until, at):
         return [*best, second]
-    older, newer = first.candidate.unit, second.candidate.unit
-    marked = marks_present(request.query)
+    compared = [first.candidate.unit, second.candidate.unit]  # the statements whose closeness decides
 
     def same() -> bool:  # asked only when the margins do not settle it
         background = statistics.median(r.scored.factors["relevance"] for r in pool)
-        return second.scored.factors["relevance"] >= background and same_fact(request.query, older, newer, marked)
+        if second.scored.factors["relevance"] < background:
+            return False
+        stated = same_fact(request.query, _put_units(first, pool), _put_units(second, pool),
+                           marks_present(request.query))
+        compared[:] = stated or compared
+        return stated is not None
 
     moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine,
                         None if same_fact is None else same)
-    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) \
+    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, compared[0].id, compared[1].id) \
             < cfg.newer_leads_similarity:
         return [*best, second]
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]
+
+
+def _put_units(answer: Ranked, pool: Sequence[Ranked]) -> list[MemoryUnit]:
+    """The ranked units of ``answer``'s put, best first."""
+    document = answer.candidate.unit.document_id
+    if document is None:
+        return [answer.candidate.unit]
+    return [r.candidate.unit for r in pool if r.candidate.unit.document_id == document]
 
 
 def _kth_best(scores: list[float], k: int) -> float:

@@ -97,11 +97,20 @@ def _fact(nlp, text: str) -> Fact:
     ("My sister runs the Heaton Park parkrun every week.", False),  # another holder
 ])
 def test_a_later_value_needs_no_veto_and_the_asked_holder(nlp, newer, later):
-    older = _unit("I run the Saturday parkrun at Lyme Park.", 1)
-    assert LaterValue(nlp)("Which parkrun do I run?", older, _unit(newer, 20), False) is later
+    older, newer = [_unit("I run the Saturday parkrun at Lyme Park.", 1)], [_unit(newer, 20)]
+    assert LaterValue(nlp)("Which parkrun do I run?", older, newer, False) == ((older[0], newer[0]) if later else None)
 
 
 def test_a_question_marking_the_present_needs_no_value_of_the_kind_asked(nlp):
-    older, newer = _unit("My dentist is Dr Hale on Brook Street.", 1), _unit("I changed dentists last month.", 20)
-    assert not LaterValue(nlp)("Who is my dentist?", older, newer, False)  # names no one
-    assert LaterValue(nlp)("Who is my dentist now?", older, newer, True)
+    older, newer = [_unit("My dentist is Dr Hale on Brook Street.", 1)], [_unit("I changed dentists last month.", 20)]
+    assert LaterValue(nlp)("Who is my dentist?", older, newer, False) is None  # names no one
+    assert LaterValue(nlp)("Who is my dentist now?", older, newer, True) == (older[0], newer[0])
+
+
+def test_an_answer_is_read_by_its_statement_not_the_question_beside_it(nlp):
+    # the newer message's best unit for the question is its question; the statement beside it is the value
+    older = [_unit("I take sertraline 50mg in the morning.", 1), _unit("Is it OK with a glass of wine?", 1)]
+    asked, stated = _unit("What side effects of Citalopram should I look out for?", 20), \
+        _unit("The doctor switched me to Citalopram last week.", 20)
+    assert LaterValue(nlp)("What do I take in the morning?", older, [asked, stated], True) == (older[0], stated)
+    assert LaterValue(nlp)("What do I take in the morning?", older, [asked], True) is None  # a question alone

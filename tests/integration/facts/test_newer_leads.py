@@ -115,3 +115,14 @@ def test_the_units_of_one_message_are_one_answer(real_memory):
         assert _top(real_memory, "one-put", "Which hospital do I work at?")[2] == new
     hits = _top(real_memory, "one-put", "Which hospital do I work at?")
     assert hits[0] == new and all(h in old for h in hits[1:3])
+
+
+def test_a_message_is_read_by_its_statement_not_its_question(real_memory):
+    # the newer message's best unit for the question is its own question, which states no value
+    old = "My dentist is Dr Hale at the Brook Street dental practice."
+    new = ("Dr Obi at Castle Dental did my filling today and it barely hurt. "
+           "Should I ask my dentist about whitening too?")
+    _put_all(real_memory, "asked", [(old, 1), (new, 5)])
+    assert all(u.valid_until is None for u in real_memory.list_units("asked").units)  # no link
+    hits = _top(real_memory, "asked", "Which dentist do I go to?")
+    assert hits[0] in new and old in hits[1:3]

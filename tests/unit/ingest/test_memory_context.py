@@ -126,6 +126,12 @@ def test_dates_in_the_text():
     assert named_event_date("The engineer comes on 20 May.", put) is None  # the future: an appointment
     assert named_event_date("I am leaving in June.", put) is None  # next June is nearer
     assert named_event_date("We went skiing in January.", put)[0] == datetime(2025, 1, 1, tzinfo=timezone.utc)
+    said = datetime(2024, 8, 27, 20, 15, tzinfo=timezone.utc)  # last April is nearer, but these speak of the next
+    assert named_event_date("She's going on maternity leave in April, so we're organising a collection.", said) is None
+    assert named_event_date("The baby is due in April.", said) is None
+    assert named_event_date("We'll repaint the hall in April.", said) is None
+    assert named_event_date("She went on maternity leave in April, so we're short.", said)[0] == datetime(
+        2024, 4, 1, tzinfo=timezone.utc)
     assert named_event_date("I joined last year.", put) is None
     assert named_event_date("I did it today.", put) is None
     found = find_dates("on 7 May, then May 9th", put, partial_days=True)

@@ -77,14 +77,14 @@ def test_a_later_value_the_question_is_not_about_never_leads():
     second = _ranked(1, "It's Hamptons now.", JUNE, -1.0, 0.5)
     asked: list[str] = []
 
-    def same_fact(question, older, newer, marked) -> bool:
-        asked.append(newer.text)
-        return True
+    def same_fact(question, older, newer, marked):
+        asked.append(newer[0].text)
+        return older[0], newer[0]
 
     pool = [first, second, _ranked(2, "Pasta tonight?", MAY, 0.5, 0.1)]  # median relevance 0.5
     assert _newer_first(None, request, [first], second, JUNE, same_fact, pool) == [first, second]
     assert asked == []
     low = [first, second, _ranked(2, "Pasta tonight?", MAY, -3.0, 0.1)]  # median -1.0: asked, and it says no
-    assert _newer_first(None, request, [first], second, JUNE, lambda *a: asked.append("x") or False, low) \
+    assert _newer_first(None, request, [first], second, JUNE, lambda *a: asked.append("x"), low) \
         == [first, second]
     assert asked == ["x"]
