@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..language.dates import DAY_NAMES
 from ..language.months import MONTH_NAMES
@@ -224,9 +225,10 @@ class LaterValue:
     that is no question (``supersede.is_question``): a message often asks something beside what it
     tells, and the question is the unit that repeats the question's words. With the present marked
     in the question ("now", "these days": ``marked_present``) the user says the value may have
-    changed; otherwise the newer must also give a value of the kind asked for
-    (``states_asked_kind``: "Passport renewal sent off" names no date for "When does my passport
-    expire?"). Parses through ``nlp`` (the ingestor's kept parses: the units of recent puts are
+    changed; otherwise the newer message must also give, in any of its statements, a value of the
+    kind asked for that the older message names nowhere (``states_asked_kind``: "Passport renewal
+    sent off" names no date for "When does my passport expire?"; "The Virgin Media contract is
+    cancelled. Hyperoptic put the fibre in on Tuesday." names a provider). Parses through ``nlp`` (the ingestor's kept parses: the units of recent puts are
     parsed already)."""
 
     def __init__(self, nlp: NLP) -> None:
@@ -234,14 +236,18 @@ class LaterValue:
 
     def __call__(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit],
                  marked_present: bool) -> tuple[MemoryUnit, MemoryUnit] | None:
-        stated = [next((u for u in units if not is_question(u.text)), None) for units in (older, newer)]
-        if stated[0] is None or stated[1] is None:
+        olds, news = ([u for u in units if not is_question(u.text)] for units in (older, newer))
+        if not olds or not news:
             return None
-        old, new = (_fact(u, p) for u, p in zip(stated, self.nlp.parse([u.text for u in stated])))
-        same = (may_update(old, new) and about_asked_holder(question, old.parsed)
-                and about_asked_holder(question, new.parsed)
-                and (marked_present or states_asked_kind(question, old, new)))
-        return (stated[0], stated[1]) if same else None
+        facts = [_fact(u, p) for u, p in zip(olds + news, self.nlp.parse([u.text for u in olds + news]))]
+        old, new = facts[0], facts[len(olds)]
+        if not (may_update(old, new) and about_asked_holder(question, old.parsed)
+                and about_asked_holder(question, new.parsed)):
+            return None
+        told = replace(old, text=" ".join(u.text for u in olds))  # every value the older message names
+        if marked_present or any(states_asked_kind(question, told, f) for f in facts[len(olds):]):
+            return olds[0], news[0]
+        return None
 
 
 def _fact(unit: MemoryUnit, parsed: Parsed) -> Fact:

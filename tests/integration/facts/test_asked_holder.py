@@ -114,3 +114,13 @@ def test_an_answer_is_read_by_its_statement_not_the_question_beside_it(nlp):
         _unit("The doctor switched me to Citalopram last week.", 20)
     assert LaterValue(nlp)("What do I take in the morning?", older, [asked, stated], True) == (older[0], stated)
     assert LaterValue(nlp)("What do I take in the morning?", older, [asked], True) is None  # a question alone
+
+
+def test_the_value_may_be_in_another_sentence_of_the_message(nlp):
+    older = [_unit("My broadband is with Virgin Media.", 1)]
+    newer = [_unit("The Virgin Media contract is finally cancelled.", 20),
+             _unit("Hyperoptic put the fibre in on Tuesday and it flies.", 20)]
+    assert LaterValue(nlp)("Who is my broadband with?", older, newer, False) == (older[0], newer[0])
+    assert LaterValue(nlp)("Who is my broadband with?", older, newer[:1], False) is None  # no new name
+    again = [_unit("My broadband is with Virgin Media.", 1), _unit("Hyperoptic keep knocking on the door.", 1)]
+    assert LaterValue(nlp)("Who is my broadband with?", again, newer, False) is None  # the older message named it
