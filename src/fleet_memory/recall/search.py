@@ -330,7 +330,8 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
         background = statistics.median(r.scored.factors["relevance"] for r in pool)
         if second.scored.factors["relevance"] < background:
             return False
-        stated = same_fact(request.query, _put_units(first, pool), _put_units(second, pool),
+        shown = pool[:request.top_k]
+        stated = same_fact(request.query, _put_units(first, shown), _put_units(second, shown),
                            marks_present(request.query))
         compared[:] = stated or compared
         return stated is not None
@@ -343,12 +344,13 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]
 
 
-def _put_units(answer: Ranked, pool: Sequence[Ranked]) -> list[MemoryUnit]:
-    """The ranked units of ``answer``'s put, best first."""
+def _put_units(answer: Ranked, shown: Sequence[Ranked]) -> list[MemoryUnit]:
+    """The units of ``answer``'s put among those ``shown`` (the best ``top_k``), best first: what
+    the answer says for the question (a long document says much else besides)."""
     document = answer.candidate.unit.document_id
     if document is None:
         return [answer.candidate.unit]
-    return [r.candidate.unit for r in pool if r.candidate.unit.document_id == document]
+    return [r.candidate.unit for r in shown if r.candidate.unit.document_id == document]
 
 
 def _kth_best(scores: list[float], k: int) -> float:
