@@ -71,7 +71,7 @@ def _ranked(seq: int, text: str, day: datetime, relevance: float, similarity: fl
 
 def test_a_later_value_the_question_is_not_about_never_leads():
     # far behind in relevance and below the pool's median: the holder test is not even asked
-    request = SimpleNamespace(query="What noise is the washing machine making?", agent_id="a",
+    request = SimpleNamespace(query="What noise is the washing machine making?", agent_id="a", top_k=10,
                               settings=get_preset("balanced"))
     first = _ranked(0, "Our letting agent is Dexters.", MAY, 4.0, 0.8)
     second = _ranked(1, "It's Hamptons now.", JUNE, -1.0, 0.5)
