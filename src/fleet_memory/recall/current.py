@@ -202,7 +202,7 @@ class Said(NamedTuple):
 
 
 def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float = 0.0,
-                same_fact: Callable[[], bool] | None = None) -> float | None:
+                same_fact: Callable[[], bool] | None = None, margins: bool = True) -> float | None:
     """For a question about the present: the score that puts ``first`` (the best answer) just below
     ``second`` (the next), when ``second`` was said by the same speaker at least ``NEWER_BY`` later
     and is nearly as relevant — its relevance within ``margin`` of ``first``'s, or its cosine to
@@ -210,7 +210,9 @@ def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float =
     ``same_fact()`` says the two state one holder's value of what the question asks (asked only
     then; the facade's is ``ingest.asked_holder.LaterValue``; the caller does not offer it for a
     ``second`` less relevant than the median unit ranked); else None. (The caller also asks
-    that the two be close to each other: ``RecallSettings.newer_leads_similarity``.)
+    that the two be close to each other: ``RecallSettings.newer_leads_similarity``.) With
+    ``margins=False`` only ``same_fact`` can say so (the caller's second try, when the pair the
+    margins chose was not close).
 
     Why relevance need not be close when the holder is the same: the older statement is often the
     one that repeats the question's words, and stands far ahead — "Which bank is my everyday
@@ -247,7 +249,7 @@ def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float =
     (figures: ``docs/benchmarks.md``)."""
     if margin <= 0 or second.event_date - first.event_date < NEWER_BY or second.speaker != first.speaker:
         return None
-    close = first.relevance - second.relevance <= margin
+    close = margins and first.relevance - second.relevance <= margin
     if not close and (cosine_margin <= 0 or first.similarity - second.similarity > cosine_margin) \
             and (same_fact is None or not same_fact()):
         return None

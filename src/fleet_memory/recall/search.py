@@ -312,11 +312,14 @@ def _next_answer(ranked: list[Ranked], top_k: int) -> int | None:
 def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ranked], second: Ranked,
                  at: datetime, same_fact: SameFact | None, pool: Sequence[Ranked]) -> list[Ranked]:
     """The two best answers of a question about the present — ``best``, the units of one put, and
-    ``second`` — the newer first when ``current.newer_leads`` says so (with ``same_fact``, asked only
-    when the two are not close in relevance and the newer's own relevance is at least the median of
-    the units ranked, ``pool``: a unit the question is not about never leads) and the two are close
-    (``RecallSettings.newer_leads_similarity``; one statement, read only then): the older moved just
-    below it (factor ``newer_leads``). A superseded unit never leads."""
+    ``second`` — the newer first when ``current.newer_leads`` says so and the two are close
+    (``RecallSettings.newer_leads_similarity``; one statement each time it is read): the older
+    moved just below it (factor ``newer_leads``). Two ways in: the margins (nearly as relevant),
+    with the two best units close; or, when those fail, ``same_fact`` on the answers' statements
+    with those statements close — asked only when the newer's own relevance is at least the median
+    of the units ranked, ``pool`` (a unit the question is not about never leads). Two best units
+    that are questions may stand apart while the statements beside them are one fact told twice.
+    A superseded unit never leads."""
     def said(r: Ranked) -> Said:
         u = r.candidate.unit
         return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker, r.candidate.similarity)
@@ -336,11 +339,15 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
         compared[:] = stated or compared
         return stated is not None
 
-    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine,
-                        None if same_fact is None else same)
-    if moved is None or cand_sql.pair_similarity(conn, request.agent_id, compared[0].id, compared[1].id) \
-            < cfg.newer_leads_similarity:
-        return [*best, second]
+    def close(older: MemoryUnit, newer: MemoryUnit) -> bool:
+        return cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) >= cfg.newer_leads_similarity
+
+    moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine)
+    if moved is None or not close(*compared):
+        moved = None if same_fact is None else newer_leads(said(first), said(second), cfg.newer_leads_margin,
+                                                           same_fact=same, margins=False)
+        if moved is None or not close(*compared):
+            return [*best, second]
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]
 
 

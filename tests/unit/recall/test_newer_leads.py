@@ -13,6 +13,7 @@ from fleet_memory.recall.current import DEMOTION_MARGIN, NEWER_BY, Said, newer_l
 from fleet_memory.recall.presets import get_preset
 from fleet_memory.recall.scoring import Scored
 from fleet_memory.recall.search import Ranked, _newer_first
+from fleet_memory.store.reads import candidates as cand_sql
 from fleet_memory.store.reads.candidates import Candidate
 
 MAY = datetime(2025, 5, 1, tzinfo=timezone.utc)
@@ -59,12 +60,14 @@ def test_the_same_fact_leads_however_much_less_relevant_and_is_asked_only_then()
     assert newer_leads(old, far._replace(speaker="Ben"), margin=1.0, same_fact=same(True)) is None
     assert newer_leads(old, far._replace(event_date=MAY), margin=1.0, same_fact=same(True)) is None
     assert newer_leads(old, far, margin=0.0, same_fact=same(True)) is None  # turned off
-    assert asked == [True, False]
+    assert newer_leads(old, near, margin=1.0, same_fact=same(False), margins=False) is None  # close, but asked
+    assert newer_leads(old, near, margin=1.0, same_fact=same(True), margins=False) == 5.9 - DEMOTION_MARGIN
+    assert asked == [True, False, False, True]
 
 
-def _ranked(seq: int, text: str, day: datetime, relevance: float, similarity: float) -> Ranked:
+def _ranked(seq: int, text: str, day: datetime, relevance: float, similarity: float, document=None) -> Ranked:
     unit = MemoryUnit(id=uuid4(), agent_id="a", text=text, memory_type=MemoryType.EPISODIC, event_date=day,
-                      created_at=day, importance=0.5, document_id=uuid4())
+                      created_at=day, importance=0.5, document_id=document or uuid4())
     return Ranked(seq, Candidate(unit, similarity=similarity, text_score=0.0, named=False, seq=seq),
                   Scored(relevance, {"relevance": relevance, "score": relevance}))
 
@@ -88,3 +91,25 @@ def test_a_later_value_the_question_is_not_about_never_leads():
     assert _newer_first(None, request, [first], second, JUNE, lambda *a: asked.append("x"), low) \
         == [first, second]
     assert asked == ["x"]
+
+
+def test_close_answers_whose_best_units_stand_apart_are_compared_by_their_statements(monkeypatch):
+    # the margins choose the two messages; their best units (a request, a statement) are not close,
+    # the older message's statement and the newer one are
+    request = SimpleNamespace(query="Where do I live?", agent_id="a", top_k=10, settings=get_preset("balanced"))
+    asked = _ranked(0, "Can you plan me some walks from where I live?", MAY, 4.0, 0.5)
+    stated = _ranked(2, "I'm in Roundhay in Leeds.", MAY, 1.0, 0.3, asked.candidate.unit.document_id)  # one message
+    moved = _ranked(1, "We've just moved to Exeter.", JUNE, 3.6, 0.45)
+    close = {frozenset((asked.candidate.unit.id, moved.candidate.unit.id)): 0.1,
+             frozenset((stated.candidate.unit.id, moved.candidate.unit.id)): 0.5}
+    monkeypatch.setattr(cand_sql, "pair_similarity", lambda conn, agent, a, b: close[frozenset((a, b))])
+    pool = [asked, moved, stated, _ranked(3, "Pasta tonight?", MAY, -2.0, 0.1)]
+    assert _newer_first(None, request, [asked], moved, JUNE, None, pool) == [asked, moved]  # the margins alone
+    told = []
+
+    def same_fact(question, older, newer, marked):
+        told.append([u.text for u in older])
+        return older[1], newer[0]
+
+    assert _newer_first(None, request, [asked], moved, JUNE, same_fact, pool)[0] is moved
+    assert told == [[asked.candidate.unit.text, stated.candidate.unit.text]]
