@@ -126,4 +126,3 @@ def test_a_message_is_read_by_its_statement_not_its_question(real_memory):
     assert all(u.valid_until is None for u in real_memory.list_units("asked").units)  # no link
     hits = _top(real_memory, "asked", "Which dentist do I go to?")
     assert hits[0] in new and old in hits[1:3]
-
