@@ -14,7 +14,8 @@ subject does not hand the fact to somebody the question does not ask about:
   the question asks about the user; a role said to be someone ("Helen's manager is the CTO") is
   its owner's attribute, as "My dentist is Dr Hale" is the user's;
 - something possessed by somebody else ("My neighbour's dog gets raw food" asked "What does Rolo
-  eat?");
+  eat?"; "My son Noah's paediatrician is Dr Silva" asked "Who is my GP?": the parser makes "son"
+  the subject and "Noah's paediatrician" its apposition, which is what the sentence is about);
 
 unless the statement names the asked person outside such a possessor ("We moved Mateo to
 Brookside Montessori" asked "What school does Mateo attend?"). What is not evidence of another
@@ -115,8 +116,9 @@ def _subject_holders(parsed: Parsed, asked: frozenset[str], asks_who: bool) -> s
     for i, t in enumerate(tokens):
         if t.dep not in SUBJECT_DEPS or indefinite(tokens, i):
             continue
-        word = t.text.lower()
-        kids = [k for j, k in enumerate(tokens) if k.head == i and j != i]
+        at = _owned_apposition(tokens, i)  # "My son Noah's paediatrician is Dr Silva": Noah's paediatrician
+        word = tokens[at].text.lower()
+        kids = [k for j, k in enumerate(tokens) if k.head == at and j != at]
         owners = [k for k in kids if k.dep == "poss"]
         names = {k.text.lower() for k in kids if k.dep in ("appos", "compound") and k.pos == "PROPN"}
         if word in FIRST_PERSON:
@@ -137,6 +139,17 @@ def _subject_holders(parsed: Parsed, asked: frozenset[str], asks_who: bool) -> s
         elif word in persons and not asks_who:
             held |= {word} | names
     return held
+
+
+def _owned_apposition(tokens: Sequence[Token], i: int) -> int:
+    """The subject ``i``, or its apposition when that has an owner of its own: the parser reads "My
+    son Noah's paediatrician" as "son", with "Noah's paediatrician" beside it, and the paediatrician
+    is what the sentence is about."""
+    for j, k in enumerate(tokens):
+        if k.head == i and j != i and k.dep == "appos" and any(
+                g.head == j and g.dep == "poss" and n != j for n, g in enumerate(tokens)):
+            return j
+    return i
 
 
 def _names_asked(parsed: Parsed, names: frozenset[str]) -> bool:

@@ -25,9 +25,10 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    home. For plans the objects of the verbs count too ("moved the wedding") and ``self`` alone
    does not match (two things I booked are two plans). Two different proper-noun subjects veto.
 3. **Not something else than a change** — the newer text carries no cue of an addition ("also",
-   "another", "second", "as well", "added", "a cat too" — not "too loud"), a stay elsewhere
-   ("visited", "trip", "while I was" — not once the plan is cancelled, called off or postponed:
-   "Cancelled the Kyoto trip" ends the booking), or the same value again ("still", "confirmed", "as
+   "another", "second", "as well", "added", "on top of", "a cat too" — not "too loud"), a stay
+   elsewhere ("visited", "trip", "while I was", "on holiday", "back from", "a locum", "a day
+   pass" — not once the plan is cancelled, called off or postponed: "Cancelled the Kyoto trip"
+   ends the booking), or the same value again ("still", "confirmed", "as
    usual", "again" — not beside changed/switched/moved: "Tomasz changed his number again"):
    ``_not_a_change``.
    Nor is another value of a phone, an e-mail or a password that the newer text qualifies in a way
@@ -308,7 +309,8 @@ _CHANGE_CUES = re.compile(
 # what is not a change: another of the same (additive), a stay elsewhere (visit), the same plan again
 _NOT_A_CHANGE = re.compile(
     r"\b(also|as well|another|second|(?<!the )other(?! one)|added|extra|visit\w*|trip|stay(ed|ing)?|drop-in|rented"
-    r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual)\b"
+    r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual"
+    r"|on (holiday|vacation|leave)|locum|day pass|for the (week|weekend)|(just )?back from|on top of)\b"
     r"|\btoo\b(?![ \t]+[a-z])", _I)  # "a cat too", not "too loud"
 _CHANGED_AGAIN = re.compile(r"\b(changed|switched|moved)\b", _I)
 _PLAN_ENDED = re.compile(r"\b(cancell?ed|canceled|called off|postponed|rescheduled)\b", _I)

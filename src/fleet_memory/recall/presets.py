@@ -92,6 +92,9 @@ class RecallSettings:
     newer_leads_margin: float = 1.0
     newer_leads_cosine: float = 0.1
     newer_leads_similarity: float = 0.3
+    # the closeness asked instead when the margins failed and the later statement gives a new value of
+    # the kind the question asks for (ingest.asked_holder): the value ties it to the question
+    newer_leads_value_similarity: float = 0.2
 
     @property
     def entity_rule(self) -> EntityRule | None:
@@ -149,8 +152,9 @@ def _check(s: RecallSettings) -> None:
         raise InvalidInputError("preset.newer_leads_margin", f"is {s.newer_leads_margin!r}", "from 0 to 100")
     if not 0.0 <= s.newer_leads_cosine <= 2.0:
         raise InvalidInputError("preset.newer_leads_cosine", f"is {s.newer_leads_cosine!r}", "from 0 to 2")
-    if not -1.0 <= s.newer_leads_similarity <= 1.0:
-        raise InvalidInputError("preset.newer_leads_similarity", f"is {s.newer_leads_similarity!r}", "from -1 to 1")
+    for field in ("newer_leads_similarity", "newer_leads_value_similarity"):
+        if not -1.0 <= getattr(s, field) <= 1.0:
+            raise InvalidInputError(f"preset.{field}", f"is {getattr(s, field)!r}", "from -1 to 1")
     if not 0.0 < s.decay <= 1.0:
         raise InvalidInputError("preset.decay", f"is {s.decay!r}", "0 < decay <= 1")
     if s.vector_entry_k + s.fulltext_entry_k + s.entity_entry_k + s.time_entry_k == 0:

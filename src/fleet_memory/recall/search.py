@@ -319,7 +319,12 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     with those statements close — asked only when the newer's own relevance is at least the median
     of the units ranked, ``pool`` (a unit the question is not about never leads). Two best units
     that are questions may stand apart while the statements beside them are one fact told twice.
-    A superseded unit never leads."""
+    The statements need less closeness (``newer_leads_value_similarity``) when the question does not
+    mark the present, for then ``same_fact`` found a new value of the kind asked in the later one:
+    "First proper week at Monzo done and my head is spinning" is 0.21 close to "I work at Deloitte
+    in their audit practice", and Monzo answers "Which company do I work for?". What that lets
+    through: another thing of the kind asked, told without a cue ("Bought an iPad for sketching in
+    the evenings" for "What laptop do I work on?"). A superseded unit never leads."""
     def said(r: Ranked) -> Said:
         u = r.candidate.unit
         return Said(r.scored.score, r.scored.factors["relevance"], u.event_date, u.speaker, r.candidate.similarity)
@@ -339,14 +344,16 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
         compared[:] = stated or compared
         return stated is not None
 
-    def close(older: MemoryUnit, newer: MemoryUnit) -> bool:
-        return cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) >= cfg.newer_leads_similarity
+    def close(older: MemoryUnit, newer: MemoryUnit, bar: float) -> bool:
+        return cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) >= bar
 
     moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine)
-    if moved is None or not close(*compared):
+    if moved is None or not close(*compared, cfg.newer_leads_similarity):
         moved = None if same_fact is None else newer_leads(said(first), said(second), cfg.newer_leads_margin,
                                                            same_fact=same, margins=False)
-        if moved is None or not close(*compared):
+        valued = not marks_present(request.query)  # the holder test then asked for a new value of the kind asked
+        if moved is None or not close(*compared, cfg.newer_leads_value_similarity if valued
+                                      else cfg.newer_leads_similarity):
             return [*best, second]
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]
 

@@ -36,6 +36,7 @@ def test_the_question_names_its_holder():
     ("Who is my physio?", "Marta at Riverside Physio has sorted out my knee."),  # the person asked for
     ("What does Luna eat?", "The vet switched Luna to a grain-free kibble."),  # a role without an owner
     ("Where do I work?", "Started at the new bakery on Monday."),  # no subject: the speaker's own
+    ("Who is Omar's boss?", "My brother Omar's boss, Linda, keeps calling him at weekends."),  # her role, Omar's
 ])
 def test_a_statement_that_leaves_the_fact_with_the_asked_holder(nlp, question, statement):
     assert about_asked_holder(question, nlp.parse([statement])[0])
@@ -48,6 +49,7 @@ def test_a_statement_that_leaves_the_fact_with_the_asked_holder(nlp, question, s
     ("What does Pip eat?", "My neighbour's cat eats tinned tuna."),
     ("Who is my manager?", "Sofia's manager is the head of sales."),
     ("What car do I drive?", "He drives a battered old Volvo."),
+    ("Who is my dentist?", "My daughter Mia's orthodontist is Dr Grant."),  # Mia's, beside "my daughter"
 ])
 def test_a_statement_about_somebody_else(nlp, question, statement):
     assert not about_asked_holder(question, nlp.parse([statement])[0])
@@ -94,6 +96,8 @@ def _fact(nlp, text: str) -> Fact:
     ("Should I switch to the parkrun at Heaton Park?", False),  # a question states no value
     ("I also do the Wednesday track session at the stadium.", False),  # an addition
     ("Visited my aunt and ran the parkrun in Bath while I was there.", False),  # a stay elsewhere
+    ("Ran the Heaton Park parkrun on holiday, what a course.", False),
+    ("On top of Lyme Park I now do the Heaton Park parkrun on Sundays.", False),  # an addition
     ("My sister runs the Heaton Park parkrun every week.", False),  # another holder
 ])
 def test_a_later_value_needs_no_veto_and_the_asked_holder(nlp, newer, later):

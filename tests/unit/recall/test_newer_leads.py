@@ -113,3 +113,21 @@ def test_close_answers_whose_best_units_stand_apart_are_compared_by_their_statem
 
     assert _newer_first(None, request, [asked], moved, JUNE, same_fact, pool)[0] is moved
     assert told == [[asked.candidate.unit.text, stated.candidate.unit.text]]
+
+
+def test_a_new_value_of_the_kind_asked_needs_less_closeness(monkeypatch):
+    # statements 0.25 apart: enough when the holder test found a value of the kind asked (the question
+    # does not say "now"), not when it only read the holder ("now": no value asked for)
+    settings = get_preset("balanced")
+    older = _ranked(0, "I work at Deloitte in their audit practice.", MAY, 4.0, 0.5)
+    newer = _ranked(1, "First proper week at Monzo done.", JUNE, 1.0, 0.3)
+    monkeypatch.setattr(cand_sql, "pair_similarity", lambda conn, agent, a, b: 0.25)
+    pool = [older, newer, _ranked(2, "Pasta tonight?", MAY, -2.0, 0.1)]
+
+    def search(query):
+        request = SimpleNamespace(query=query, agent_id="a", top_k=10, settings=settings)
+        return _newer_first(None, request, [older], newer, JUNE, lambda q, o, n, m: (o[0], n[0]), pool)[0]
+
+    assert settings.newer_leads_similarity > 0.25 >= settings.newer_leads_value_similarity
+    assert search("Which company do I work for?") is newer
+    assert search("Which company do I work for now?") is older
