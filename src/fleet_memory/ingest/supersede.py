@@ -323,6 +323,8 @@ MASKED_SIMILARITY = 0.7
 _PARTS = re.compile(r"(?<=[.!?])\s+|\s+[—–-]\s+|;\s*|,\s+(?=(?:can|could|would|will)\s+you\b)", _I)
 _QUESTION_START = re.compile(
     r"^\s*(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
+_BESIDE_A_QUESTION = re.compile(r"^\s*(help|tell|give|show|explain|suggest|recommend|please|pls|let me know"
+                                r"|any (tips|ideas|thoughts|advice)|(just )?curious|asking for a friend)\b", _I)
 # verbs that carry no attribute of their own ("I take the train" / "I take sertraline")
 _LIGHT = frozenset({"be", "is", "am", "are", "was", "were", "been", "have", "has", "had", "take", "takes", "took",
                     "get", "gets", "got", "go", "goes", "went", "make", "makes", "made", "do", "does", "did", "use",
@@ -375,9 +377,12 @@ def is_question(text: str) -> bool:
     """A question states no value ("Should I move to Manchester?"). A text is one when each of its
     parts is — its sentences, and the clauses a dash, a semicolon or ", can you" set apart: "Changed
     my GitHub handle to dkowal, can you update the badge links?" and "Mum's email is X — can you
-    draft a message to her?" state a value and ask something besides."""
+    draft a message to her?" state a value and ask something besides. Beside a question, a request
+    or an aside states nothing either ("If I took the hospital job, would the pay cut be worth it?
+    help me weigh it up", "Would going vegan be hard? just curious": ``_BESIDE_A_QUESTION``)."""
     parts = [p.strip() for p in _PARTS.split(text) if p.strip(" \t\n.!,")]
-    return bool(parts) and all(p.endswith("?") or _QUESTION_START.match(p) is not None for p in parts)
+    asked = [p.endswith("?") or _QUESTION_START.match(p) is not None for p in parts]
+    return any(asked) and all(a or _BESIDE_A_QUESTION.match(p) is not None for p, a in zip(parts, asked))
 
 
 def _may_relate(a: str, b: str, newer: str) -> bool:

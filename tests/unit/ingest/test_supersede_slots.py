@@ -43,6 +43,10 @@ def test_phone_slot_needs_a_phone_number(text, expected):
     ("Mum's email is linda@example.org — can you draft a birthday message to her?", False),
     ("We moved Mateo to Brookside Montessori after the break. Any books on Montessori at home?", False),
     ("I live in Leeds.", False),
+    # a request or an aside beside a question states nothing either
+    ("If I took the clinic job in Dundee, would the longer commute be worth it? help me think it through", True),
+    ("Would going keto be hard with all my work travel? just curious", True),
+    ("Help me write a cover letter for the data role at Ocado.", False),  # no question: a request with a value
 ])
 def test_a_question_states_no_value_but_a_statement_beside_a_request_does(text, expected):
     assert is_question(text) is expected
