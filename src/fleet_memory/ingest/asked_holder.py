@@ -241,8 +241,8 @@ class LaterValue:
     changed; otherwise the newer message must also give, in any of its statements, a value of the
     kind asked for that the older message names nowhere (``states_asked_kind``: "Passport renewal
     sent off" names no date for "When does my passport expire?"; "The Virgin Media contract is
-    cancelled. Hyperoptic put the fibre in on Tuesday." names a provider). Parses through ``nlp`` (the ingestor's kept parses: the units of recent puts are
-    parsed already)."""
+    cancelled. Hyperoptic put the fibre in on Tuesday." names a provider). Parses through ``nlp``
+    (the ingestor's kept parses: the units of recent puts are parsed already)."""
 
     def __init__(self, nlp: NLP) -> None:
         self.nlp = nlp

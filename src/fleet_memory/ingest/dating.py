@@ -6,12 +6,12 @@ time ("today", "this morning" change nothing) sets the unit's event date to the 
 — a day keeps the put's time of day — provided it is not after the put (a future date is an
 appointment, not an event: it stays in the text) and, for a date without a year, its clause does not
 speak of the future ("will", "going to", "due", a verb in the present progressive: "She's going on
-maternity leave in April" said in August is next April, though last April is nearer). A month without a year is the nearer of the last
-and the next such month ("leaving in January" said in December is next January: not dated); a day
-without a year counts only after "on" ("on 3 May", not "her birthday is 9 August"). Weeks, years and
-"N months ago" are too wide to date an event and are left alone. The unit's text keeps its words;
-the put's time goes to metadata (``put_at``) with the words matched (``date_phrase``). Pure; linear
-in the text.
+maternity leave in April" said in August is next April, though last April is nearer). A month
+without a year is the nearer of the last and the next such month ("leaving in January" said in
+December is next January: not dated); a day without a year counts only after "on" ("on 3 May", not
+"her birthday is 9 August"). Weeks, years and "N months ago" are too wide to date an event and are
+left alone. The unit's text keeps its words; the put's time goes to metadata (``put_at``) with the
+words matched (``date_phrase``). Pure; linear in the text.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..language import find_dates
 __all__ = ["named_event_date"]
 
 
+_CLAUSE_CHARS = 200  # how far back a date's clause is read: each date costs the same, however long the text
 _CLAUSE_END = re.compile(r"[.!?;:,\u2014\u2013]|\s-\s|\b(but|and|so|because)\b", re.IGNORECASE)
 _FUTURE = re.compile(r"\b(will|shall|going to|gonna|about to|plan(s|ning)? to|hop(e|es|ing) to|due)\b|'ll\b"
                      r"|\b(am|is|are|'m|'s|'re)\s+(\w+ly\s+)?\w+ing\b", re.IGNORECASE)
@@ -52,7 +53,7 @@ def named_event_date(text: str, put_at: datetime) -> tuple[datetime, str] | None
         if found.relative and found.unit == "day" and any(c.isdigit() for c in found.phrase) and \
                 not text[:found.position].lower().rstrip().endswith("on"):
             continue  # "her birthday is 9 August": a date, not when something happened
-        if found.relative and _future_before(text[:found.position]):
+        if found.relative and _future_before(text[max(0, found.position - _CLAUSE_CHARS):found.position]):
             continue  # "She's going on maternity leave in April": when it will happen, not when it did
         if found.unit == "day":
             when = found.start + timedelta(hours=naive.hour, minutes=naive.minute, seconds=naive.second)
