@@ -57,7 +57,7 @@ from .genders import SERVICE_ROLES, is_person_role
 from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
                         speaker_key)
 
-__all__ = ["LaterValue", "asked_holders", "about_asked_holder", "states_asked_kind"]
+__all__ = ["LaterValue", "asked_holders", "about_asked_holder", "names_asked_holder", "states_asked_kind"]
 
 OTHER = "\x1fsomeone else"  # "he" / "she" in a statement, for a question about the user
 _THIRD_PERSON = frozenset({"he", "she", "him", "her", "they", "them"})
@@ -174,6 +174,18 @@ def about_asked_holder(question: str, parsed: Parsed) -> bool:
     return not held or bool(held & asked) or _names_asked(parsed, asked - {SELF})
 
 
+def names_asked_holder(question: str, parsed: Parsed) -> bool:
+    """The statement names whom the question asks about: the asked person's name, or for a question
+    about the user a first-person word or a main verb without a subject ("Started at Monzo")."""
+    asked = asked_holders(question)
+    words = {_base(t.text).lower() for t in parsed.tokens}
+    if asked - {SELF}:
+        return bool(words & asked)
+    return SELF in asked and (bool(words & FIRST_PERSON) or any(
+        t.dep == "ROOT" and not any(k.head == i and k.dep in SUBJECT_DEPS for k in parsed.tokens)
+        for i, t in enumerate(parsed.tokens)))
+
+
 def states_asked_kind(question: str, older: Fact, newer: Fact) -> bool:
     """Does ``newer`` give a value of the kind the question asks for, one ``older`` does not name?
     "When" a date or a time (an entity, a month, a weekday or a clock time), "who" a name (a person
@@ -234,7 +246,9 @@ def _names_the_thing(question: str, text: str) -> bool:
 class LaterValue:
     """``(question, older, newer, marked_present)`` → the statements of the two answers (each the
     units of one put, best ranked first) when the newer's is the asked holder's later value of what
-    the older's states (the module docstring), else None. An answer's statement is its best unit
+    the older's states (the module docstring), and whether the later message, for a question that
+    does not mark the present, gives a new value of the kind asked and names the asked holder
+    (``names_asked_holder``: then recall asks less closeness of the two); else None. An answer's statement is its best unit
     that is no question (``supersede.is_question``): a message often asks something beside what it
     tells, and the question is the unit that repeats the question's words. With the present marked
     in the question ("now", "these days": ``marked_present``) the user says the value may have
@@ -248,7 +262,7 @@ class LaterValue:
         self.nlp = nlp
 
     def __call__(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit],
-                 marked_present: bool) -> tuple[MemoryUnit, MemoryUnit] | None:
+                 marked_present: bool) -> tuple[MemoryUnit, MemoryUnit, bool] | None:
         olds, news = ([u for u in units if not is_question(u.text)] for units in (older, newer))
         if not olds or not news:
             return None
@@ -258,9 +272,11 @@ class LaterValue:
                 and about_asked_holder(question, new.parsed)):
             return None
         told = replace(old, text=" ".join(u.text for u in olds))  # every value the older message names
-        if marked_present or any(states_asked_kind(question, told, f) for f in facts[len(olds):]):
-            return olds[0], news[0]
-        return None
+        valued = any(states_asked_kind(question, told, f) for f in facts[len(olds):])
+        if not (marked_present or valued):
+            return None
+        return olds[0], news[0], not marked_present and valued and any(
+            names_asked_holder(question, f.parsed) for f in facts[len(olds):])
 
 
 def _fact(unit: MemoryUnit, parsed: Parsed) -> Fact:

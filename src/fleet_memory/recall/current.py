@@ -182,9 +182,11 @@ def demote_below_successors(scores: Mapping[K, float], successors: Mapping[K, K]
     return moved
 
 
-SameFact = Callable[[str, Sequence[MemoryUnit], Sequence[MemoryUnit], bool], tuple[MemoryUnit, MemoryUnit] | None]
+SameFact = Callable[[str, Sequence[MemoryUnit], Sequence[MemoryUnit], bool],
+                   tuple[MemoryUnit, MemoryUnit, bool] | None]
 """``(question, older, newer, marked_present)`` → the two statements, one of each answer, that give
-one holder's value of what the question asks, the newer a later one; else None. An answer is the
+one holder's value of what the question asks, the newer a later one, and whether the later message
+ties itself to the question (a new value of the kind asked, and the asked holder named); else None. An answer is the
 units of one put, best ranked first (a message's best unit for a question is often its question:
 "What side effects should I look out for?" after "The doctor switched me to citalopram"; the
 statement beside it is what is compared). ``marked_present``: the question says "now", "these

@@ -319,8 +319,10 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     with those statements close — asked only when the newer's own relevance is at least the median
     of the units ranked, ``pool`` (a unit the question is not about never leads). Two best units
     that are questions may stand apart while the statements beside them are one fact told twice.
-    The statements need less closeness (``newer_leads_value_similarity``) when the question does not
-    mark the present, for then ``same_fact`` found a new value of the kind asked in the later one:
+    The statements need less closeness (``newer_leads_value_similarity``) when ``same_fact`` found
+    the later message tied to the question — a new value of the kind asked, and the asked holder
+    named ("Peanut butter cookies are on offer, batch 4" names a number, not Ines, for "What is
+    Ines allergic to?"):
     "First proper week at Monzo done and my head is spinning" is 0.21 close to "I work at Deloitte
     in their audit practice", and Monzo answers "Which company do I work for?". What that lets
     through: another thing of the kind asked, told without a cue ("Bought an iPad for sketching in
@@ -332,7 +334,7 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     cfg, first = request.settings, best[0]
     if is_superseded(second.candidate.unit.valid_until, at):
         return [*best, second]
-    compared = [first.candidate.unit, second.candidate.unit]  # the statements whose closeness decides
+    compared: list = [first.candidate.unit, second.candidate.unit, False]  # the statements compared, tied
 
     def same() -> bool:  # asked only when the margins do not settle it
         background = statistics.median(r.scored.factors["relevance"] for r in pool)
@@ -341,18 +343,19 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
         shown = pool[:request.top_k]
         stated = same_fact(request.query, _put_units(first, shown), _put_units(second, shown),
                            marks_present(request.query))
-        compared[:] = stated or compared
+        if stated is not None:
+            compared[:] = stated
         return stated is not None
 
     def close(older: MemoryUnit, newer: MemoryUnit, bar: float) -> bool:
         return cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) >= bar
 
     moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine)
-    if moved is None or not close(*compared, cfg.newer_leads_similarity):
+    if moved is None or not close(*compared[:2], cfg.newer_leads_similarity):
         moved = None if same_fact is None else newer_leads(said(first), said(second), cfg.newer_leads_margin,
                                                            same_fact=same, margins=False)
-        valued = not marks_present(request.query)  # the holder test then asked for a new value of the kind asked
-        if moved is None or not close(*compared, cfg.newer_leads_value_similarity if valued
+        tied = moved is not None and compared[2]  # a new value of the kind asked, the asked holder named
+        if moved is None or not close(*compared[:2], cfg.newer_leads_value_similarity if tied
                                       else cfg.newer_leads_similarity):
             return [*best, second]
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]

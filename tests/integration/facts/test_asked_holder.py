@@ -102,13 +102,13 @@ def _fact(nlp, text: str) -> Fact:
 ])
 def test_a_later_value_needs_no_veto_and_the_asked_holder(nlp, newer, later):
     older, newer = [_unit("I run the Saturday parkrun at Lyme Park.", 1)], [_unit(newer, 20)]
-    assert LaterValue(nlp)("Which parkrun do I run?", older, newer, False) == ((older[0], newer[0]) if later else None)
+    assert LaterValue(nlp)("Which parkrun do I run?", older, newer, False) == ((older[0], newer[0], True) if later else None)
 
 
 def test_a_question_marking_the_present_needs_no_value_of_the_kind_asked(nlp):
     older, newer = [_unit("My dentist is Dr Hale on Brook Street.", 1)], [_unit("I changed dentists last month.", 20)]
     assert LaterValue(nlp)("Who is my dentist?", older, newer, False) is None  # names no one
-    assert LaterValue(nlp)("Who is my dentist now?", older, newer, True) == (older[0], newer[0])
+    assert LaterValue(nlp)("Who is my dentist now?", older, newer, True) == (older[0], newer[0], False)
 
 
 def test_an_answer_is_read_by_its_statement_not_the_question_beside_it(nlp):
@@ -116,7 +116,7 @@ def test_an_answer_is_read_by_its_statement_not_the_question_beside_it(nlp):
     older = [_unit("I take sertraline 50mg in the morning.", 1), _unit("Is it OK with a glass of wine?", 1)]
     asked, stated = _unit("What side effects of Citalopram should I look out for?", 20), \
         _unit("The doctor switched me to Citalopram last week.", 20)
-    assert LaterValue(nlp)("What do I take in the morning?", older, [asked, stated], True) == (older[0], stated)
+    assert LaterValue(nlp)("What do I take in the morning?", older, [asked, stated], True) == (older[0], stated, False)
     assert LaterValue(nlp)("What do I take in the morning?", older, [asked], True) is None  # a question alone
 
 
@@ -124,7 +124,17 @@ def test_the_value_may_be_in_another_sentence_of_the_message(nlp):
     older = [_unit("My broadband is with Virgin Media.", 1)]
     newer = [_unit("The Virgin Media contract is finally cancelled.", 20),
              _unit("Hyperoptic put the fibre in on Tuesday and it flies.", 20)]
-    assert LaterValue(nlp)("Who is my broadband with?", older, newer, False) == (older[0], newer[0])
+    assert LaterValue(nlp)("Who is my broadband with?", older, newer, False) == (older[0], newer[0], False)
     assert LaterValue(nlp)("Who is my broadband with?", older, newer[:1], False) is None  # no new name
     again = [_unit("My broadband is with Virgin Media.", 1), _unit("Hyperoptic keep knocking on the door.", 1)]
     assert LaterValue(nlp)("Who is my broadband with?", again, newer, False) is None  # the older message named it
+
+
+def test_a_later_message_is_tied_to_the_question_by_a_new_value_and_the_asked_holder(nlp):
+    older = [_unit("Ines is allergic to peanuts and carries an EpiPen.", 1)]
+    cookies = [_unit("Peanut butter cookies are on offer at the corner shop, batch 4.", 20)]
+    assert LaterValue(nlp)("What is Ines allergic to?", older, cookies, False) == (older[0], cookies[0], False)
+    named = [_unit("Ines found out she is allergic to Brazil nuts as well.", 20)]
+    assert LaterValue(nlp)("What is Ines allergic to?", older, named, False) is None  # an addition
+    moved = [_unit("Ines has switched to Oatly since the tests.", 20)]
+    assert LaterValue(nlp)("What does Ines drink?", [_unit("Ines drinks Alpro soya milk.", 1)], moved, False)[2]

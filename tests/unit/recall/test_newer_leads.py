@@ -82,7 +82,7 @@ def test_a_later_value_the_question_is_not_about_never_leads():
 
     def same_fact(question, older, newer, marked):
         asked.append(newer[0].text)
-        return older[0], newer[0]
+        return older[0], newer[0], False
 
     pool = [first, second, _ranked(2, "Pasta tonight?", MAY, 0.5, 0.1)]  # median relevance 0.5
     assert _newer_first(None, request, [first], second, JUNE, same_fact, pool) == [first, second]
@@ -109,25 +109,25 @@ def test_close_answers_whose_best_units_stand_apart_are_compared_by_their_statem
 
     def same_fact(question, older, newer, marked):
         told.append([u.text for u in older])
-        return older[1], newer[0]
+        return older[1], newer[0], False
 
     assert _newer_first(None, request, [asked], moved, JUNE, same_fact, pool)[0] is moved
     assert told == [[asked.candidate.unit.text, stated.candidate.unit.text]]
 
 
-def test_a_new_value_of_the_kind_asked_needs_less_closeness(monkeypatch):
-    # statements 0.25 apart: enough when the holder test found a value of the kind asked (the question
-    # does not say "now"), not when it only read the holder ("now": no value asked for)
+def test_a_later_message_tied_to_the_question_needs_less_closeness(monkeypatch):
+    # statements 0.25 apart: enough when the holder test found the later message tied to the question
+    # (a new value of the kind asked, the asked holder named), not when it only read the holder
     settings = get_preset("balanced")
     older = _ranked(0, "I work at Deloitte in their audit practice.", MAY, 4.0, 0.5)
     newer = _ranked(1, "First proper week at Monzo done.", JUNE, 1.0, 0.3)
     monkeypatch.setattr(cand_sql, "pair_similarity", lambda conn, agent, a, b: 0.25)
     pool = [older, newer, _ranked(2, "Pasta tonight?", MAY, -2.0, 0.1)]
 
-    def search(query):
-        request = SimpleNamespace(query=query, agent_id="a", top_k=10, settings=settings)
-        return _newer_first(None, request, [older], newer, JUNE, lambda q, o, n, m: (o[0], n[0]), pool)[0]
+    def search(tied: bool):
+        request = SimpleNamespace(query="Which company do I work for?", agent_id="a", top_k=10, settings=settings)
+        return _newer_first(None, request, [older], newer, JUNE, lambda q, o, n, m: (o[0], n[0], tied), pool)[0]
 
     assert settings.newer_leads_similarity > 0.25 >= settings.newer_leads_value_similarity
-    assert search("Which company do I work for?") is newer
-    assert search("Which company do I work for now?") is older
+    assert search(True) is newer
+    assert search(False) is older
