@@ -92,8 +92,8 @@ class RecallSettings:
     newer_leads_margin: float = 1.0
     newer_leads_cosine: float = 0.1
     newer_leads_similarity: float = 0.3
-    # the closeness asked instead when the margins failed and the later statement gives a new value of
-    # the kind the question asks for (ingest.asked_holder): the value ties it to the question
+    # the closeness asked instead when the margins failed and the later message is tied to the question:
+    # a new value of the kind asked, and the asked holder named (ingest.asked_holder)
     newer_leads_value_similarity: float = 0.2
 
     @property
