@@ -244,19 +244,20 @@ def _names_the_thing(question: str, text: str) -> bool:
 
 
 class LaterValue:
-    """``(question, older, newer, marked_present)`` → the statements of the two answers (each the
-    units of one put, best ranked first) when the newer's is the asked holder's later value of what
-    the older's states (the module docstring), and whether the later message, for a question that
-    does not mark the present, gives a new value of the kind asked and names the asked holder
-    (``names_asked_holder``: then recall asks less closeness of the two); else None. An answer's statement is its best unit
-    that is no question (``supersede.is_question``): a message often asks something beside what it
-    tells, and the question is the unit that repeats the question's words. With the present marked
-    in the question ("now", "these days": ``marked_present``) the user says the value may have
-    changed; otherwise the newer message must also give, in any of its statements, a value of the
-    kind asked for that the older message names nowhere (``states_asked_kind``: "Passport renewal
-    sent off" names no date for "When does my passport expire?"; "The Virgin Media contract is
-    cancelled. Hyperoptic put the fibre in on Tuesday." names a provider). Parses through ``nlp``
-    (the ingestor's kept parses: the units of recent puts are parsed already)."""
+    """``(question, older, newer, marked_present)`` → the statements of the two answers (each the units
+    of one put, best ranked first) when the newer's is the asked holder's later value of what the
+    older's states (the module docstring), and whether the later message, for a question that does
+    not mark the present, gives a new value of the kind asked and names the asked holder
+    (``names_asked_holder``: then recall asks less closeness of the two); else None. An answer's
+    statement is its best unit that is no question (``supersede.is_question``): a message often asks
+    something beside what it tells, and the question is the unit that repeats the question's words.
+    With the present marked in the question ("now", "these days": ``marked_present``) the user says
+    the value may have changed; otherwise the newer message must also give, in any of its
+    statements, a value of the kind asked for that the older message names nowhere
+    (``states_asked_kind``: "Passport renewal sent off" names no date for "When does my passport
+    expire?"; "The Virgin Media contract is cancelled. Hyperoptic put the fibre in on Tuesday."
+    names a provider). Parses through ``nlp`` (the ingestor's kept parses: the units of recent puts
+    are parsed already)."""
 
     def __init__(self, nlp: NLP) -> None:
         self.nlp = nlp

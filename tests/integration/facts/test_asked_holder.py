@@ -102,7 +102,8 @@ def _fact(nlp, text: str) -> Fact:
 ])
 def test_a_later_value_needs_no_veto_and_the_asked_holder(nlp, newer, later):
     older, newer = [_unit("I run the Saturday parkrun at Lyme Park.", 1)], [_unit(newer, 20)]
-    assert LaterValue(nlp)("Which parkrun do I run?", older, newer, False) == ((older[0], newer[0], True) if later else None)
+    expected = (older[0], newer[0], True) if later else None
+    assert LaterValue(nlp)("Which parkrun do I run?", older, newer, False) == expected
 
 
 def test_a_question_marking_the_present_needs_no_value_of_the_kind_asked(nlp):
