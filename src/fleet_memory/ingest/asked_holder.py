@@ -179,10 +179,11 @@ def names_asked_holder(question: str, parsed: Parsed) -> bool:
     about the user a first-person word or a main verb without a subject ("Started at Monzo")."""
     asked = asked_holders(question)
     words = {_base(t.text).lower() for t in parsed.tokens}
-    if asked - {SELF}:
-        return bool(words & asked)
+    if words & (asked - {SELF}):
+        return True
     return SELF in asked and (bool(words & FIRST_PERSON) or any(
-        t.dep == "ROOT" and not any(k.head == i and k.dep in SUBJECT_DEPS for k in parsed.tokens)
+        t.dep == "ROOT" and t.pos in ("VERB", "AUX") and not any(k.head == i and k.dep in SUBJECT_DEPS
+                                                               for k in parsed.tokens)
         for i, t in enumerate(parsed.tokens)))
 
 

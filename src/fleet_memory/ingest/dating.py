@@ -25,15 +25,18 @@ __all__ = ["named_event_date"]
 
 
 _CLAUSE_CHARS = 200  # how far back a date's clause is read: each date costs the same, however long the text
-_CLAUSE_END = re.compile(r"[.!?;:,\u2014\u2013]|\s-\s|\b(but|and|so|because)\b", re.IGNORECASE)
-_FUTURE = re.compile(r"\b(will|shall|going to|gonna|about to|plan(s|ning)? to|hop(e|es|ing) to|due)\b|'ll\b"
-                     r"|\b(am|is|are|'m|'s|'re)\s+(\w+ly\s+)?\w+ing\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.!?;:,\u2014\u2013]|\s-\s|\b(?:but|and|so|because)\b", re.IGNORECASE)
+# "due" but not "due to the storm" or "was due"; "'s" only after a pronoun ("Tom's wedding" is no verb)
+_FUTURE = re.compile(r"\b(will|shall|going to|gonna|about to|plan(s|ning)? to|hop(e|es|ing) to)\b|'ll\b"
+                     r"|(?<!was )(?<!were )\bdue\b(?! to\b)"
+                     r"|(\b(am|is|are)|'m|'re|\b(he|she|it|that|there|who)'s)\s+(\w+ly\s+)?\w+ing\b", re.IGNORECASE)
+_PAST_WORDS = re.compile(r"\b(yesterday|last|ago)\b", re.IGNORECASE)
 
 
 def _future_before(before: str) -> bool:
     """Whether the clause a date phrase closes speaks of the future: "will", "going to", "due", a
     verb in the present progressive ("we're moving in May", "she's going on leave in April")."""
-    clause = _CLAUSE_END.split(before)[-1] if _CLAUSE_END.search(before) else before
+    clause = _CLAUSE_END.split(before.replace("\u2019", "'"))[-1]
     return _FUTURE.search(clause) is not None
 
 
@@ -53,7 +56,8 @@ def named_event_date(text: str, put_at: datetime) -> tuple[datetime, str] | None
         if found.relative and found.unit == "day" and any(c.isdigit() for c in found.phrase) and \
                 not text[:found.position].lower().rstrip().endswith("on"):
             continue  # "her birthday is 9 August": a date, not when something happened
-        if found.relative and _future_before(text[max(0, found.position - _CLAUSE_CHARS):found.position]):
+        if found.relative and not _PAST_WORDS.search(found.phrase) and \
+                _future_before(text[max(0, found.position - _CLAUSE_CHARS):found.position]):
             continue  # "She's going on maternity leave in April": when it will happen, not when it did
         if found.unit == "day":
             when = found.start + timedelta(hours=naive.hour, minutes=naive.minute, seconds=naive.second)

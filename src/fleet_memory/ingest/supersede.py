@@ -25,10 +25,10 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    home. For plans the objects of the verbs count too ("moved the wedding") and ``self`` alone
    does not match (two things I booked are two plans). Two different proper-noun subjects veto.
 3. **Not something else than a change** — the newer text carries no cue of an addition ("also",
-   "another", "second", "as well", "added", "on top of", "a cat too" — not "too loud"), a stay
-   elsewhere ("visited", "trip", "while I was", "on holiday", "back from", "a locum", "a day
-   pass" — not once the plan is cancelled, called off or postponed: "Cancelled the Kyoto trip"
-   ends the booking), or the same value again ("still", "confirmed", "as
+   "another", "second", "as well", "added", "a cat too" — not "too loud"), a stay elsewhere
+   ("visited", "trip", "while I was", "on holiday", "back from a week …", "a locum", "a day pass"
+   — not once the plan is cancelled, called off or postponed: "Cancelled the Kyoto trip" ends the
+   booking), or the same value again ("still", "confirmed", "as
    usual", "again" — not beside changed/switched/moved: "Tomasz changed his number again"):
    ``_not_a_change``.
    Nor is another value of a phone, an e-mail or a password that the newer text qualifies in a way
@@ -310,11 +310,12 @@ _CHANGE_CUES = re.compile(
 _NOT_A_CHANGE = re.compile(
     r"\b(also|as well|another|second|(?<!the )other(?! one)|added|extra|visit\w*|trip|stay(ed|ing)?|drop-in|rented"
     r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual"
-    r"|on (holiday|vacation|leave)|locum|day pass|for the (week|weekend)|(just )?back from|on top of)\b"
+    r"|on (holiday|vacation|leave)|locum|day pass|for the (week|weekend)"
+    r"|back from an? (week|weekend|fortnight|few days|month|trip|holiday))\b"
     r"|\btoo\b(?![ \t]+[a-z])", _I)  # "a cat too", not "too loud"
 _CHANGED_AGAIN = re.compile(r"\b(changed|switched|moved)\b", _I)
 _PLAN_ENDED = re.compile(r"\b(cancell?ed|canceled|called off|postponed|rescheduled)\b", _I)
-_STAY = re.compile(r"trip|visit\w*|stay\w*", _I)
+_STAY = re.compile(r"trip|visit\w*|stay\w*|on (holiday|vacation|leave)|day pass|for the (week|weekend)|back from .*", _I)
 _VALUE_CHARS = re.compile(r"[\d@]")
 _MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|recently|finally|today", _I)
 # the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
@@ -323,6 +324,7 @@ MASKED_SIMILARITY = 0.7
 _PARTS = re.compile(r"(?<=[.!?])\s+|\s+[—–-]\s+|;\s*|,\s+(?=(?:can|could|would|will)\s+you\b)", _I)
 _QUESTION_START = re.compile(
     r"^\s*(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
+_VALUE_IN_PART = re.compile(r"[\d@]|\s[A-Z]|\b(is|are|'s)\b")  # "Please note my new address is 5 Elm Street"
 _BESIDE_A_QUESTION = re.compile(r"^\s*(help|tell|give|show|explain|suggest|recommend|please|pls|let me know"
                                 r"|any (tips|ideas|thoughts|advice)|(just )?curious|asking for a friend)\b", _I)
 # verbs that carry no attribute of their own ("I take the train" / "I take sertraline")
@@ -378,11 +380,13 @@ def is_question(text: str) -> bool:
     parts is — its sentences, and the clauses a dash, a semicolon or ", can you" set apart: "Changed
     my GitHub handle to dkowal, can you update the badge links?" and "Mum's email is X — can you
     draft a message to her?" state a value and ask something besides. Beside a question, a request
-    or an aside states nothing either ("If I took the hospital job, would the pay cut be worth it?
-    help me weigh it up", "Would going vegan be hard? just curious": ``_BESIDE_A_QUESTION``)."""
+    or an aside that names no value states nothing either ("If I took the hospital job, would the
+    pay cut be worth it? help me weigh it up", "Would going vegan be hard? just curious":
+    ``_BESIDE_A_QUESTION``; not "Please note my new address is 5 Elm Street")."""
     parts = [p.strip() for p in _PARTS.split(text) if p.strip(" \t\n.!,")]
     asked = [p.endswith("?") or _QUESTION_START.match(p) is not None for p in parts]
-    return any(asked) and all(a or _BESIDE_A_QUESTION.match(p) is not None for p, a in zip(parts, asked))
+    return any(asked) and all(a or _BESIDE_A_QUESTION.match(p) is not None and _VALUE_IN_PART.search(p) is None
+                              for p, a in zip(parts, asked))
 
 
 def _may_relate(a: str, b: str, newer: str) -> bool:

@@ -2,7 +2,7 @@
 the one query per group, coreference seeded with it, the gazetteer, "Name: " turns, implied
 subjects, junk names and dates named in the text. Rule-based parser, no database, no model."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from fleet_memory.clock import FixedClock
 from fleet_memory.ingest.coref import resolve_coreferences
@@ -132,6 +132,11 @@ def test_dates_in_the_text():
     assert named_event_date("We'll repaint the hall in April.", said) is None
     assert named_event_date("She went on maternity leave in April, so we're short.", said)[0] == datetime(
         2024, 4, 1, tzinfo=timezone.utc)
+    assert named_event_date("She\u2019s going on maternity leave in April.", said) is None  # a typographic apostrophe
+    for past in ("We went to Tom's wedding in June.", "Flights were cancelled due to the storm in June.",
+                 "The rent was due in June and I paid it late."):
+        assert named_event_date(past, said)[0] == datetime(2024, 6, 1, tzinfo=timezone.utc), past
+    assert named_event_date("I'm recovering from the op I had yesterday.", said)[0].date() == date(2024, 8, 26)
     assert named_event_date("I joined last year.", put) is None
     assert named_event_date("I did it today.", put) is None
     found = find_dates("on 7 May, then May 9th", put, partial_days=True)

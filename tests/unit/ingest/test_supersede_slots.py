@@ -3,7 +3,7 @@ employer fact; starting at a time or at the gym is not."""
 
 import pytest
 
-from fleet_memory.ingest.supersede import SLOTS, is_question
+from fleet_memory.ingest.supersede import SLOTS, _not_a_change, is_question
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -47,6 +47,17 @@ def test_phone_slot_needs_a_phone_number(text, expected):
     ("If I took the clinic job in Dundee, would the longer commute be worth it? help me think it through", True),
     ("Would going keto be hard with all my work travel? just curious", True),
     ("Help me write a cover letter for the data role at Ocado.", False),  # no question: a request with a value
+    ("Please note my new address is 5 Elm Street, Bristol. Can you update my profile?", False),  # a value
 ])
 def test_a_question_states_no_value_but_a_statement_beside_a_request_does(text, expected):
     assert is_question(text) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Saw a locum, Dr Webb, because Dr Rahman was on holiday.", True),  # a stay elsewhere, a stand-in
+    ("Just back from a week in Lisbon, the food was amazing.", True),
+    ("Moved back from London to Leeds last month.", False),  # coming back for good is a move
+    ("Cancelled the Crete trip, we'll be on holiday in Devon instead.", False),  # the plan ended
+])
+def test_a_stay_elsewhere_is_no_change(text, expected):
+    assert _not_a_change(text) is expected
