@@ -315,7 +315,8 @@ _NOT_A_CHANGE = re.compile(
     r"|\btoo\b(?![ \t]+[a-z])", _I)  # "a cat too", not "too loud"
 _CHANGED_AGAIN = re.compile(r"\b(changed|switched|moved)\b", _I)
 _PLAN_ENDED = re.compile(r"\b(cancell?ed|canceled|called off|postponed|rescheduled)\b", _I)
-_STAY = re.compile(r"trip|visit\w*|stay\w*|on (holiday|vacation|leave)|day pass|for the (week|weekend)|back from .*", _I)
+_STAY = re.compile(r"trip|visit\w*|stay\w*|on (holiday|vacation|leave)|day pass|for the (week|weekend)"
+                   r"|back from .*", _I)
 _VALUE_CHARS = re.compile(r"[\d@]")
 _MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|recently|finally|today", _I)
 # the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
