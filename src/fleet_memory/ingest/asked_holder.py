@@ -55,7 +55,7 @@ from ..model import MemoryUnit
 from ..providers.nlp import NLP, Parsed, Token
 from .genders import SERVICE_ROLES, is_person_role
 from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
-                        speaker_key)
+                        speaker_key, subject_keys)
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "names_asked_holder", "states_asked_kind"]
 
@@ -181,10 +181,7 @@ def names_asked_holder(question: str, parsed: Parsed) -> bool:
     words = {_base(t.text).lower() for t in parsed.tokens}
     if words & (asked - {SELF}):
         return True
-    return SELF in asked and (bool(words & FIRST_PERSON) or any(
-        t.dep == "ROOT" and t.pos in ("VERB", "AUX") and not any(k.head == i and k.dep in SUBJECT_DEPS
-                                                               for k in parsed.tokens)
-        for i, t in enumerate(parsed.tokens)))
+    return SELF in asked and bool(words & FIRST_PERSON or SELF in subject_keys(parsed)[0])
 
 
 def states_asked_kind(question: str, older: Fact, newer: Fact) -> bool:

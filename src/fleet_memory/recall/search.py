@@ -334,29 +334,30 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     cfg, first = request.settings, best[0]
     if is_superseded(second.candidate.unit.valid_until, at):
         return [*best, second]
-    compared: list = [first.candidate.unit, second.candidate.unit, False]  # the statements compared, tied
+    stated: tuple[MemoryUnit, MemoryUnit, bool] | None = None  # the statements compared, and tied
 
-    def same() -> bool:  # asked only when the margins do not settle it
-        background = statistics.median(r.scored.factors["relevance"] for r in pool)
-        if second.scored.factors["relevance"] < background:
+    def later_value() -> bool:  # asked only when the margins do not settle it
+        nonlocal stated
+        if second.scored.factors["relevance"] < statistics.median(r.scored.factors["relevance"] for r in pool):
             return False
         shown = pool[:request.top_k]
         stated = same_fact(request.query, _put_units(first, shown), _put_units(second, shown),
                            marks_present(request.query))
-        if stated is not None:
-            compared[:] = stated
         return stated is not None
 
-    def close(older: MemoryUnit, newer: MemoryUnit, bar: float) -> bool:
-        return cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id) >= bar
+    read: dict[tuple[UUID, UUID], float] = {}
+
+    def close(older: MemoryUnit, newer: MemoryUnit, bar: float) -> bool:  # each pair read once
+        if (older.id, newer.id) not in read:
+            read[older.id, newer.id] = cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id)
+        return read[older.id, newer.id] >= bar
 
     moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine)
-    if moved is None or not close(*compared[:2], cfg.newer_leads_similarity):
+    if moved is None or not close(first.candidate.unit, second.candidate.unit, cfg.newer_leads_similarity):
         moved = None if same_fact is None else newer_leads(said(first), said(second), cfg.newer_leads_margin,
-                                                           same_fact=same, margins=False)
-        tied = moved is not None and compared[2]  # a new value of the kind asked, the asked holder named
-        if moved is None or not close(*compared[:2], cfg.newer_leads_value_similarity if tied
-                                      else cfg.newer_leads_similarity):
+                                                           same_fact=later_value, margins=False)
+        if moved is None or stated is None or not close(
+                stated[0], stated[1], cfg.newer_leads_value_similarity if stated[2] else cfg.newer_leads_similarity):
             return [*best, second]
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]
 

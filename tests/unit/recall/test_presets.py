@@ -30,3 +30,5 @@ def test_unknown_or_broken_presets_are_refused() -> None:
         get_preset(dataclasses.replace(BALANCED, max_hops=-1))
     with pytest.raises(InvalidInputError, match="newer_leads_cosine"):
         get_preset(dataclasses.replace(BALANCED, newer_leads_cosine=-0.1))
+    with pytest.raises(InvalidInputError, match="newer_leads_value_similarity"):
+        get_preset(dataclasses.replace(BALANCED, newer_leads_value_similarity=1.5))
