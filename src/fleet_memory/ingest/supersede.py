@@ -28,9 +28,8 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
    "another", "second", "as well", "added", "a cat too" — not "too loud"), a stay elsewhere
    ("visited", "trip", "while I was", "on holiday", "back from a week …", "a locum", "a day pass"
    — not once the plan is cancelled, called off or postponed: "Cancelled the Kyoto trip" ends the
-   booking), or the same value again ("still", "confirmed", "as
-   usual", "again" — not beside changed/switched/moved: "Tomasz changed his number again"):
-   ``_not_a_change``.
+   booking), or the same value again ("still", "confirmed", "as usual", "again" — not beside
+   changed/switched/moved: "Tomasz changed his number again"): ``_not_a_change``.
    Nor is another value of a phone, an e-mail or a password that the newer text qualifies in a way
    the older does not — a modifier of the noun or a purpose ("My mobile is …" / "My work phone is
    …"; "My personal email is …" / "For work, use …"): people hold several at once
