@@ -286,21 +286,23 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
         for surface, name in ((m.group(2), m.group(3)), (m.group(4), m.group(5))):
             if surface:  # a title says it too: "our tutor, Mr Haddad"
                 out.append((name, surface, role or title_gender(surface)))
-    for m in _NAMED_THEN_ROLE.finditer(text):
+    comma = "," in text  # the patterns below need a comma or a word: without it, no need to run them
+    for m in _NAMED_THEN_ROLE.finditer(text) if comma else ():
         roles = [w for w in m.group(3).split() if is_person_role(w)]
         if roles and m.group(2) not in _CALENDAR:  # not "In January, the letting agent …"
             out.append((m.group(2), m.group(1), role_gender(roles[0]) or title_gender(m.group(1))))
-    for m in _ROLE_THEN_WHERE.finditer(text):
+    for m in _ROLE_THEN_WHERE.finditer(text) if comma else ():
         if is_person_role(m.group(1)) and m.group(3) not in _CALENDAR:
             out.append((m.group(3), m.group(2), role_gender(m.group(1)) or title_gender(m.group(2))))
-    for m in _CALLED.finditer(text):  # "a guy called Giorgos", "a uni student called Priyanka"
+    # "a guy called Giorgos", "a uni student called Priyanka"
+    for m in _CALLED.finditer(text) if "called" in text or "named" in text else ():
         if m.group(1).lower() in _CALLED_GENDER or m.group(1).lower() == "person" or is_person_role(m.group(1)):
             out.append((m.group(3), m.group(2), _CALLED_GENDER.get(m.group(1).lower()) or role_gender(m.group(1))
                         or title_gender(m.group(2))))
-    for m in _NAME_IS.finditer(text):
+    for m in _NAME_IS.finditer(text) if "name" in text else ():
         out.append((m.group(3), m.group(2), {"her": "f", "his": "m"}.get(m.group(1).lower())))
     named = {name for name, _, _ in out}
-    for m in _WHO.finditer(text):
+    for m in _WHO.finditer(text) if comma and "who" in text else ():
         if m.group(2) not in named and m.group(2) not in _CALENDAR:
             named.add(m.group(2))
             out.append((m.group(2), m.group(1), title_gender(m.group(1))))

