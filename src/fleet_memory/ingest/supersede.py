@@ -321,9 +321,15 @@ _MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|re
 # the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
 # module docstring for how it was chosen and where it is thin)
 MASKED_SIMILARITY = 0.7
-_PARTS = re.compile(r"(?<=[.!?])\s+|\s+[—–-]\s+|;\s*|,\s+(?=(?:can|could|would|will)\s+you\b)", _I)
-_QUESTION_START = re.compile(
-    r"^\s*(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
+# a question after a comma asks something beside what the clause before it tells: ", can you …",
+# ", can I …", ", how do I …" ("I bank with Lloyds, can I set up a standing order in the app?")
+_PARTS = re.compile(r"(?<=[.!?])\s+|\s+[—–-]\s+|;\s*|,\s+(?=(?:can|could|would|will)\s+you\b"
+                    r"|(?:can|could|should|shall|do|am)\s+(?:i|we)\b"
+                    r"|(?:how|what|which|where|when|why)\s+(?:do|does|can|could|should|would|is|are)\s+(?:i|we|you)\b)", _I)
+# a clause that only sets a condition or wonders states nothing beside a question ("If we move, should we sell?")
+_CONDITION = re.compile(r"^\s*(if|unless|whether|once|in case|suppose|supposing|what if)\b", _I)
+_QUESTION_START = re.compile(r"^\s*(?:(?:so|and|but|ok|okay|well|right)[,\s]+)?"
+                             r"(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
 _VALUE_IN_PART = re.compile(r"[\d@]|\s[A-Z]|\b(is|are|'s)\b")  # "Please note my new address is 5 Elm Street"
 _BESIDE_A_QUESTION = re.compile(r"^\s*(help|tell|give|show|explain|suggest|recommend|please|pls|let me know"
                                 r"|any (tips|ideas|thoughts|advice)|(just )?curious|asking for a friend)\b", _I)
@@ -377,16 +383,18 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 @functools.lru_cache(maxsize=8_192)
 def is_question(text: str) -> bool:
     """A question states no value ("Should I move to Manchester?"). A text is one when each of its
-    parts is — its sentences, and the clauses a dash, a semicolon or ", can you" set apart: "Changed
-    my GitHub handle to dkowal, can you update the badge links?" and "Mum's email is X — can you
-    draft a message to her?" state a value and ask something besides. Beside a question, a request
-    or an aside that names no value states nothing either ("If I took the hospital job, would the
-    pay cut be worth it? help me weigh it up", "Would going vegan be hard? just curious":
-    ``_BESIDE_A_QUESTION``; not "Please note my new address is 5 Elm Street")."""
+    parts is — its sentences, and the clauses a dash, a semicolon or a comma before a question
+    ("…, can you", "…, can I", "…, how do I") set apart: "Changed my GitHub handle to dkowal, can
+    you update the badge links?", "I bank with Lloyds, can I set up a standing order in the app?"
+    and "Mum's email is X — can you draft a message to her?" state a value and ask something
+    besides. Beside a question, a clause that only sets a condition ("If we move, should we sell?":
+    ``_CONDITION``), and a request or an aside that names no value, state nothing either ("If I took
+    the hospital job, would the pay cut be worth it? help me weigh it up", "Would going vegan be
+    hard? just curious": ``_BESIDE_A_QUESTION``; not "Please note my new address is 5 Elm Street")."""
     parts = [p.strip() for p in _PARTS.split(text) if p.strip(" \t\n.!,")]
     asked = [p.endswith("?") or _QUESTION_START.match(p) is not None for p in parts]
-    return any(asked) and all(a or _BESIDE_A_QUESTION.match(p) is not None and _VALUE_IN_PART.search(p) is None
-                              for p, a in zip(parts, asked))
+    return any(asked) and all(a or _CONDITION.match(p) is not None or _BESIDE_A_QUESTION.match(p) is not None
+                              and _VALUE_IN_PART.search(p) is None for p, a in zip(parts, asked))
 
 
 def _may_relate(a: str, b: str, newer: str) -> bool:

@@ -48,6 +48,15 @@ def test_phone_slot_needs_a_phone_number(text, expected):
     ("Would going keto be hard with all my work travel? just curious", True),
     ("Help me write a cover letter for the data role at Ocado.", False),  # no question: a request with a value
     ("Please note my new address is 5 Elm Street, Bristol. Can you update my profile?", False),  # a value
+    # a question set off by a comma asks beside what the clause before it tells
+    ("I bank with Barclays, can I set up a standing order in the app?", False),
+    ("switched to Helix for editing, how do I get format on save working?", False),
+    ("I'm on the nights rota now, what should I eat before a shift?", False),
+    # unless that clause only sets a condition, or opens with a word that marks the question
+    ("If we move to Leeds, should we sell the car?", True),
+    ("Once the offer comes through, can I give notice straight away?", True),
+    ("So what do I do now, how do I fix it?", True),
+    ("Can I keep my number, can I just swap the SIM?", True),
 ])
 def test_a_question_states_no_value_but_a_statement_beside_a_request_does(text, expected):
     assert is_question(text) is expected
