@@ -4,7 +4,8 @@ present question's two best answers when they are not close in relevance (``reca
 
 Both answers were found for the question, so the question names the attribute; it also names the
 holder: the first person ("Where do I live?", "Who is my GP?") is the user, a capitalised name
-("Where does Priya live?", "What does Biscuit eat?") that person or pet. The newer statement is
+("Where does Priya live?", "What does Biscuit eat?") that person or pet, a role the user owns
+("Where does my sister live?") that person — "I moved to Leeds" is no answer to it. The newer statement is
 a later value when nothing in the two texts says it is not one (``supersede.may_update``: a
 question, an addition, a stay elsewhere, the same value again, another phone or e-mail) and its
 subject does not hand the fact to somebody the question does not ask about:
@@ -84,15 +85,36 @@ def _base(word: str) -> str:
 
 def asked_holders(question: str) -> frozenset[str]:
     """Whom the question asks about: ``SELF`` for a first-person word, and each capitalised word
-    after the first, lower-cased ("Where does Priya live?" → {"priya"})."""
+    after the first, lower-cased ("Where does Priya live?" → {"priya"}). "My" or "our" before a
+    person's role asks about that person, not the user ("Where does my sister live?" → the role's
+    key as a statement's subject gives it, "self:sister", and the role word, which a statement may
+    use as a name: "Dad's settled into his flat"), unless the question asks who or what the role
+    is ("Who is my dentist?": the user's own attribute, ``_IDENTITY``)."""
     asked = set()
-    for i, word in enumerate(_WORD.findall(question)):
+    words = _WORD.findall(question)
+    identity = _IDENTITY.match(question) is not None
+    for i, word in enumerate(words):
         base = _base(word)
-        if base.lower() in FIRST_PERSON:
+        low = base.lower()
+        role = _role_after(words, i) if low in ("my", "our") and not identity else None
+        if role is not None:
+            asked |= {f"{SELF}:{role}", role}
+        elif low in FIRST_PERSON:
             asked.add(SELF)
         elif i > 0 and base[:1].isupper():
-            asked.add(base.lower())
+            asked.add(low)
     return frozenset(asked)
+
+
+# "Who is my dentist?", "What's my manager called?": the role is what is asked for
+_IDENTITY = re.compile(r"^\s*(who|what)(?:'s|’s|\s+is|\s+are|\s+was)\s+(?:my|our)\s+[\w-]+"
+                       r"(?:\s+(?:called|named))?(?:\s+(?:now|currently|nowadays|these days|at the moment|at present))?"
+                       r"\s*\??\s*$", re.IGNORECASE)
+
+
+def _role_after(words: Sequence[str], i: int) -> str | None:
+    """The role a possessive at ``i`` owns, one or two words on ("my older sister"), lower-cased."""
+    return next((_base(w).lower() for w in words[i + 1:i + 3] if _a_role(_base(w).lower())), None)
 
 
 def _a_role(word: str) -> bool:

@@ -28,6 +28,10 @@ def test_the_question_names_its_holder():
     assert asked_holders("What's Kofi's email address these days?") == {"kofi"}
     assert asked_holders("Where'm I meant to park?") == {SELF}
     assert asked_holders("Which school?") == frozenset()
+    # "my" before a role asks about that person, unless the question asks who or what the role is
+    assert asked_holders("Where does my older sister work?") == {"self:sister", "sister"}
+    assert asked_holders("Which school does our son go to?") == {"self:son", "son"}
+    assert asked_holders("Who is my dentist now?") == asked_holders("What's my manager called?") == {SELF}
 
 
 @pytest.mark.parametrize(("question", "statement"), [
@@ -38,6 +42,8 @@ def test_the_question_names_its_holder():
     ("What does Luna eat?", "The vet switched Luna to a grain-free kibble."),  # a role without an owner
     ("Where do I work?", "Started at the new bakery on Monday."),  # no subject: the speaker's own
     ("Who is Omar's boss?", "My brother Omar's boss, Linda, keeps calling him at weekends."),  # her role, Omar's
+    ("Where does my sister live?", "My sister moved to Leeds in the spring."),  # the role asked about
+    ("Where does my dad live?", "Dad's settled into his flat at Willow Court."),  # the role as a name
 ])
 def test_a_statement_that_leaves_the_fact_with_the_asked_holder(nlp, question, statement):
     assert about_asked_holder(question, nlp.parse([statement])[0])
@@ -51,6 +57,7 @@ def test_a_statement_that_leaves_the_fact_with_the_asked_holder(nlp, question, s
     ("Who is my manager?", "Sofia's manager is the head of sales."),
     ("What car do I drive?", "He drives a battered old Volvo."),
     ("Who is my dentist?", "My daughter Mia's orthodontist is Dr Grant."),  # Mia's, beside "my daughter"
+    ("Where does my sister live?", "I moved to Leeds in the spring."),  # the user, not the sister
 ])
 def test_a_statement_about_somebody_else(nlp, question, statement):
     assert not about_asked_holder(question, nlp.parse([statement])[0])

@@ -15,11 +15,17 @@ TEXTS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def as_shipped():
+    """The model as shipped, every attribute-ruler rule in (loaded once for this module)."""
+    return shipped(None)
+
+
 @pytest.mark.models
-def test_the_recogniser_runs_only_where_a_name_can_be():
+def test_the_recogniser_runs_only_where_a_name_can_be(as_shipped):
     model = load_spacy(None)
     assert [may_name(d) for d in model.pipe(TEXTS, disable=["ner"])] == [True, True, False, False, True]
-    whole = list(shipped(None).pipe(TEXTS))
+    whole = list(as_shipped.pipe(TEXTS))
     parsed = SpacyNLP().parse(TEXTS)
     ours = [[(e.text, e.label, e.start, e.end) for e in p.ents] for p in parsed]
     theirs = [[(e.text, e.label_, e.start, e.end) for e in doc.ents] for doc in whole]
@@ -56,12 +62,12 @@ RULED = [
 
 
 @pytest.mark.models
-def test_every_record_is_the_model_as_shipped_with_all_its_ruler_rules():
+def test_every_record_is_the_model_as_shipped_with_all_its_ruler_rules(as_shipped):
     """The ruler cut to the rules a record reads changes no tag, POS, dependency, head or entity."""
     texts = TEXTS + RULED
     model = load_spacy(None)
-    assert len(model.get_pipe("attribute_ruler").patterns) < len(shipped(None).get_pipe("attribute_ruler").patterns)
-    whole = list(shipped(None).pipe(texts))
+    assert len(model.get_pipe("attribute_ruler").patterns) < len(as_shipped.get_pipe("attribute_ruler").patterns)
+    whole = list(as_shipped.pipe(texts))
     parsed = SpacyNLP(threads=1).parse(texts)
     assert [[(t.text, t.ws, t.tag, t.pos, t.dep, t.head) for t in p.tokens] for p in parsed] == \
         [[(t.text, t.whitespace_, t.tag_, t.pos_, t.dep_, t.head.i) for t in doc] for doc in whole]
