@@ -55,6 +55,7 @@ from ..language.months import MONTH_NAMES
 from ..model import MemoryUnit
 from ..providers.nlp import NLP, Parsed, Token
 from .genders import SERVICE_ROLES, is_person_role
+from .names import is_listed_name
 from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
                         speaker_key, subject_keys)
 
@@ -123,7 +124,13 @@ def _a_role(word: str) -> bool:
 
 
 def _persons(parsed: Parsed) -> frozenset[str]:
-    return frozenset(w.lower() for e in parsed.ents if e.label == "PERSON" for w in e.text.split())
+    """The words of the statement's persons; a sentence's first word alone is one only when it is a
+    given name: the small model calls a capitalised first word a person ("Keys collected, first
+    night in the Portobello house", "Switch is done")."""
+    tokens = parsed.tokens
+    return frozenset(w.lower() for e in parsed.ents if e.label == "PERSON" and not (
+        e.end - e.start == 1 and (e.start == 0 or tokens[e.start - 1].text in (".", "!", "?"))
+        and not is_listed_name(e.text)) for w in e.text.split())
 
 
 def _owner(token: Token) -> str:

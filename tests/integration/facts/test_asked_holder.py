@@ -44,6 +44,7 @@ def test_the_question_names_its_holder():
     ("Who is Omar's boss?", "My brother Omar's boss, Linda, keeps calling him at weekends."),  # her role, Omar's
     ("Where does my sister live?", "My sister moved to Leeds in the spring."),  # the role asked about
     ("Where does my dad live?", "Dad's settled into his flat at Willow Court."),  # the role as a name
+    ("Where do I live?", "Keys collected, first night in the Portobello house."),  # "Keys" is no person
 ])
 def test_a_statement_that_leaves_the_fact_with_the_asked_holder(nlp, question, statement):
     assert about_asked_holder(question, nlp.parse([statement])[0])
