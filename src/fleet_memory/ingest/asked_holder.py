@@ -99,7 +99,7 @@ def asked_holders(question: str) -> frozenset[str]:
         low = base.lower()
         role = _role_after(words, i) if low in ("my", "our") and not identity else None
         if role is not None:
-            asked |= {f"{SELF}:{role}", role}
+            asked |= {role[0], role[1]}
         elif low in FIRST_PERSON:
             asked.add(SELF)
         elif i > 0 and base[:1].isupper():
@@ -108,14 +108,24 @@ def asked_holders(question: str) -> frozenset[str]:
 
 
 # "Who is my dentist?", "What's my manager called?": the role is what is asked for
-_IDENTITY = re.compile(r"^\s*(who|what)(?:'s|’s|\s+is|\s+are|\s+was)\s+(?:my|our)\s+[\w-]+"
-                       r"(?:\s+(?:called|named))?(?:\s+(?:now|currently|nowadays|these days|at the moment|at present))?"
-                       r"\s*\??\s*$", re.IGNORECASE)
+_IDENTITY = re.compile(r"^\s*(who|what)(?:'s|’s|\s+is|\s+are|\s+was)\s+(?:my|our)\s+"
+                       r"(?:(?:current|new|usual|regular|main|local|family|present)\s+)?[\w-]+"
+                       r"(?:['’]s\s+name|\s+called|\s+named)?"
+                       r"(?:\s+(?:now|currently|nowadays|these days|at the moment|at present|again))?\s*\??\s*$",
+                       re.IGNORECASE)
 
 
-def _role_after(words: Sequence[str], i: int) -> str | None:
-    """The role a possessive at ``i`` owns, one or two words on ("my older sister"), lower-cased."""
-    return next((_base(w).lower() for w in words[i + 1:i + 3] if _a_role(_base(w).lower())), None)
+def _role_after(words: Sequence[str], i: int) -> tuple[str, str] | None:
+    """The person a possessive at ``i`` names by a role one or two words on ("my older sister"), as
+    a statement's subject keys them, and the role word: ("self:sister", "sister"); the role of
+    that person's role ("my sister's husband": ("sister:husband", "husband")) when it follows."""
+    at = next((j for j in range(i + 1, min(i + 3, len(words))) if _a_role(_base(words[j]).lower())), None)
+    if at is None:
+        return None
+    owner, role = SELF, _base(words[at]).lower()
+    while at + 1 < len(words) and _APOSTROPHE.search(words[at]) and _a_role(_base(words[at + 1]).lower()):
+        owner, role, at = role, _base(words[at + 1]).lower(), at + 1
+    return f"{owner}:{role}", role
 
 
 def _a_role(word: str) -> bool:
@@ -125,12 +135,12 @@ def _a_role(word: str) -> bool:
 
 def _persons(parsed: Parsed) -> frozenset[str]:
     """The words of the statement's persons; a sentence's first word alone is one only when it is a
-    given name: the small model calls a capitalised first word a person ("Keys collected, first
-    night in the Portobello house", "Switch is done")."""
+    given name or a person's role ("Mum's moved to Leeds"): the small model calls a capitalised
+    first word a person ("Keys collected, first night in the Portobello house", "Switch is done")."""
     tokens = parsed.tokens
     return frozenset(w.lower() for e in parsed.ents if e.label == "PERSON" and not (
         e.end - e.start == 1 and (e.start == 0 or tokens[e.start - 1].text in (".", "!", "?"))
-        and not is_listed_name(e.text)) for w in e.text.split())
+        and not (is_listed_name(e.text) or _a_role(e.text.lower()))) for w in e.text.split())
 
 
 def _owner(token: Token) -> str:

@@ -321,15 +321,18 @@ _MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|re
 # the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
 # module docstring for how it was chosen and where it is thin)
 MASKED_SIMILARITY = 0.7
-# a question after a comma asks something beside what the clause before it tells: ", can you …",
-# ", can I …", ", how do I …" ("I bank with Lloyds, can I set up a standing order in the app?")
-_PARTS = re.compile(r"(?<=[.!?])\s+|\s+[—–-]\s+|;\s*|,\s+(?=(?:can|could|would|will)\s+you\b"
-                    r"|(?:can|could|should|shall|do|am)\s+(?:i|we)\b"
-                    r"|(?:how|what|which|where|when|why)\s+(?:do|does|can|could|should|would|is|are)\s+(?:i|we|you)\b)", _I)
-# a clause that only sets a condition or wonders states nothing beside a question ("If we move, should we sell?")
-_CONDITION = re.compile(r"^\s*(if|unless|whether|once|in case|suppose|supposing|what if)\b", _I)
-_QUESTION_START = re.compile(r"^\s*(?:(?:so|and|but|ok|okay|well|right)[,\s]+)?"
-                             r"(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
+_PARTS = re.compile(r"(?<=[.!?])\s+|\s+[—–-]\s+|;\s*|,\s+(?=(?:can|could|would|will)\s+you\b)", _I)
+_QUESTION_START = re.compile(
+    r"^\s*(should|would|could|can|is|are|do|does|did|will|what|which|who|where|when|how|why)\b", _I)
+# a question after a comma asks beside what a plain first-person clause before it tells ("I bank with
+# Lloyds, can I set up a standing order?", "moved over to neovim, how do I …?"); a clause that hedges,
+# sets a condition or opens otherwise ("Hypothetically, should I …", "If we move, should we …",
+# "Maybe we should move, what do you think?") is part of the question
+_ASKED_AFTER_COMMA = re.compile(r",\s+(?=(?:can|could|should|shall|do|am)\s+(?:i|we)\b|(?:how|what|which|where|when|why)"
+                                r"\s+(?:do|does|can|could|should|would|is|are)\s+(?:i|we|you)\b)", _I)
+_TOLD_FIRST = re.compile(r"^\s*(?:i|i'm|i’m|i've|i’ve|we|we're|we’re|we've|we’ve|my|our|(?:just |finally )?[a-z]+ed)\b", _I)
+_HEDGE = re.compile(r"\b(should|could|would|might|may|maybe|perhaps|thinking|considering|wondering|planning|hoping"
+                    r"|if|unless|whether|once|suppose|assuming|or)\b", _I)
 _VALUE_IN_PART = re.compile(r"[\d@]|\s[A-Z]|\b(is|are|'s)\b")  # "Please note my new address is 5 Elm Street"
 _BESIDE_A_QUESTION = re.compile(r"^\s*(help|tell|give|show|explain|suggest|recommend|please|pls|let me know"
                                 r"|any (tips|ideas|thoughts|advice)|(just )?curious|asking for a friend)\b", _I)
@@ -383,18 +386,28 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 @functools.lru_cache(maxsize=8_192)
 def is_question(text: str) -> bool:
     """A question states no value ("Should I move to Manchester?"). A text is one when each of its
-    parts is — its sentences, and the clauses a dash, a semicolon or a comma before a question
-    ("…, can you", "…, can I", "…, how do I") set apart: "Changed my GitHub handle to dkowal, can
-    you update the badge links?", "I bank with Lloyds, can I set up a standing order in the app?"
-    and "Mum's email is X — can you draft a message to her?" state a value and ask something
-    besides. Beside a question, a clause that only sets a condition ("If we move, should we sell?":
-    ``_CONDITION``), and a request or an aside that names no value, state nothing either ("If I took
-    the hospital job, would the pay cut be worth it? help me weigh it up", "Would going vegan be
-    hard? just curious": ``_BESIDE_A_QUESTION``; not "Please note my new address is 5 Elm Street")."""
-    parts = [p.strip() for p in _PARTS.split(text) if p.strip(" \t\n.!,")]
+    parts is — its sentences, and the clauses a dash, a semicolon or ", can you" set apart, or a
+    comma before a question after a plain first-person clause (``_told_then_asked``): "Changed my
+    GitHub handle to dkowal, can you update the badge links?", "I bank with Lloyds, can I set up a
+    standing order in the app?" and "Mum's email is X — can you draft a message to her?" state a
+    value and ask something besides; "If we move, should we sell?" and "Hypothetically, should I
+    take the job?" do not. Beside a question, a request or an aside that names no value states
+    nothing either ("If I took the hospital job, would the pay cut be worth it? help me weigh it
+    up", "Would going vegan be hard? just curious": ``_BESIDE_A_QUESTION``; not "Please note my new
+    address is 5 Elm Street")."""
+    parts = [q.strip() for p in _PARTS.split(text) for q in _told_then_asked(p) if q.strip(" \t\n.!,")]
     asked = [p.endswith("?") or _QUESTION_START.match(p) is not None for p in parts]
-    return any(asked) and all(a or _CONDITION.match(p) is not None or _BESIDE_A_QUESTION.match(p) is not None
-                              and _VALUE_IN_PART.search(p) is None for p, a in zip(parts, asked))
+    return any(asked) and all(a or _BESIDE_A_QUESTION.match(p) is not None and _VALUE_IN_PART.search(p) is None
+                              for p, a in zip(parts, asked))
+
+
+def _told_then_asked(part: str) -> list[str]:
+    """``part`` cut where a question follows a comma, when what comes before it is a plain
+    first-person clause (``_ASKED_AFTER_COMMA``); else ``part`` whole."""
+    found = _ASKED_AFTER_COMMA.search(part)
+    if found is None or not _TOLD_FIRST.match(part) or _HEDGE.search(part, 0, found.start()):
+        return [part]
+    return [part[:found.start()], part[found.end():]]
 
 
 def _may_relate(a: str, b: str, newer: str) -> bool:

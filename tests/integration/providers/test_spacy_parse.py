@@ -75,3 +75,18 @@ def test_every_record_is_the_model_as_shipped_with_all_its_ruler_rules(as_shippe
     assert [[(e.text, e.label, e.start, e.end) for e in p.ents] for p, n in zip(parsed, named) if n] == \
         [[(e.text, e.label_, e.start, e.end) for e in doc.ents] for doc, n in zip(whole, named) if n]
     assert sum(named) >= 8
+
+
+@pytest.mark.models
+def test_the_mirror_stands_in_when_the_official_package_fails_to_load(monkeypatch):
+    import spacy
+
+    load = spacy.load
+
+    def broken(name, **kwargs):
+        if name == "en_core_web_sm":
+            raise OSError("a broken install")
+        return load(name, **kwargs)
+
+    monkeypatch.setattr(spacy, "load", broken)
+    assert shipped(None).pipe_names == ["tok2vec", "tagger", "parser", "attribute_ruler", "ner"]

@@ -52,11 +52,19 @@ def test_phone_slot_needs_a_phone_number(text, expected):
     ("I bank with Barclays, can I set up a standing order in the app?", False),
     ("switched to Helix for editing, how do I get format on save working?", False),
     ("I'm on the nights rota now, what should I eat before a shift?", False),
-    # unless that clause only sets a condition, or opens with a word that marks the question
+    ("We moved to Leeds, should we register with a GP?", False),
+    # only after a plain first-person clause: a condition, a hedge or a greeting is part of the question
     ("If we move to Leeds, should we sell the car?", True),
     ("Once the offer comes through, can I give notice straight away?", True),
     ("So what do I do now, how do I fix it?", True),
     ("Can I keep my number, can I just swap the SIM?", True),
+    ("Hypothetically, should I take the job at Google?", True),
+    ("Hi, can I change my address to 12 Park Road?", True),
+    ("Maybe we should move to Manchester, what do you think?", True),
+    ("I'm thinking of moving to Leeds, should I rent first?", True),
+    ("Octopus or EDF, which should I pick?", True),
+    # a sentence that opens with a condition still states its value
+    ("In case you need it, my new address is 12 Park Road. Can you update my profile?", False),
 ])
 def test_a_question_states_no_value_but_a_statement_beside_a_request_does(text, expected):
     assert is_question(text) is expected
