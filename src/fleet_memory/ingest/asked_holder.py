@@ -5,7 +5,7 @@ present question's two best answers when they are not close in relevance (``reca
 Both answers were found for the question, so the question names the attribute; it also names the
 holder: the first person ("Where do I live?", "Who is my GP?") is the user, a capitalised name
 ("Where does Priya live?", "What does Biscuit eat?") that person or pet, a role the user owns
-("Where does my sister live?") that person — "I moved to Leeds" is no answer to it. The newer statement is
+("Where does my sister live?") that person ("I moved to Leeds" is no answer). The newer statement is
 a later value when nothing in the two texts says it is not one (``supersede.may_update``: a
 question, an addition, a stay elsewhere, the same value again, another phone or e-mail) and its
 subject does not hand the fact to somebody the question does not ask about:

@@ -328,9 +328,10 @@ _QUESTION_START = re.compile(
 # Lloyds, can I set up a standing order?", "moved over to neovim, how do I …?"); a clause that hedges,
 # sets a condition or opens otherwise ("Hypothetically, should I …", "If we move, should we …",
 # "Maybe we should move, what do you think?") is part of the question
-_ASKED_AFTER_COMMA = re.compile(r",\s+(?=(?:can|could|should|shall|do|am)\s+(?:i|we)\b|(?:how|what|which|where|when|why)"
-                                r"\s+(?:do|does|can|could|should|would|is|are)\s+(?:i|we|you)\b)", _I)
-_TOLD_FIRST = re.compile(r"^\s*(?:i|i'm|i’m|i've|i’ve|we|we're|we’re|we've|we’ve|my|our|(?:just |finally )?[a-z]+ed)\b", _I)
+_ASKED_AFTER_COMMA = re.compile(r",\s+(?=(?:can|could|should|shall|do|am)\s+(?:i|we)\b"
+                                r"|(?:how|what|which|where|when|why)\s+(?:do|does|can|could|should|would|is|are)"
+                                r"\s+(?:i|we|you)\b)", _I)
+_TOLD_FIRST = re.compile(r"^\s*(?:i|i['’]m|i['’]ve|we|we['’]re|we['’]ve|my|our|(?:just |finally )?[a-z]+ed)\b", _I)
 _HEDGE = re.compile(r"\b(should|could|would|might|may|maybe|perhaps|thinking|considering|wondering|planning|hoping"
                     r"|if|unless|whether|once|suppose|assuming|or)\b", _I)
 _VALUE_IN_PART = re.compile(r"[\d@]|\s[A-Z]|\b(is|are|'s)\b")  # "Please note my new address is 5 Elm Street"

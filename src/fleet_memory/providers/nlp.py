@@ -107,10 +107,10 @@ def may_name(doc) -> bool:
 
 @functools.lru_cache(maxsize=4)
 def load_spacy(name: str | None):
-    """``shipped(name)`` with its attribute ruler cut to the rules that set what a record reads, in
-    their order; loaded once per process and model name (read-only after loading)."""
+    """``shipped(name)``, the default model's attribute ruler cut to the rules that set what a record
+    reads, in their order (tested on it; a named model is kept as shipped); loaded once per process."""
     nlp, read = shipped(name), {"TAG", "POS", "DEP"}
-    if "attribute_ruler" in nlp.pipe_names:
+    if name is None and "attribute_ruler" in nlp.pipe_names:
         ruler = nlp.get_pipe("attribute_ruler")
         rules = [{**rule, "attrs": {k: v for k, v in rule["attrs"].items() if k in read}}
                  for rule in ruler.patterns if read & rule["attrs"].keys()]
