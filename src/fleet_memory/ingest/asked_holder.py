@@ -46,6 +46,7 @@ the right answer one rank, at the second place; a change that is not followed co
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -84,6 +85,7 @@ def _base(word: str) -> str:
     return _APOSTROPHE.split(word, maxsplit=1)[0]
 
 
+@functools.lru_cache(maxsize=1_024)  # read for both answers and each statement of a question
 def asked_holders(question: str) -> frozenset[str]:
     """Whom the question asks about: ``SELF`` for a first-person word, and each capitalised word
     after the first, lower-cased ("Where does Priya live?" → {"priya"}). "My" or "our" before a

@@ -305,17 +305,17 @@ _CHANGE_CUES = re.compile(
     r"\b(now|new|moved|moving|switch\w*|chang\w*|renamed|instead|no longer|from now on|cancell?ed|canceled"
     r"|called off|any ?more|these days|since|replac\w*|actually|transferred|postponed|pushed back|started"
     r"|promoted|quit|gave up|dropped|sold|left|not \w+ any ?more)\b", _I)
-# what is not a change: another of the same (additive), a stay elsewhere (visit), the same plan again
+# a stay elsewhere: a cue of _NOT_A_CHANGE, and none once the plan ended ("Cancelled the Kyoto trip")
+_STAYS = (r"visit\w*|trip|stay(?:ed|ing)?|on (?:holiday|vacation|leave)|day pass|for the (?:week|weekend)"
+          r"|back from an? (?:week|weekend|fortnight|few days|month|trip|holiday)")
+# what is not a change: another of the same (additive), a stay elsewhere, the same plan again
 _NOT_A_CHANGE = re.compile(
-    r"\b(also|as well|another|second|(?<!the )other(?! one)|added|extra|visit\w*|trip|stay(ed|ing)?|drop-in|rented"
-    r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual"
-    r"|on (holiday|vacation|leave)|locum|day pass|for the (week|weekend)"
-    r"|back from an? (week|weekend|fortnight|few days|month|trip|holiday))\b"
+    rf"\b(also|as well|another|second|(?<!the )other(?! one)|added|extra|{_STAYS}|drop-in|rented"
+    r"|while (i|we) (was|were)|still|again|confirmed|definitely|as usual|locum)\b"
     r"|\btoo\b(?![ \t]+[a-z])", _I)  # "a cat too", not "too loud"
 _CHANGED_AGAIN = re.compile(r"\b(changed|switched|moved)\b", _I)
 _PLAN_ENDED = re.compile(r"\b(cancell?ed|canceled|called off|postponed|rescheduled)\b", _I)
-_STAY = re.compile(r"trip|visit\w*|stay\w*|on (holiday|vacation|leave)|day pass|for the (week|weekend)"
-                   r"|back from .*", _I)
+_STAY = re.compile(_STAYS, _I)
 _VALUE_CHARS = re.compile(r"[\d@]")
 _MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|recently|finally|today", _I)
 # the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
