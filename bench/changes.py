@@ -58,7 +58,7 @@ DATA = Path(__file__).parent / "data" / "changes"
 SYSTEMS = {"fleet-memory": "balanced", "vector": "vector"}
 USER = "user"
 TOP = 10
-DEV_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10")
+DEV_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11")
 
 
 @dataclass
