@@ -34,7 +34,8 @@ not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's 
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …"), someone in general ("if a patient arrives unconscious, he …", "whoever we hire") or by a name
 the model gave another label ("Had lunch with Mateo from work and he recommended …", Mateo a GPE:
-never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"); a "she"
+never memory's last man) — a plural role names no one who takes he or she ("the kids were out in the
+garden till dark. He won't tell anyone …" is still memory's Tiago); when it is one of a pair for anyone ("he or she", "him/her"); a "she"
 after a ship or a boat in the message; a pronoun from memory in a message that tells of the
 speaker's own encounter with someone unnamed — an appointment, a test, a lesson, a haircut, a
 call to a helpline, being pulled over ("Had my smear test at the surgery - she said …") — unless
@@ -236,7 +237,7 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
         if ref.label == "PERSON":
             state.mention(ref.surface)
     state.rivals += [(state.turn, g) for g in other_people(text, persons)]
-    state.rivals += [(state.turn, role_gender(t.text)) for t in _unnamed_roles(tokens)]
+    state.rivals += [(state.turn, role_gender(tokens[j].text)) for j in _unnamed_roles(tokens)]
     state.turn += 1
     state.scene = state.scene or _own_encounter(tokens, tokens, text)
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
@@ -303,20 +304,20 @@ _OBJECT_DEPS = ("dobj", "obj", "dative", "iobj")  # an object is never its own c
 _ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "obj", "dative", "pobj", "conj")
 
 
-def _unnamed_roles(tokens: Sequence[Token]) -> list[Token]:
-    """The people a sentence names by a role alone, as someone it is about ("I saw a locum GP about
-    my cough today." then "She said it's viral": she is the GP, never memory's Saoirse); not a
-    role said of someone ("Ravi is a nurse", "works as a nurse") nor one beside a name ("my cousin
-    Ravi")."""
+def _unnamed_roles(tokens: Sequence[Token]) -> list[int]:
+    """Where a sentence names one person by a role alone, as someone it is about ("I saw a locum GP
+    about my cough today." then "She said it's viral": she is the GP, never memory's Saoirse); not a
+    role said of someone ("Ravi is a nurse", "works as a nurse"), one beside a name ("my cousin
+    Ravi") or people several at once ("the kids": no "he" or "she")."""
     out = []
     for i, t in enumerate(tokens):
-        if t.pos != "NOUN" or t.dep not in _ARGUMENT_DEPS or not is_person_role(t.text):
+        if t.pos != "NOUN" or t.tag == "NNS" or t.dep not in _ARGUMENT_DEPS or not is_person_role(t.text):
             continue
         named = i + 1 < len(tokens) and tokens[i + 1].pos == "PROPN" or any(
             k.head == i and k.pos == "PROPN" and k.dep in ("appos", "compound") for k in tokens)
         as_what = t.dep == "pobj" and t.head < len(tokens) and tokens[t.head].text.lower() == "as"
         if not (named or as_what):
-            out.append(t)
+            out.append(i)
     return out
 
 
@@ -483,3 +484,4 @@ def resolve_coreferences(
         text = _resolve_one(item.parsed.parse, item.spans, item.parsed.appended, fact.speaker, state, speakers)
         out.append(CorefFact(item, text))
     return out
+

@@ -81,12 +81,13 @@ SERVICE_ROLES = frozenset("""doctor dentist gp physio physiotherapist therapist 
 "Had my check-up this morning - she said my results are fine"; a friend or a neighbour is not."""
 _SERVICE_TITLES = frozenset({"Dr", "Prof", "Professor", "Coach"})
 # an encounter that brings a person of its own, named or not: an appointment, a test, a lesson, a
-# service at a counter, a haircut, being pulled over ("Had my smear test at the surgery - she said …")
+# service at a counter, a haircut, a car taken in, being pulled over ("Had my smear test at the surgery - she said …")
 _SCENE = re.compile(
     r"\b(appointments?|check-?ups?|consultations?|scans?|smear|(blood|eye|driving|hearing|allergy) tests?|x-?rays?"
     r"|jabs?|vaccin\w+|injections?|lessons?|class(es)?|haircut|hair ?cut|pulled over|helpline|customer service"
     r"|on hold|got through|taxi|cab|uber|deliver(?:y|ies|ed)|courier|(?:called|rang|phoned|rung) (?:up )?the \w+"
     r"|(got|had|getting|having) (my|our|the) (hair|nails|teeth|eyes|car|bloods?|boiler) \w+"
+    r"|(took|take|taking|dropped|drop|dropping|brought) (my|our|the) (car|van|bike|motorbike) (in|off)|(?-i:MOT)"
     r"|(at|to|from|in) the (surgery|clinic|hospital|salon|barber'?s|hairdresser'?s|dentist'?s|doctor'?s|garage"
     r"|vet'?s|pharmacy|chemist'?s|bank|post office|counter|desk|reception|A&E|practice))\b", re.IGNORECASE)
 
@@ -165,6 +166,8 @@ _ROLE_THEN_WHERE = re.compile(rf"\b(?i:my|our|the|an?)\s+((?i:[a-z-]+))\s+(?i:fr
 # what follows a name that a role is set off after: "Dana, my physio", "Ms Lindqvist, the piano teacher"
 _ROLE_AFTER_NAME = r",\s+(?i:my|our|his|her|their|the|an?)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){0,2})"
 _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})){_ROLE_AFTER_NAME}")
+# an address before a role, not a person: "the food bank on Albert Road, the coordinator there, Yusuf"
+_AT_ADDRESS = re.compile(rf"\b(?i:in|at|on|from|near)\s+(?:{UPPER}[\w'’-]*\s+){{0,2}}$")
 _SERVICE_AFTER = re.compile(_ROLE_AFTER_NAME)  # the same, read from the end of a name ``serves`` found
 _CALENDAR = frozenset("""January February March April May June July August September October November December
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter""".split())
@@ -217,6 +220,9 @@ _THEY_MARK = re.compile(r"\b(?:uses?|using|goes by|prefers?|pronouns (?:are|is))
                         r"|\bnon-?binary\b", re.IGNORECASE)
 
 
+_MARKED_AT = re.compile(r"\s*[(,]\s*they/them\b", re.IGNORECASE)  # right after the name: "Sky (they/them)"
+
+
 def _they_after(text: str, start: int, others: Sequence[int]) -> str | None:
     """"n" when the text says, within a few words after ``start`` and before another name, that the
     person goes by "they" (``_THEY_MARK``)."""
@@ -237,7 +243,8 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
         role = (before and role_gender(before.group(1))) or (after and role_gender(after.group(1)))
         others = [o for n, o in where.items() if n != name]
         first = all(at <= o for o in others)
-        alone = not any(at - 40 <= o < at for o in others)  # not "Charlie and Rowan - both use they/them"
+        # not "Charlie and Rowan - both use they/them"; "Ella's teacher is Sky (they/them)" is Sky's
+        alone = not any(at - 40 <= o < at for o in others) or _MARKED_AT.match(text, at + len(name)) is not None
         gender = role or (_they_after(text, at + len(name), others) if alone else None) or (
             _pronoun_after(text, at + len(name), others) if first else None)
         if gender is not None:
@@ -289,7 +296,7 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     comma = "," in text  # the patterns below need a comma or a word: without it, no need to run them
     for m in _NAMED_THEN_ROLE.finditer(text) if comma else ():
         roles = [w for w in m.group(3).split() if is_person_role(w)]
-        if roles and m.group(2) not in _CALENDAR:  # not "In January, the letting agent …"
+        if roles and m.group(2) not in _CALENDAR and not _AT_ADDRESS.search(text, 0, m.start()):  # not "In January, the letting agent …"
             out.append((m.group(2), m.group(1), role_gender(roles[0]) or title_gender(m.group(1))))
     for m in _ROLE_THEN_WHERE.finditer(text) if comma else ():
         if is_person_role(m.group(1)) and m.group(3) not in _CALENDAR:
@@ -325,8 +332,12 @@ def without_title(surface: str) -> str | None:
 
 
 def title_gender(surface: str) -> str | None:
-    """The pronoun a title before a name gives ("Mr Haddad": "m"), else None."""
-    return role_gender(surface.split()[0].rstrip(".")) if " " in surface else None
+    """The pronoun a title before a name gives ("Mr Haddad": "m"; "Mx Okonkwo": "n", who goes by
+    "they"), else None."""
+    if " " not in surface:
+        return None
+    title = surface.split()[0].rstrip(".")
+    return "n" if title == "Mx" else role_gender(title)
 
 
 def with_title(text: str, name: str) -> str:

@@ -19,7 +19,10 @@ the whole put, covering each (agent, user, session) group of its episodes
   names by a gendered role alone ("my dad") or by a role and a name the NER missed
   (``genders.other_people``), so coreference can tell when no antecedent is clearly right. Every
   recent unit's text is read, those that name no one too ("Kai says he …" where the model missed
-  Kai teaches Kai's pronoun; "Called my mum" brings a rival).
+  Kai teaches Kai's pronoun; "Called my mum" brings a rival). A name of no known pronoun is one of
+  them only when something marks it as a person's (``_like_a_person``: a listed given name, a title,
+  a role, a given name beside it): the small model's PERSON "Porto" ("a 3 day itinerary for Porto")
+  was a rival to every person memory knew, and the antecedent when it knew no one else.
 - The gazetteer: stored entities whose name or alias is one of the capitalised word runs (1-3
   words, at most ``MAX_NAMES`` per group) of the group's texts, with their stored labels.
 
@@ -39,7 +42,7 @@ from ..store.reads.context import ContextQuery, KnownName, RecentPerson
 from .genders import (name_words, named_by_role, names_a_pet_or_a_ship, only_after_article, only_as_place,
                       only_as_topic, other_people, pronouns_in, referred_by_subject, refers_by_pronoun, serves,
                       title_gender, unnamed_people, with_title, without_title)
-from .names import is_first_name, listed_gender
+from .names import is_first_name, is_listed_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
 
 __all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "candidate_names",
@@ -199,9 +202,32 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], fresh: f
             # pupil); else what the texts say; else the given-name list ("Kenji")
             pronoun = gender or (learnt[name] if name in learnt else listed_gender(without_title(name) or name))
             text = texts.get(rank, "")
+            if pronoun is None and not any(_like_a_person(name, t) for t in (text, *messages) if name in t):
+                continue  # the model's PERSON "Porto" ("an itinerary for Porto"): no one's name
             out.append(RecentMention(name, pronoun, rank, rank in fresh, serves(text, name),
                                      names_a_pet_or_a_ship(text)))
     return tuple(out)
+
+
+def _like_a_person(name: str, text: str) -> bool:
+    """What in ``text`` (its unit's, or a message memory holds) marks a name of unknown pronoun as a
+    person's: a given name of the lists as its first word ("Oksana"), a title ("Dr Achebe", or
+    "Haddad seemed thorough" where the message said "Dr Haddad"), a role it was named by ("my
+    neighbour Oksana", "my cousin"), a given name it is paired with ("Jess and Keziah"). The small
+    model calls places and things persons ("a 3 day itinerary for Porto", "the usual Big Ben and
+    Buckingham Palace stuff", "his old Golf"); as a person of unknown pronoun such a name was a
+    rival to everyone, and the only candidate when memory knew no one else."""
+    return (name.startswith(("my ", "our ")) or without_title(with_title(text, name)) is not None
+            or is_listed_name(name.split()[0]) or any(name in (n, s) for n, s, _ in named_by_role(text))
+            or any(is_listed_name(other) for other in _beside(text, name)))
+
+
+def _beside(text: str, name: str) -> list[str]:
+    """The capitalised words joined to ``name`` by "and" or "&" ("Jess and Keziah"): one of a pair
+    of given names is a person too."""
+    n = re.escape(name)
+    return [m.group(1) or m.group(2) for m in re.finditer(rf"(?:\b([A-Z][\w'’-]*) (?:and|&) {n}\b"
+                                                          rf"|\b{n} (?:and|&) ([A-Z][\w'’-]*))", text)]
 
 
 def _people_by_unit(recent: Sequence[RecentPerson],

@@ -257,3 +257,23 @@ def test_weeks_later_a_pet_a_boat_or_a_subject_leaves_the_pronoun_alone(real_mem
     real_memory.put("r-pet", intro, event_date=DAY)
     real_memory.put("r-pet", "What's the capital gains allowance this year?", event_date=DAY + timedelta(days=8))
     assert real_memory.put("r-pet", later, event_date=DAY + timedelta(days=30)).texts == [later]
+
+
+def test_people_named_several_at_once_are_no_rival_for_he(real_memory) -> None:
+    """"The kids" cannot be "he": memory's one man stays the antecedent."""
+    texts = _history(real_memory, "r-kids", [
+        "My brother-in-law Tiago has volunteered to do the grill at our barbecue.",
+        "How do I stop my sourdough starter smelling like nail polish?",
+        "The barbecue went well and the kids were out in the garden till dark. He won't tell anyone "
+        "what's in the marinade."])
+    assert texts[-1] == "Tiago won't tell anyone what's in the marinade."
+
+
+def test_a_place_the_model_calls_a_person_is_no_rival(real_memory) -> None:
+    """The small model reads "Porto" as a PERSON; nothing in memory says it is anyone's name, so it
+    does not stand beside the instructor Ximena, whom memory calls "she"."""
+    texts = _history(real_memory, "r-porto", [
+        "Started a pottery class on Tuesdays. The instructor is Ximena, she's been throwing for 20 years.",
+        "Can you give me a 3 day itinerary for Porto",
+        "She thinks my walls are uneven."])
+    assert texts == ["Ximena thinks my walls are uneven."]

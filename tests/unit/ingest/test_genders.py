@@ -72,6 +72,9 @@ def test_a_name_used_only_as_a_place() -> None:
     ("Paris, my favourite city, in the rain.", []),
     ("Our mortgage adviser, Sanjay, is sending the decision.", [("Sanjay", "Sanjay", None)]),
     ("Sergei, our chess club captain, picked the team.", [("Sergei", "Sergei", None)]),
+    # an address before a role names no one: the coordinator is the person here, not "Road"
+    ("I volunteer at the food bank on Albert Road, the coordinator there is lovely.", []),
+    ("Dinner near Bold Street, the waiter was rude.", []),
 ])
 def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
     assert list(named_by_role(text)) == expected
@@ -123,7 +126,11 @@ def test_names_that_start_with_a_capital_outside_a_to_z_are_names() -> None:
     ("Spent an hour on hold with the broadband company", True),
     ("Called the airline about the lost bag for the third time", True),
     ("Delivery came today and the box was soaked", True),
+    ("Took the car in for its first service since I bought it", True),
+    ("Dropped the van off at the garage first thing", True),
+    ("Car failed its MOT on the front tyres", True),
     ("We went to the beach and had a picnic", False),
+    ("My brother took the car to Leeds for the weekend", False),
     ("My sister tested the new oven", False),
 ])
 def test_an_encounter_that_brings_a_person_of_its_own(text, scene) -> None:
@@ -164,6 +171,9 @@ def test_a_person_who_goes_by_they() -> None:
     assert pronouns_in("My brother's partner, Jules, uses they/them.", ["Jules"]) == {"Jules": "n"}
     assert pronouns_in("Our instructor, Alex Mbeki, is non-binary.", ["Alex Mbeki"]) == {"Alex Mbeki": "n"}
     assert pronouns_in("My flatmates Charlie and Rowan - both use they/them.", ["Charlie", "Rowan"]) == {}
+    # the mark right after the name is that name's, whoever was named just before
+    assert pronouns_in("Ella's new piano teacher is called Sky (they/them).", ["Ella", "Sky"]) == {"Sky": "n"}
+    assert title_gender("Mx. Okonkwo") == "n" and title_gender("Mx Okonkwo") == "n"
 
 
 def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:

@@ -176,7 +176,23 @@ def test_a_pronoun_is_learnt_from_the_message_as_it_was_put():
     weeks = NOW - timedelta(days=14)
     rows = [RecentPerson("", 0, -2, "", stored, weeks, said), RecentPerson("Haddad", 0, 0, "PERSON", stored, weeks)]
     assert _mentions_of(rows) == [("Haddad", "f", 0)]
-    assert _mentions_of(rows[1:]) == [("Haddad", None, 0)]  # without the message: unknown, still a candidate
+    # without the message nothing memory reads says Haddad is a person's name (no title, role, given
+    # name or pronoun): no candidate, as the model's PERSON "Porto" is none
+    assert _mentions_of(rows[1:]) == []
+
+
+def test_a_name_nothing_marks_as_a_person_s_is_no_candidate():
+    """The model's PERSON for a city or a car is nobody; a given name, a title, a role or a pairing
+    with a given name marks a person of unknown pronoun."""
+    for unit, name in [("Can you give me a 3 day itinerary for Porto", "Porto"),
+                       ("My mate is selling his old Golf and I'm tempted.", "Golf"),
+                       ("Ideas that aren't just the usual Big Ben and Buckingham Palace stuff?", "Big Ben")]:
+        assert _mentions_of([RecentPerson(name, 0, unit.index(name), "PERSON", unit, NOW)]) == []
+    for unit, name in [("I'm organising a hen do with Jess and Keziah for June.", "Keziah"),
+                       ("Our neighbour Oksana is watering the plants.", "Oksana"),
+                       ("Saw Mx Okonkwo at parents evening.", "Okonkwo")]:
+        assert [m[0] for m in _mentions_of([RecentPerson(name, 0, unit.index(name), "PERSON", unit, NOW)])] in (
+            [name], [f"Mx {name}"])
 
 
 def test_a_first_name_beside_a_role_is_the_model_s_longer_person():
