@@ -68,7 +68,9 @@ PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss ma
     consultant counsellor counselor landlady midwife childminder carer caregiver broker coordinator instructor
     lecturer professor headteacher receptionist pharmacist optician optometrist recruiter lodger tenant
     adviser advisor captain editor chef driver principal surveyor architect translator interpreter paramedic
-    dietitian nutritionist osteopath chiropractor podiatrist""".split())
+    dietitian nutritionist osteopath chiropractor podiatrist barista photographer videographer decorator barrister
+    caretaker waiter waitress bartender courier postman postwoman referee apprentice tattooist beautician
+    florist""".split())
 """Roles that only a person holds, besides the gendered ones: "my colleague Abebe" names a person
 whatever the NER made of the name; "my favourite band Coldplay" does not."""
 
@@ -162,7 +164,7 @@ _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(
 # a role, where the person is from or sits, then the name set off: "The neighbour across the hall,
 # Wojciech, has offered …", "my colleague from the Leeds office, Sam"
 _ROLE_THEN_WHERE = re.compile(rf"\b(?i:my|our|the|an?)\s+((?i:[a-z-]+))\s+(?i:from|at|in|across|down|up|over|on"
-                              rf"|next door|upstairs|downstairs)\b[^,.;:!?]{{0,30}},\s+((?:{_TITLE})?({_NAME}))\b")
+                              rf"|next door|upstairs|downstairs|there|here)\b[^,.;:!?]{{0,30}},\s+((?:{_TITLE})?({_NAME}))\b")
 # what follows a name that a role is set off after: "Dana, my physio", "Ms Lindqvist, the piano teacher"
 _ROLE_AFTER_NAME = r",\s+(?i:my|our|his|her|their|the|an?)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){0,2})"
 _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})){_ROLE_AFTER_NAME}")

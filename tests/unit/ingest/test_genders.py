@@ -75,6 +75,8 @@ def test_a_name_used_only_as_a_place() -> None:
     # an address before a role names no one: the coordinator is the person here, not "Road"
     ("I volunteer at the food bank on Albert Road, the coordinator there is lovely.", []),
     ("Dinner near Bold Street, the waiter was rude.", []),
+    ("The food bank's great, the coordinator there, Yusuf, is lovely.", [("Yusuf", "Yusuf", None)]),
+    ("The café has a new barista called Paris, lovely lad.", [("Paris", "Paris", None)]),
 ])
 def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
     assert list(named_by_role(text)) == expected

@@ -94,6 +94,20 @@ def test_ner_keeps_named_labels_cleans_and_completes_missed_names():
     assert clean_name("the Louvre's") == "Louvre"
 
 
+def test_a_given_name_the_model_calls_a_person_once_is_a_person_everywhere_in_the_batch():
+    """"paired with Tomasz and Zainab, … Zainab the lit review": the small model's GPE, then PERSON;
+    a name off the lists keeps each label ("Porto")."""
+    words = [("Met", "VBD", "VERB", "ROOT"), ("Zainab", "NNP", "PROPN", "dobj"), ("and", "CC", "CCONJ", "cc"),
+             ("Porto", "NNP", "PROPN", "conj")]
+    tokens = tuple(Token(w, " ", t, p, d, 0) for w, t, p, d in words)
+    place = Parsed(tokens, (Span("Zainab", "GPE", 1, 2), Span("Porto", "GPE", 3, 4)))
+    person = Parsed(tokens, (Span("Zainab", "PERSON", 1, 2), Span("Porto", "PERSON", 3, 4)))
+    fact = ExtractedFact(0, "Met Zainab and Porto", "episodic")
+    named = find_entities([Episode("a", "x", NOW)], [ParsedFact(fact, place), ParsedFact(fact, person)])
+    assert [[(s.text, s.label) for s in n.spans] for n in named] == [
+        [("Zainab", "PERSON"), ("Porto", "GPE")], [("Zainab", "PERSON"), ("Porto", "PERSON")]]
+
+
 def test_sentence_openers_are_entities_only_when_the_batch_knows_them():
     def parsed(words, ents, first_tag="NNP"):
         tokens = tuple(Token(w, " ", first_tag if i == 0 else ("NNP" if w[0].isupper() else "NN"), "PROPN", "dep", 0)
