@@ -34,8 +34,7 @@ not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's 
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …"), someone in general ("if a patient arrives unconscious, he …", "whoever we hire") or by a name
 the model gave another label ("Had lunch with Mateo from work and he recommended …", Mateo a GPE:
-never memory's last man) — a plural role names no one who takes he or she ("the kids were out in the
-garden till dark. He won't tell anyone …" is still memory's Tiago); when it is one of a pair for anyone ("he or she", "him/her"); a "she"
+never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"); a "she"
 after a ship or a boat in the message; a pronoun from memory in a message that tells of the
 speaker's own encounter with someone unnamed — an appointment, a test, a lesson, a haircut, a
 call to a helpline, being pulled over ("Had my smear test at the surgery - she said …") — unless
@@ -307,11 +306,11 @@ _ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "obj", "dative", "pobj", "conj")
 def _unnamed_roles(tokens: Sequence[Token]) -> list[int]:
     """Where a sentence names one person by a role alone, as someone it is about ("I saw a locum GP
     about my cough today." then "She said it's viral": she is the GP, never memory's Saoirse); not a
-    role said of someone ("Ravi is a nurse", "works as a nurse"), one beside a name ("my cousin
-    Ravi") or people several at once ("the kids": no "he" or "she")."""
+    role said of someone ("Ravi is a nurse", "works as a nurse") nor one beside a name ("my cousin
+    Ravi"); a plural counts, as one of them may be "he" ("The paramedics were brilliant. He said …")."""
     out = []
     for i, t in enumerate(tokens):
-        if t.pos != "NOUN" or t.tag == "NNS" or t.dep not in _ARGUMENT_DEPS or not is_person_role(t.text):
+        if t.pos != "NOUN" or t.dep not in _ARGUMENT_DEPS or not is_person_role(t.text):
             continue
         named = i + 1 < len(tokens) and tokens[i + 1].pos == "PROPN" or any(
             k.head == i and k.pos == "PROPN" and k.dep in ("appos", "compound") for k in tokens)
@@ -322,10 +321,13 @@ def _unnamed_roles(tokens: Sequence[Token]) -> list[int]:
 
 
 def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
-    """True when a name or a person's role before token ``i`` is a subject (not a pronoun, not a
-    thing: "The blood test results came back and he has type 2 diabetes" says nothing of whom)."""
+    """True when a name or a person's role before token ``i``, in its sentence, is a subject (not a
+    pronoun, not a thing: "The blood test results came back and he has type 2 diabetes" says nothing
+    of whom; nor the subject of a sentence before it that the splitter kept in one piece, "christmas
+    went fine!! he was super sweet")."""
+    start = max((j + 1 for j in range(i) if tokens[j].tag == "."), default=0)
     return any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.pos == "NOUN" and is_person_role(t.text))
-               for t in tokens[:i])
+               for t in tokens[start:i])
 
 
 def _plural_people(tokens: Sequence[Token]) -> bool:

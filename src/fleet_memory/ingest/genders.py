@@ -69,8 +69,7 @@ PERSON_ROLES = frozenset("""friend mate pal colleague coworker co-worker boss ma
     lecturer professor headteacher receptionist pharmacist optician optometrist recruiter lodger tenant
     adviser advisor captain editor chef driver principal surveyor architect translator interpreter paramedic
     dietitian nutritionist osteopath chiropractor podiatrist barista photographer videographer decorator barrister
-    caretaker waiter waitress bartender courier postman postwoman referee apprentice tattooist beautician
-    florist""".split())
+    caretaker waiter waitress bartender postman postwoman referee apprentice tattooist beautician""".split())
 """Roles that only a person holds, besides the gendered ones: "my colleague Abebe" names a person
 whatever the NER made of the name; "my favourite band Coldplay" does not."""
 
@@ -163,13 +162,13 @@ _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(
                          rf"(?:\s+and\s+((?:{_TITLE})?({_NAME})))?")
 # a role, where the person is from or sits, then the name set off: "The neighbour across the hall,
 # Wojciech, has offered …", "my colleague from the Leeds office, Sam"
-_ROLE_THEN_WHERE = re.compile(rf"\b(?i:my|our|the|an?)\s+((?i:[a-z-]+))\s+(?i:from|at|in|across|down|up|over|on"
-                              rf"|next door|upstairs|downstairs|there|here)\b[^,.;:!?]{{0,30}},\s+((?:{_TITLE})?({_NAME}))\b")
+_ROLE_THEN_WHERE = re.compile(rf"\b(?i:my|our|the|an?)\s+((?i:[a-z-]+))\s+(?:(?i:from|at|in|across|down|up|over|on"
+                              rf"|next door|upstairs|downstairs)\b[^,.;:!?]{{0,30}}|(?i:there|here)),\s+((?:{_TITLE})?({_NAME}))\b")
 # what follows a name that a role is set off after: "Dana, my physio", "Ms Lindqvist, the piano teacher"
 _ROLE_AFTER_NAME = r",\s+(?i:my|our|his|her|their|the|an?)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){0,2})"
 _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})){_ROLE_AFTER_NAME}")
 # an address before a role, not a person: "the food bank on Albert Road, the coordinator there, Yusuf"
-_AT_ADDRESS = re.compile(rf"\b(?i:in|at|on|from|near)\s+(?:{UPPER}[\w'’-]*\s+){{0,2}}$")
+_AT_ADDRESS = re.compile(rf"\b(?i:in|at|on|from|near)\s+(?:{UPPER}[\w'’-]*\s+){{1,2}}$")
 _SERVICE_AFTER = re.compile(_ROLE_AFTER_NAME)  # the same, read from the end of a name ``serves`` found
 _CALENDAR = frozenset("""January February March April May June July August September October November December
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter""".split())
@@ -223,6 +222,7 @@ _THEY_MARK = re.compile(r"\b(?:uses?|using|goes by|prefers?|pronouns (?:are|is))
 
 
 _MARKED_AT = re.compile(r"\s*[(,]\s*they/them\b", re.IGNORECASE)  # right after the name: "Sky (they/them)"
+_PAIRED = re.compile(r"(?:\band|&|,)\s*$", re.IGNORECASE)  # "Charlie and Rowan (they/them)": both, maybe
 
 
 def _they_after(text: str, start: int, others: Sequence[int]) -> str | None:
@@ -246,7 +246,8 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
         others = [o for n, o in where.items() if n != name]
         first = all(at <= o for o in others)
         # not "Charlie and Rowan - both use they/them"; "Ella's teacher is Sky (they/them)" is Sky's
-        alone = not any(at - 40 <= o < at for o in others) or _MARKED_AT.match(text, at + len(name)) is not None
+        alone = not any(at - 40 <= o < at for o in others) or (
+            _MARKED_AT.match(text, at + len(name)) is not None and not _PAIRED.search(text, 0, at))
         gender = role or (_they_after(text, at + len(name), others) if alone else None) or (
             _pronoun_after(text, at + len(name), others) if first else None)
         if gender is not None:
@@ -334,12 +335,8 @@ def without_title(surface: str) -> str | None:
 
 
 def title_gender(surface: str) -> str | None:
-    """The pronoun a title before a name gives ("Mr Haddad": "m"; "Mx Okonkwo": "n", who goes by
-    "they"), else None."""
-    if " " not in surface:
-        return None
-    title = surface.split()[0].rstrip(".")
-    return "n" if title == "Mx" else role_gender(title)
+    """The pronoun a title before a name gives ("Mr Haddad": "m"), else None."""
+    return role_gender(surface.split()[0].rstrip(".")) if " " in surface else None
 
 
 def with_title(text: str, name: str) -> str:

@@ -213,13 +213,29 @@ def _like_a_person(name: str, text: str) -> bool:
     """What in ``text`` (its unit's, or a message memory holds) marks a name of unknown pronoun as a
     person's: a given name of the lists as its first word ("Oksana"), a title ("Dr Achebe", or
     "Haddad seemed thorough" where the message said "Dr Haddad"), a role it was named by ("my
-    neighbour Oksana", "my cousin"), a given name it is paired with ("Jess and Keziah"). The small
+    neighbour Oksana", "my cousin"), a given name it is paired with ("Jess and Keziah"), someone's
+    company or what only people do ("a meeting with Kowalski", "Kowalski says …"). The small
     model calls places and things persons ("a 3 day itinerary for Porto", "the usual Big Ben and
     Buckingham Palace stuff", "his old Golf"); as a person of unknown pronoun such a name was a
     rival to everyone, and the only candidate when memory knew no one else."""
     return (name.startswith(("my ", "our ")) or without_title(with_title(text, name)) is not None
             or is_listed_name(name.split()[0]) or any(name in (n, s) for n, s, _ in named_by_role(text))
-            or any(is_listed_name(other) for other in _beside(text, name)))
+            or any(is_listed_name(other) for other in _beside(text, name)) or _acts_as_a_person(text, name))
+
+
+# what only people do, said with the name: "Kowalski says …"; and time spent in someone's company,
+# "a meeting with Kowalski" (not "a direct debit with Santander", "I bank with Lloyds")
+_PERSON_VERBS = ("said|says|told|tells|asked|asks|wants|wanted|thinks|thought|reckons|texted|messaged|emailed|rang"
+                 "|suggested|recommended|agreed|offered|promised|mentioned|explained|replied|invited|helped")
+_COMPANY = ("meeting|meet|met|lunch|dinner|breakfast|coffee|drinks?|chat|date|talk|talked|spoke|speaking|hung out"
+            "|walk|run|played|stayed|staying|climbing|hiking|training")
+
+
+def _acts_as_a_person(text: str, name: str) -> bool:
+    """``text`` has ``name`` as someone's company ("a long meeting with Kowalski", "climbing with
+    Keziah") or doing what only people do ("Kowalski wants it by Friday")."""
+    n = re.escape(name)
+    return re.search(rf"\b(?:{_COMPANY}) with {n}\b|\b{n} (?:{_PERSON_VERBS})\b", text, re.IGNORECASE) is not None
 
 
 def _beside(text: str, name: str) -> list[str]:

@@ -142,7 +142,7 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
                 known.setdefault(s.text, s.label)
         first.append(spans)
         initial.append(openers)
-    _one_label_for_people(first, known)
+    _one_label_for_people([episodes[item.fact.episode_index].agent_id for item in parsed], first)
     for item, spans, openers in zip(parsed, first, initial):
         gazetteer = context.gazetteer(episodes[item.fact.episode_index].agent_id)
         for s in openers:
@@ -166,14 +166,14 @@ def find_entities(episodes: Sequence[Episode], parsed: Sequence[ParsedFact],
     return out
 
 
-def _one_label_for_people(spans: list[list[Span]], known: dict[str, str]) -> None:
-    """A given name of the lists that the model calls a PERSON once in the batch is a PERSON
-    wherever else it labels it otherwise ("paired with Tomasz and Zainab, … Zainab the lit review":
-    GPE, then PERSON); in place."""
-    people = {s.text for found in spans for s in found if s.label == "PERSON" and is_listed_name(s.text.split()[0])}
-    for found in spans:
-        found[:] = [Span(s.text, "PERSON", s.start, s.end) if s.text in people else s for s in found]
-    known.update(dict.fromkeys(people, "PERSON"))
+def _one_label_for_people(agents: Sequence[str], spans: list[list[Span]]) -> None:
+    """A given name of the lists that the model calls a PERSON once in an agent's part of the batch
+    is a PERSON wherever else it labels it otherwise there ("paired with Tomasz and Zainab, …
+    Zainab the lit review": GPE, then PERSON); ``spans`` in place, per fact (``agents``: each fact's)."""
+    people = {(agent, s.text) for agent, found in zip(agents, spans) for s in found
+              if s.label == "PERSON" and is_listed_name(s.text.split()[0])}
+    for agent, found in zip(agents, spans):
+        found[:] = [Span(s.text, "PERSON", s.start, s.end) if (agent, s.text) in people else s for s in found]
 
 
 def _unlabelled_names(item: ParsedFact, spans: Sequence[Span], known: Mapping[str, str],

@@ -17,7 +17,7 @@ __all__ = ["MAX_SENTENCE_CHARS", "split_sentences"]
 MAX_SENTENCE_CHARS = 10_000
 
 _ABBREVIATIONS = {
-    "mr", "mrs", "ms", "mx", "dr", "prof", "rev", "sgt", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co",
+    "mr", "mrs", "ms", "mx", "dr", "prof", "sgt", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co",
     "corp", "no", "fig", "u.s", "u.k", "a.m", "p.m", "approx", "dept", "est", "gen", "gov", "lt", "col", "capt",
 } | {name for name in MONTHS if len(name) <= 4 and name not in MONTH_NAMES}  # "jan" … "dec", "sept"
 _BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")

@@ -259,16 +259,6 @@ def test_weeks_later_a_pet_a_boat_or_a_subject_leaves_the_pronoun_alone(real_mem
     assert real_memory.put("r-pet", later, event_date=DAY + timedelta(days=30)).texts == [later]
 
 
-def test_people_named_several_at_once_are_no_rival_for_he(real_memory) -> None:
-    """"The kids" cannot be "he": memory's one man stays the antecedent."""
-    texts = _history(real_memory, "r-kids", [
-        "My brother-in-law Tiago has volunteered to do the grill at our barbecue.",
-        "How do I stop my sourdough starter smelling like nail polish?",
-        "The barbecue went well and the kids were out in the garden till dark. He won't tell anyone "
-        "what's in the marinade."])
-    assert texts[-1] == "Tiago won't tell anyone what's in the marinade."
-
-
 def test_a_place_the_model_calls_a_person_is_no_rival(real_memory) -> None:
     """The small model reads "Porto" as a PERSON; nothing in memory says it is anyone's name, so it
     does not stand beside the instructor Ximena, whom memory calls "she"."""
@@ -277,3 +267,32 @@ def test_a_place_the_model_calls_a_person_is_no_rival(real_memory) -> None:
         "Can you give me a 3 day itinerary for Porto",
         "She thinks my walls are uneven."])
     assert texts == ["Ximena thinks my walls are uneven."]
+
+
+def test_the_subject_of_the_sentence_before_in_one_piece_says_nothing_of_whom(real_memory) -> None:
+    """"christmas went fine!! he was …" stays one piece for the splitter (no capital after "!!"); the
+    small model's proper noun "christmas" is that sentence's subject, not the pronoun's."""
+    texts = _history(real_memory, "r-piece", [
+        "My sister's boyfriend Mateus is apparently a properly trained chef.",
+        "christmas went fine!! he was super sweet about the beetroot tart."])
+    assert texts == ["christmas went fine!! Mateus was super sweet about the beetroot tart."]
+
+
+@pytest.mark.parametrize("later", [
+    ["The paramedics were brilliant. He said I did the right thing calling."],  # one of them
+    ["Heard back from Okonjo, the recruiter, about the Leeds job.", "He says they want a second interview."],
+    ["Had a long meeting with Kowalski and the auditors.", "He wants it paid by Friday."],  # a surname alone
+    ["Ella's form tutor is Mx Okonkwo.", "He said Ella is doing well."],  # the title tells no pronoun
+])
+def test_someone_else_the_later_messages_name_keeps_he_from_memory_s_man(real_memory, later) -> None:
+    """Memory knows Tom; a later message names someone else who may be "he": left alone."""
+    agent = f"r-rival-{len(later[0])}"
+    texts = _history(real_memory, agent, ["My brother Tom is staying with us this week.", *later])
+    assert texts[-1].startswith("He ")
+
+
+def test_they_after_a_pair_is_neither(real_memory) -> None:
+    texts = _history(real_memory, "r-pair-they", ["My flatmates Charlie and Rowan (they/them) are lovely.",
+                                                  "What's a good kedgeree recipe?",
+                                                  "They are coming to the party on Friday."])
+    assert texts == ["They are coming to the party on Friday."]

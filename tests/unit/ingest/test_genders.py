@@ -76,6 +76,8 @@ def test_a_name_used_only_as_a_place() -> None:
     ("I volunteer at the food bank on Albert Road, the coordinator there is lovely.", []),
     ("Dinner near Bold Street, the waiter was rude.", []),
     ("The food bank's great, the coordinator there, Yusuf, is lovely.", [("Yusuf", "Yusuf", None)]),
+    ("The landlady there was grumpy, Tom said we should leave a review.", []),  # Tom is no landlady
+    ("Got a text from Maria, my neighbour, about the bins.", [("Maria", "Maria", None)]),
     ("The café has a new barista called Paris, lovely lad.", [("Paris", "Paris", None)]),
 ])
 def test_the_people_a_text_names_beside_a_role(text, expected) -> None:
@@ -129,7 +131,7 @@ def test_names_that_start_with_a_capital_outside_a_to_z_are_names() -> None:
     ("Called the airline about the lost bag for the third time", True),
     ("Delivery came today and the box was soaked", True),
     ("Took the car in for its first service since I bought it", True),
-    ("Dropped the van off at the garage first thing", True),
+    ("Dropped the van off first thing", True),
     ("Car failed its MOT on the front tyres", True),
     ("We went to the beach and had a picnic", False),
     ("My brother took the car to Leeds for the weekend", False),
@@ -175,7 +177,7 @@ def test_a_person_who_goes_by_they() -> None:
     assert pronouns_in("My flatmates Charlie and Rowan - both use they/them.", ["Charlie", "Rowan"]) == {}
     # the mark right after the name is that name's, whoever was named just before
     assert pronouns_in("Ella's new piano teacher is called Sky (they/them).", ["Ella", "Sky"]) == {"Sky": "n"}
-    assert title_gender("Mx. Okonkwo") == "n" and title_gender("Mx Okonkwo") == "n"
+    assert pronouns_in("My flatmates Charlie and Rowan (they/them) are lovely.", ["Charlie", "Rowan"]) == {}
 
 
 def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:
