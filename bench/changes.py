@@ -58,7 +58,7 @@ DATA = Path(__file__).parent / "data" / "changes"
 SYSTEMS = {"fleet-memory": "balanced", "vector": "vector"}
 USER = "user"
 TOP = 10
-DEV_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11")
+DEV_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12")
 
 
 @dataclass
@@ -110,16 +110,29 @@ def current_wins(roles: list[str]) -> bool:
     return new is not None and (old is None or new < old)
 
 
+_TITLES = {"mr", "mrs", "ms", "mx", "miss", "dr", "prof", "professor", "sir", "dame", "rev", "reverend"}
+
+
 def pronoun_reading(stored: Stored, case: dict) -> str:
-    """right / left alone / wrong: how the pronoun message's stored units read."""
+    """right / left alone / wrong: how the pronoun message's stored units read. Right: the
+    antecedent stands in the text, or a word of its name (not a title) stands there more often than
+    in the message as it was put ("Emeka reckons …" for "Emeka Nwachukwu", "Oyelaran suggested …"
+    for "Ms Oyelaran")."""
     spec = case["pronoun"]
     text = " ".join(stored.texts_of.get(spec["message"], []))
+    said = next(m["text"] for m in case["messages"] if m["role"] == spec["message"])
     antecedent = spec.get("antecedent") or ""
-    if antecedent and not case.get("ambiguous") and re.search(rf"\b{re.escape(antecedent)}\b", text, re.I):
+    if antecedent and not case.get("ambiguous") and (re.search(rf"\b{re.escape(antecedent)}\b", text, re.I) or any(
+            _count(word, text) > _count(word, said) for word in antecedent.replace(".", " ").split()
+            if word.lower() not in _TITLES)):
         return "right"
     if re.search(rf"\b{re.escape(spec['word'])}\b", text, re.I):
         return "left alone"
     return "wrong"
+
+
+def _count(word: str, text: str) -> int:
+    return len(re.findall(rf"\b{re.escape(word)}\b", text))
 
 
 def score_case(mem, case: dict, stored: Stored) -> dict:

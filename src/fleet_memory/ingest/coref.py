@@ -102,6 +102,7 @@ class _Discourse:
         self.fresh: set[str] = set()  # memory's people named within the temporal window
         self.serving: set[str] = set()  # memory's people named as someone met for a service ("my physio, Dana")
         self.with_pet_or_ship: set[str] = set()  # memory's people named beside a pet or a boat ("Bartek has a husky")
+        self.unmarked: set[str] = set()  # memory's names nothing marks as a person's (``RecentMention.marked``)
         self.episode: int | None = None
         self.scene = False  # the episode so far tells of an encounter with a person of its own (``names_a_scene``)
         self.vessel = False  # the episode so far names a ship or a boat (``genders.VESSELS``), which takes "she"
@@ -119,6 +120,8 @@ class _Discourse:
         name the NER missed) from that turn on; from memory, days ago, no one else who may take it
         at all."""
         fits = [n for n in reversed(self.persons) if n not in exclude and _gender_of(n, self.learnt) in (gender, None)]
+        if any(_gender_of(n, self.learnt) == gender for n in fits):  # "Porto" stands against no "she" of memory
+            fits = [n for n in fits if n not in self.unmarked]
         if not fits:
             return None
         turn = self.turns[fits[0]]
@@ -137,6 +140,8 @@ class _Discourse:
         return None
 
     def mention(self, name: str, turn: int | None = None) -> None:
+        if turn is None:
+            self.unmarked.discard(name)  # named again in the put: a person of the discourse
         if name in self.persons:
             self.persons.remove(name)
         self.persons.append(name)
@@ -165,6 +170,8 @@ class _Discourse:
                 self.serving.add(m.name)
             if m.with_pet_or_ship:
                 self.with_pet_or_ship.add(m.name)
+            if not m.marked:
+                self.unmarked.add(m.name)
 
 
 def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: str | None,

@@ -19,10 +19,11 @@ the whole put, covering each (agent, user, session) group of its episodes
   names by a gendered role alone ("my dad") or by a role and a name the NER missed
   (``genders.other_people``), so coreference can tell when no antecedent is clearly right. Every
   recent unit's text is read, those that name no one too ("Kai says he …" where the model missed
-  Kai teaches Kai's pronoun; "Called my mum" brings a rival). A name of no known pronoun is one of
-  them only when something marks it as a person's (``_like_a_person``: a listed given name, a title,
-  a role, a given name beside it): the small model's PERSON "Porto" ("a 3 day itinerary for Porto")
-  was a rival to every person memory knew, and the antecedent when it knew no one else.
+  Kai teaches Kai's pronoun; "Called my mum" brings a rival). A name of no known pronoun that
+  nothing marks as a person's is marked so (``RecentMention.marked``, ``_like_a_person``: no listed
+  given name, title, role, given name beside it, company or deed of a person): coreference does not
+  let it stand against someone known to take the pronoun — the small model's PERSON "Porto" ("a 3
+  day itinerary for Porto") was a rival to every person memory knew.
 - The gazetteer: stored entities whose name or alias is one of the capitalised word runs (1-3
   words, at most ``MAX_NAMES`` per group) of the group's texts, with their stored labels.
 
@@ -202,10 +203,9 @@ def _mentions(recent: Sequence[RecentPerson], texts: Mapping[int, str], fresh: f
             # pupil); else what the texts say; else the given-name list ("Kenji")
             pronoun = gender or (learnt[name] if name in learnt else listed_gender(without_title(name) or name))
             text = texts.get(rank, "")
-            if pronoun is None and not any(_like_a_person(name, t) for t in (text, *messages) if name in t):
-                continue  # the model's PERSON "Porto" ("an itinerary for Porto"): no one's name
+            marked = pronoun is not None or any(_like_a_person(name, t) for t in (text, *messages) if name in t)
             out.append(RecentMention(name, pronoun, rank, rank in fresh, serves(text, name),
-                                     names_a_pet_or_a_ship(text)))
+                                     names_a_pet_or_a_ship(text), marked))
     return tuple(out)
 
 

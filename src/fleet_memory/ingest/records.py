@@ -85,6 +85,7 @@ class RecentMention:
     fresh: bool = False  # the unit was stated within the put's temporal window (a day by default)
     serves: bool = False  # the unit names them as someone met for a service ("my physio, Dana": ``genders.serves``)
     with_pet_or_ship: bool = False  # the unit names a pet or a boat too ("Bartek has a husky"): they take he/she
+    marked: bool = True  # something marks the name as a person's (``ingest.memory``): "Porto" is not
 
 
 @dataclass(frozen=True, slots=True)

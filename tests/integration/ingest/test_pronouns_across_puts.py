@@ -296,3 +296,11 @@ def test_they_after_a_pair_is_neither(real_memory) -> None:
                                                   "What's a good kedgeree recipe?",
                                                   "They are coming to the party on Friday."])
     assert texts == ["They are coming to the party on Friday."]
+
+
+def test_a_name_nothing_marks_is_still_the_one_candidate(real_memory) -> None:
+    """"Sunny" is no listed given name and nothing else marks it, but memory knows no one else who
+    may be "he"."""
+    texts = _history(real_memory, "r-sunny", ["joined a new gym near office, my PT is Sunny, very strict but good",
+                                              "He wants me eating 140g protein a day."])
+    assert texts == ["Sunny wants me eating 140g protein a day."]

@@ -177,25 +177,31 @@ def test_a_pronoun_is_learnt_from_the_message_as_it_was_put():
     rows = [RecentPerson("", 0, -2, "", stored, weeks, said), RecentPerson("Haddad", 0, 0, "PERSON", stored, weeks)]
     assert _mentions_of(rows) == [("Haddad", "f", 0)]
     # without the message nothing memory reads says Haddad is a person's name (no title, role, given
-    # name or pronoun): no candidate, as the model's PERSON "Porto" is none
-    assert _mentions_of(rows[1:]) == []
+    # name or pronoun): a candidate still, marked as the model's PERSON "Porto" is
+    assert _marks(rows[1:]) == [("Haddad", False)]
 
 
-def test_a_name_nothing_marks_as_a_person_s_is_no_candidate():
-    """The model's PERSON for a city or a car is nobody; a given name, a title, a role or a pairing
-    with a given name marks a person of unknown pronoun."""
+def _marks(rows):
+    context = put_context([Episode("a", "She left.", NOW)], timedelta(hours=24), lambda queries: [(rows, [])])
+    return [(m.name, m.marked) for m in context.mentions[0]]
+
+
+def test_what_marks_a_name_as_a_person_s():
+    """The model's PERSON for a city, a car or a bank is nobody's name; a given name, a title, a
+    role, a pairing with a given name, someone's company or a person's deed marks one of unknown
+    pronoun."""
     for unit, name in [("Can you give me a 3 day itinerary for Porto", "Porto"),
                        ("My mate is selling his old Golf and I'm tempted.", "Golf"),
                        ("Ideas that aren't just the usual Big Ben and Buckingham Palace stuff?", "Big Ben"),
                        ("How do I cancel a direct debit with Santander online?", "Santander")]:
-        assert _mentions_of([RecentPerson(name, 0, unit.index(name), "PERSON", unit, NOW)]) == []
+        assert _marks([RecentPerson(name, 0, unit.index(name), "PERSON", unit, NOW)]) == [(name, False)]
     for unit, name, surface in [("I'm organising a hen do with Jess and Keziah for June.", "Keziah", "Keziah"),
                                 ("Our neighbour Oksana is watering the plants.", "Oksana", "Oksana"),
                                 ("Saw Mx Okonkwo at parents evening.", "Okonkwo", "Mx Okonkwo"),
                                 ("Had a long meeting with Kowalski and the auditors.", "Kowalski", "Kowalski"),
                                 ("Kowalski wants the invoice paid by Friday.", "Kowalski", "Kowalski")]:
         rows = [RecentPerson(name, 0, unit.index(name), "PERSON", unit, NOW)]
-        assert [m[0] for m in _mentions_of(rows)] == [surface]
+        assert _marks(rows) == [(surface, True)]
 
 
 def test_a_first_name_beside_a_role_is_the_model_s_longer_person():
