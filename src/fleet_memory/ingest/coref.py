@@ -493,4 +493,3 @@ def resolve_coreferences(
         text = _resolve_one(item.parsed.parse, item.spans, item.parsed.appended, fact.speaker, state, speakers)
         out.append(CorefFact(item, text))
     return out
-

@@ -163,7 +163,8 @@ _ROLE_NAMED = re.compile(rf"\b(?i:my|our|his|her|their|the|an?)\s+(?:[A-Za-z-]+(
 # a role, where the person is from or sits, then the name set off: "The neighbour across the hall,
 # Wojciech, has offered …", "my colleague from the Leeds office, Sam"
 _ROLE_THEN_WHERE = re.compile(rf"\b(?i:my|our|the|an?)\s+((?i:[a-z-]+))\s+(?:(?i:from|at|in|across|down|up|over|on"
-                              rf"|next door|upstairs|downstairs)\b[^,.;:!?]{{0,30}}|(?i:there|here)),\s+((?:{_TITLE})?({_NAME}))\b")
+                              rf"|next door|upstairs|downstairs)\b[^,.;:!?]{{0,30}}|(?i:there|here)),"
+                              rf"\s+((?:{_TITLE})?({_NAME}))\b")  # "the coordinator there, Yusuf": the comma at once
 # what follows a name that a role is set off after: "Dana, my physio", "Ms Lindqvist, the piano teacher"
 _ROLE_AFTER_NAME = r",\s+(?i:my|our|his|her|their|the|an?)\s+([A-Za-z-]+(?:\s+[A-Za-z-]+){0,2})"
 _NAMED_THEN_ROLE = re.compile(rf"((?:{_TITLE})?({_NAME})){_ROLE_AFTER_NAME}")
@@ -299,7 +300,8 @@ def named_by_role(text: str) -> tuple[tuple[str, str, str | None], ...]:
     comma = "," in text  # the patterns below need a comma or a word: without it, no need to run them
     for m in _NAMED_THEN_ROLE.finditer(text) if comma else ():
         roles = [w for w in m.group(3).split() if is_person_role(w)]
-        if roles and m.group(2) not in _CALENDAR and not _AT_ADDRESS.search(text, 0, m.start()):  # not "In January, the letting agent …"
+        # not "In January, the letting agent …", nor "on Albert Road, the coordinator …"
+        if roles and m.group(2) not in _CALENDAR and not _AT_ADDRESS.search(text, 0, m.start()):
             out.append((m.group(2), m.group(1), role_gender(roles[0]) or title_gender(m.group(1))))
     for m in _ROLE_THEN_WHERE.finditer(text) if comma else ():
         if is_person_role(m.group(1)) and m.group(3) not in _CALENDAR:
