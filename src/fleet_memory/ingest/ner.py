@@ -18,7 +18,9 @@ is resolved window by window: in this window or an earlier one of the same put) 
 is reused), is a speaker of the conversation (PERSON), or starts with a known first name (PERSON:
 the short list, or, for a run of one or two words, any given name of ``names.first_names.tsv``).
 Speakers of conversation turns are PERSON entities of their turns (added when units are
-assembled).
+assembled). A listed given name the model calls a PERSON once in an agent's part of the batch is a
+PERSON wherever else it labels it there ("paired with Tomasz and Zainab, … Zainab the lit review":
+GPE, then PERSON).
 
 The agent's memory is a gazetteer (``AgentContext.known``: stored entities the put names): a name
 the agent already knows is recognised with its stored label even when the model misses it (any
