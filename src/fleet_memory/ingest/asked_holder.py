@@ -55,6 +55,7 @@ from ..language.dates import DAY_NAMES
 from ..language.months import MONTH_NAMES
 from ..model import MemoryUnit
 from ..providers.nlp import NLP, Parsed, Token
+from .edited_parse import sentence_start
 from .genders import SERVICE_ROLES, is_person_role
 from .names import is_listed_name
 from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
@@ -141,7 +142,7 @@ def _persons(parsed: Parsed) -> frozenset[str]:
     first word a person ("Keys collected, first night in the Portobello house", "Switch is done")."""
     tokens = parsed.tokens
     return frozenset(w.lower() for e in parsed.ents if e.label == "PERSON" and not (
-        e.end - e.start == 1 and (e.start == 0 or tokens[e.start - 1].text in (".", "!", "?"))
+        e.end - e.start == 1 and sentence_start(tokens, e.start) == e.start
         and not (is_listed_name(e.text) or _a_role(e.text.lower()))) for w in e.text.split())
 
 

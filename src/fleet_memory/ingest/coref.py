@@ -61,7 +61,7 @@ from datetime import datetime, timedelta
 
 from ..language.verbs import AGREE, third_person
 from ..providers.nlp import Parsed, Span, Token
-from .edited_parse import render
+from .edited_parse import render, sentence_start
 from .genders import (VESSELS, is_person_role, names_a_scene, only_after_article, only_as_place, other_people,
                       pronouns_in, role_gender, speaks_of_anyone)
 from .names import listed_gender
@@ -332,9 +332,8 @@ def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
     pronoun, not a thing: "The blood test results came back and he has type 2 diabetes" says nothing
     of whom; nor the subject of a sentence before it that the splitter kept in one piece, "christmas
     went fine!! he was super sweet")."""
-    start = max((j + 1 for j in range(i) if tokens[j].tag == "."), default=0)
     return any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.pos == "NOUN" and is_person_role(t.text))
-               for t in tokens[start:i])
+               for t in tokens[sentence_start(tokens, i):i])
 
 
 def _plural_people(tokens: Sequence[Token]) -> bool:

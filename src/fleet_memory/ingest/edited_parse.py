@@ -29,10 +29,17 @@ from dataclasses import replace
 
 from ..providers.nlp import Parsed, Span, Token
 
-__all__ = ["edited", "joined", "render", "rendered"]
+__all__ = ["edited", "joined", "render", "rendered", "sentence_start"]
 
 _POSSESSIVES = {"my", "our", "your", "his", "her", "their"}
 _PAST = {"was": "VBD"}
+
+
+def sentence_start(tokens: Sequence[Token], i: int) -> int:
+    """Where the sentence of token ``i`` starts in a parse that may hold several (a fact the
+    splitter kept in one piece, "christmas went fine!! he was …"): after the last sentence-final
+    mark before it."""
+    return max((j + 1 for j in range(i) if tokens[j].tag == "."), default=0)
 
 
 def render(tokens: Sequence[Token], edits: Mapping[int, str] | None = None) -> str:
