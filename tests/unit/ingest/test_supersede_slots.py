@@ -63,6 +63,9 @@ def test_phone_slot_needs_a_phone_number(text, expected):
     ("Maybe we should move to Manchester, what do you think?", True),
     ("I'm thinking of moving to Leeds, should I rent first?", True),
     ("Octopus or EDF, which should I pick?", True),
+    ("Need a hand, can I send you my CV?", True),  # "need" is no past tense
+    ("Speed matters most, which broadband should I pick?", True),
+    ("Agreed the rent with the new landlord, can you draft the email?", False),
     # a sentence that opens with a condition still states its value
     ("In case you need it, my new address is 12 Park Road. Can you update my profile?", False),
 ])
