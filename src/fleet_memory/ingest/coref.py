@@ -62,8 +62,8 @@ from datetime import datetime, timedelta
 from ..language.verbs import AGREE, third_person
 from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
-from .genders import (VESSELS, is_person_role, names_a_scene, only_after_article, only_as_place, other_people,
-                      pronouns_in, role_gender, speaks_of_anyone)
+from .genders import (VESSELS, a_kept_thing_leads, is_person_role, names_a_scene, only_after_article, only_as_place,
+                      other_people, pronouns_in, role_gender, speaks_of_anyone)
 from .names import listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -277,6 +277,8 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
         return None  # "Went to the GP this morning - he said …", "if a patient arrives …, he": a person of its own
     if _either(tokens, i):
         return None  # "he or she", "his/her": anyone's
+    if a_kept_thing_leads(render(tokens[sentence_start(tokens, i):i])):
+        return None  # "my gelding has been lame on his front left": the horse's, maybe
     if any(start < i for start in others):
         return None  # "Had lunch with Mateo and he recommended …": Mateo, whatever the model's label
     if gender == "f" and (state.vessel or _names_a_vessel(tokens[:i])):

@@ -52,7 +52,8 @@ from ..naming import UPPER
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
            "refers_by_pronoun", "name_words", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic",
-           "speaks_of_anyone", "VESSELS", "title_gender", "unnamed_people", "with_title", "without_title"]
+           "speaks_of_anyone", "VESSELS", "a_kept_thing_leads", "title_gender", "unnamed_people", "with_title",
+           "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee
@@ -101,6 +102,12 @@ _ANYONE = frozenset("""someone somebody anyone anybody whoever person people pat
     waitress officer staff runner lead hire starter""".split())
 # what takes "she" without being a woman, as the Cutty Sark does ("The ship was massive and she rolled")
 VESSELS = frozenset("ship ships boat yacht ferry liner vessel sailboat dinghy barge narrowboat".split())
+# what else people call "he" or "she": an animal, a vehicle, a plant they keep
+_ANIMALS = r"""dogs? pupp(?:y|ies) cats? kittens? husky huskies spaniels? terriers? collies? poodles? retrievers?
+    labradors? horses? pony ponies geldings? mares? stallions? foals? rabbits? bunny hamsters? parrots? budgies?
+    tortoises? ferrets? pets?""".split()
+_KEPT_THINGS = r"""cars? vans? utes? trucks? lorry motorbikes? motorcycles? bikes? scooters? campervans? motorhomes?
+    caravans? tractors? plants? monsteras? figs? orchids? cactus cacti succulents? ferns? bonsai""".split()
 
 
 def speaks_of_anyone(word: str) -> bool:
@@ -111,12 +118,14 @@ def speaks_of_anyone(word: str) -> bool:
 
 # an animal someone has: after a determiner or a possessive ("our spaniel", "a huge husky"; not
 # "loves horse racing")
-_ANIMAL = re.compile(r"\b(?:my|our|his|her|their|a|an|the|two|three)\s+(?:[\w-]+\s+){0,2}?(dogs?|pupp(?:y|ies)|cats?"
-                     r"|kittens?|husky|huskies|spaniels?|terriers?|collies?|poodles?|retrievers?|labradors?|horses?"
-                     r"|pony|ponies|rabbits?|bunny|hamsters?|parrots?|budgies?|tortoises?|ferrets?|pets?)\b(?![\w-])",
-                     re.IGNORECASE)
+_ANIMAL = re.compile(rf"\b(?:my|our|his|her|their|a|an|the|two|three)\s+(?:[\w-]+\s+){{0,2}}?({'|'.join(_ANIMALS)})"
+                     r"\b(?![\w-])", re.IGNORECASE)
 _A_VESSEL = re.compile(rf"\b(?:my|our|his|her|their|a|an|the)\s+(?:[\w-]+\s+){{0,2}}?({'|'.join(sorted(VESSELS))})\b",
                        re.IGNORECASE)
+# a clause's subject that someone keeps: "the ute's making …", "my gelding has been …", "The monstera's got …"
+_KEPT_WORDS = "|".join(_ANIMALS + _KEPT_THINGS + sorted(VESSELS))
+_KEPT_SUBJECT = re.compile(rf"(?:^|[.!?,;:]\s+|\band\s+)(?:my|our|the|his|her|their)\s+(?:[\w-]+\s+){{0,2}}?"
+                           rf"({_KEPT_WORDS})(?:['’]s)?\s+(?!(?:and|or)\b)[a-z]", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=_KEPT)
@@ -125,6 +134,14 @@ def names_a_pet_or_a_ship(text: str) -> bool:
     as a person ("Our neighbour Bartek has a husky" … "he dug up my flowerbed"; "Daniela helped me
     pick a sailboat" … "she handled the chop fine")."""
     return _ANIMAL.search(text) is not None or _A_VESSEL.search(text) is not None
+
+
+def a_kept_thing_leads(text: str) -> bool:
+    """The text, before a pronoun, has an animal, a vehicle, a plant or a boat someone keeps as the
+    subject of a clause ("the ute's making a grinding noise and she's done 280,000 km", "my gelding
+    has been lame on his front left", "The monstera's got massive now, she put out three new leaves"):
+    the pronoun may be that thing's, which takes "he" or "she" as readily as a person."""
+    return _KEPT_SUBJECT.search(text) is not None
 
 
 def names_a_scene(text: str) -> bool:

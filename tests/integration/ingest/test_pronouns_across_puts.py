@@ -259,6 +259,20 @@ def test_weeks_later_a_pet_a_boat_or_a_subject_leaves_the_pronoun_alone(real_mem
     assert real_memory.put("r-pet", later, event_date=DAY + timedelta(days=30)).texts == [later]
 
 
+@pytest.mark.parametrize("intro, later", [
+    # an animal, a vehicle or a plant the message itself makes a subject before the pronoun
+    ("My aunt Philippa is coming to stay for the bank holiday weekend.",
+     "Our old mare has been off her food since Monday and she keeps lying down. Should I call the vet out?"),
+    ("My friend Halima is helping me paint the spare room on Saturday.",
+     "The van's been pulling to the left all week, she needs new tyres I think. How much should that cost?"),
+])
+def test_a_kept_animal_or_thing_before_the_pronoun_leaves_it_alone(real_memory, intro, later) -> None:
+    real_memory.put("r-kept", intro, event_date=DAY)
+    real_memory.put("r-kept", "What's the capital gains allowance this year?", event_date=DAY + timedelta(days=8))
+    stored = " ".join(real_memory.put("r-kept", later, event_date=DAY + timedelta(days=30)).texts)
+    assert " she " in stored and intro.split()[2] not in stored  # neither Philippa nor Halima
+
+
 def test_a_place_the_model_calls_a_person_is_no_rival(real_memory) -> None:
     """The small model reads "Porto" as a PERSON; nothing in memory says it is anyone's name, so it
     does not stand beside the instructor Ximena, whom memory calls "she"."""

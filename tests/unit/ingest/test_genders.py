@@ -2,10 +2,10 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import (is_person_role, named_by_role, names_a_pet_or_a_ship, names_a_scene,
-                                         only_as_place, only_as_topic, other_people, pronouns_in, referred_by_subject,
-                                         serves, speaks_of_anyone, title_gender, unnamed_people, with_title,
-                                         without_title)
+from fleet_memory.ingest.genders import (a_kept_thing_leads, is_person_role, named_by_role, names_a_pet_or_a_ship,
+                                         names_a_scene, only_as_place, only_as_topic, other_people, pronouns_in,
+                                         referred_by_subject, serves, speaks_of_anyone, title_gender, unnamed_people,
+                                         with_title, without_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -187,6 +187,15 @@ def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:
     assert only_as_topic("He remembered my essay on Dickens!", "Dickens")
     assert not only_as_topic("The studio is run by Leilani, who trained in Japan.", "Leilani")
     assert is_person_role("coaches") and is_person_role("nurses")
+
+
+def test_an_animal_a_vehicle_or_a_plant_someone_keeps_as_a_clause_s_subject() -> None:
+    assert a_kept_thing_leads("Our old mare has been off her food since Monday and")
+    assert a_kept_thing_leads("The van's been pulling to the left all week,")
+    assert a_kept_thing_leads("My orchid finally flowered,")
+    assert not a_kept_thing_leads("I took the car in for its service and")  # an object, no subject
+    assert not a_kept_thing_leads("My dog and")  # no clause yet: "my dog and my brother …"
+    assert not a_kept_thing_leads("Declan loves horse racing and")
 
 
 def test_a_name_given_as_a_name_or_after_a_role_called() -> None:
