@@ -243,9 +243,18 @@ _MARKED_AT = re.compile(r"\s*[(,]\s*they/them\b", re.IGNORECASE)  # right after 
 _PAIRED = re.compile(r"(?:\band|&|,)\s*$", re.IGNORECASE)  # "Charlie and Rowan (they/them)": both, maybe
 
 
+# "they" as the very next clause's subject: "Jules — they do fine line work", "our DM is Avery and they
+# are SO good at voices", "Mx. Okonkwo, they seem lovely"; nothing but a dash, a comma or "and" between
+_THEY_NEXT = re.compile(r"\s*(?:[,;:—–-]\s*|\s+and\s+)(?:they|they['’](?:re|ve|ll|d))\s+(?!all\b|both\b)[a-z]",
+                        re.IGNORECASE)
+
+
 def _they_after(text: str, start: int, others: Sequence[int]) -> str | None:
     """"n" when the text says, within a few words after ``start`` and before another name, that the
-    person goes by "they" (``_THEY_MARK``)."""
+    person goes by "they" (``_THEY_MARK``), or makes "they" the subject of the clause right after
+    the name (``_THEY_NEXT``)."""
+    if _THEY_NEXT.match(text, start) is not None:
+        return "n"
     found = _THEY_MARK.search(text, start)
     if found is None or found.start() - start > 60 or any(start < o < found.start() for o in others):
         return None

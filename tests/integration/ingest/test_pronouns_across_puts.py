@@ -230,6 +230,10 @@ def test_a_pronoun_for_anyone_or_a_ship_is_not_memory_s_person(real_memory, late
     ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
      "They've just been offered a residency at a studio in Glasgow.",
      "Jules has just been offered a residency at a studio in Glasgow."),
+    # "they" as the subject of the clause right after the name is that person's
+    ("Our new allotment neighbour is Kit, they grow the most ridiculous pumpkins.",
+     "They've offered to water my beans while I'm away.",
+     "Kit has offered to water my beans while I'm away."),
     # two people who go by "they": neither is clearly meant
     ("My two flatmates, Charlie and Rowan - both use they/them - want to get a dog.",
      "They've been offered a job in Berlin.", None),

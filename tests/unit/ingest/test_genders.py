@@ -178,6 +178,12 @@ def test_a_person_who_goes_by_they() -> None:
     # the mark right after the name is that name's, whoever was named just before
     assert pronouns_in("Ella's new piano teacher is called Sky (they/them).", ["Ella", "Sky"]) == {"Sky": "n"}
     assert pronouns_in("My flatmates Charlie and Rowan (they/them) are lovely.", ["Charlie", "Rowan"]) == {}
+    # "they" as the subject of the clause right after the name, nothing but a dash, a comma or "and" between
+    assert pronouns_in("Booked a session with a new physio, Kit — they're brilliant with knees.", ["Kit"]) == {
+        "Kit": "n"}
+    assert pronouns_in("The new choir leader is Ashley, they seem strict.", ["Ashley"]) == {"Ashley": "n"}
+    assert pronouns_in("Had drinks with Tom and Ana, they are moving to Bath.", ["Tom", "Ana"]) == {}
+    assert pronouns_in("Visited Sarah at the office and they all sang.", ["Sarah"]) == {}
 
 
 def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:
