@@ -379,10 +379,12 @@ def _names_a_vessel(tokens: Sequence[Token]) -> bool:
 
 
 def _either(tokens: Sequence[Token], i: int) -> bool:
-    """The pronoun at ``i`` is one of a pair for anyone: "he or she", "him/her", "she or he"."""
+    """The pronoun at ``i`` is one of a pair for anyone: "he or she", "him/her", "she or he", "his or
+    her" — the two in one case: "She and her partner are moving" is one person and her partner."""
     def pair(a: int, b: int) -> bool:
         return (0 <= a and b < len(tokens) and tokens[a].text.lower() in _HE_OR_SHE
-                and tokens[b].text.lower() in _HE_OR_SHE and tokens[a + 1].text.lower() in ("or", "/", "and"))
+                and tokens[b].text.lower() in _HE_OR_SHE and tokens[a + 1].text.lower() in ("or", "/", "and")
+                and tokens[a].tag == tokens[b].tag)
     return pair(i, i + 2) or pair(i - 2, i) or "/" in tokens[i].text
 
 

@@ -277,6 +277,17 @@ def test_a_kept_animal_or_thing_before_the_pronoun_leaves_it_alone(real_memory, 
     assert " she " in stored and intro.split()[2] not in stored  # neither Philippa nor Halima
 
 
+def test_she_and_her_partner_is_one_person_not_a_pair_for_anyone(real_memory) -> None:
+    """"he or she", "his or her" are anyone's; "She and her partner" is one woman and her partner."""
+    real_memory.put("r-pair", "Ngozi asked me to be a bridesmaid at her wedding!", event_date=DAY)
+    real_memory.put("r-pair", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
+    later = real_memory.put("r-pair", "She and her partner are moving to Abuja before the wedding.",
+                            event_date=DAY + timedelta(days=30)).texts
+    generic = "Every bridesmaid pays for his or her own dress."
+    assert later == ["Ngozi and her partner are moving to Abuja before the wedding."]
+    assert real_memory.put("r-pair", generic, event_date=DAY + timedelta(days=31)).texts == [generic]
+
+
 def test_a_place_the_model_calls_a_person_is_no_rival(real_memory) -> None:
     """The small model reads "Porto" as a PERSON; nothing in memory says it is anyone's name, so it
     does not stand beside the instructor Ximena, whom memory calls "she"."""
