@@ -106,7 +106,8 @@ class _Discourse:
         self.episode: int | None = None
         self.scene = False  # the episode so far tells of an encounter with a person of its own (``names_a_scene``)
         self.vessel = False  # the episode so far names a ship or a boat (``genders.VESSELS``), which takes "she"
-        self.plural = False  # the episode so far names people several at once ("the kids", "Sam and Jo")
+        self.plural = False  # the episode so far names people several at once ("the kids", "Sam and Jo") or
+        # gave a "they" to an organisation or to anyone ("Octopus have … and they …")
         self.agent: str | None = None
         self.when: datetime | None = None
 
@@ -275,8 +276,8 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
         return None
     if any(t.pos in ("NOUN", "PROPN", "PRON") and speaks_of_anyone(t.text) for t in tokens[:i]):
         return None  # "Went to the GP this morning - he said …", "if a patient arrives …, he": a person of its own
-    if _either(tokens, i):
-        return None  # "he or she", "his/her": anyone's
+    if _either(tokens, i) or _quoted(tokens, i):
+        return None  # "he or she", "his/her": anyone's; "'she'll be right'": someone else's words
     if a_kept_thing_leads(render(tokens[sentence_start(tokens, i):i])):
         return None  # "my gelding has been lame on his front left": the horse's, maybe
     if any(start < i for start in others):
@@ -348,8 +349,18 @@ def _they_referent(tokens: Sequence[Token], i: int, persons: Sequence[tuple[int,
                    state: _Discourse) -> EntityMention | None:
     """The one person the discourse knows to go by "they" ("Jules uses they/them"), for the
     they/them/their at token ``i`` — only when nothing in the message so far names people several
-    at once or another person before it in the sentence: "they" is mostly plural."""
-    if state.plural or _plural_people(tokens[:i]) or any(start < i for start, _ in persons):
+    at once, and nothing before it in the sentence names another person, someone in general or a
+    subject "they" may stand for (an organisation, a team, a plural), nor opens a quotation: "they"
+    is mostly plural."""
+    if state.plural or _plural_people(tokens[:i]) or any(start < i for start, _ in persons) or _quoted(tokens, i):
+        return None
+    object_ = tokens[i].dep in (*_OBJECT_DEPS, "pobj")  # "the parents want to get them a gift": not the parents
+    if not object_ and any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.tag in ("NNS", "NNPS"))
+                           for t in tokens[sentence_start(tokens, i):i]):
+        state.plural = True  # "Octopus have put our bill up and they …", "Mayo lost again, they …": theirs,
+        return None  # and so is a "they" later in the message ("… asking them to justify it")
+    if any(t.pos in ("NOUN", "PROPN", "PRON") and speaks_of_anyone(t.text) for t in tokens[:i]):
+        state.plural = True  # "if someone needs something urgent they …", "if a customer returns it they …"
         return None
     here = _named_in(tokens, state.persons)
     named = [n for n in state.persons if _gender_of(n, state.learnt) == "n" and n not in here]
@@ -386,6 +397,15 @@ def _either(tokens: Sequence[Token], i: int) -> bool:
                 and tokens[b].text.lower() in _HE_OR_SHE and tokens[a + 1].text.lower() in ("or", "/", "and")
                 and tokens[a].tag == tokens[b].tag)
     return pair(i, i + 2) or pair(i - 2, i) or "/" in tokens[i].text
+
+
+_QUOTES = frozenset({'"', "“", "”", "'", "‘", "’", "``", "''"})
+
+
+def _quoted(tokens: Sequence[Token], i: int) -> bool:
+    """Token ``i`` lies inside a quotation its sentence opened before it (an odd number of quote
+    marks standing alone: "the tradie reckons it's 'she'll be right'"); someone else's words."""
+    return sum(t.text in _QUOTES for t in tokens[sentence_start(tokens, i):i]) % 2 == 1
 
 
 def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:

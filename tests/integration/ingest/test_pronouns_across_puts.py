@@ -237,6 +237,17 @@ def test_a_pronoun_for_anyone_or_a_ship_is_not_memory_s_person(real_memory, late
     # two people who go by "they": neither is clearly meant
     ("My two flatmates, Charlie and Rowan - both use they/them - want to get a dog.",
      "They've been offered a job in Berlin.", None),
+    # "they" after an organisation, a team or a plural as the sentence's subject, or after someone in general
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
+     "Thames Water have cut the supply twice this week and they still haven't said why, so can you draft an "
+     "email asking them for compensation?", None),
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",  # an object's
+     "Tesco want to give them a refund for the kettle.", "Tesco want to give Jules a refund for the kettle."),
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
+     "Can you word the sign so that if anyone finds the keys they should hand them in at the desk?", None),
+    # a quotation is someone else's words
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
+     "The notice just says 'they will be in touch within five working days', which helps nobody.", None),
     # "they" after people named several at once is theirs
     ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
      "The kids loved the zoo and they want to go again.", None),
@@ -286,6 +297,16 @@ def test_she_and_her_partner_is_one_person_not_a_pair_for_anyone(real_memory) ->
     generic = "Every bridesmaid pays for his or her own dress."
     assert later == ["Ngozi and her partner are moving to Abuja before the wedding."]
     assert real_memory.put("r-pair", generic, event_date=DAY + timedelta(days=31)).texts == [generic]
+
+
+@pytest.mark.parametrize("later", [
+    "The forecast says showers but honestly 'she'll be right' for the barbecue on Saturday.",  # quoted
+    "The baby arrived on Tuesday and she's already feeding well.",  # a baby is someone of the message's own
+])
+def test_a_quoted_pronoun_or_a_baby_s_is_not_memory_s_woman(real_memory, later) -> None:
+    real_memory.put("r-quote", "My cousin Imelda is coming to stay for a week in June.", event_date=DAY)
+    real_memory.put("r-quote", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
+    assert real_memory.put("r-quote", later, event_date=DAY + timedelta(days=30)).texts == [later]
 
 
 def test_a_place_the_model_calls_a_person_is_no_rival(real_memory) -> None:
