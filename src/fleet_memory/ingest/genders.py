@@ -99,7 +99,7 @@ _SCENE = re.compile(
 _ANYONE = frozenset("""someone somebody anyone anybody whoever person people patient man men
     woman women guy girl boy lady gentleman customer caller passenger player member candidate applicant employee
     worker stranger visitor guest owner buyer seller operator engineer technician rep representative examiner waiter
-    waitress officer staff runner lead hire starter baby babies newborn toddler infant""".split())
+    waitress officer staff runner lead hire starter""".split())
 # what takes "she" without being a woman, as the Cutty Sark does ("The ship was massive and she rolled")
 VESSELS = frozenset("ship ships boat yacht ferry liner vessel sailboat dinghy barge narrowboat".split())
 # what else people call "he" or "she": an animal, a vehicle, a plant they keep
