@@ -404,8 +404,9 @@ _QUOTES = frozenset({'"', "“", "”", "'", "‘", "’", "``", "''"})
 
 def _quoted(tokens: Sequence[Token], i: int) -> bool:
     """Token ``i`` lies inside a quotation its sentence opened before it (an odd number of quote
-    marks standing alone: "the tradie reckons it's 'she'll be right'"); someone else's words."""
-    return sum(t.text in _QUOTES for t in tokens[sentence_start(tokens, i):i]) % 2 == 1
+    marks standing alone, not an owner's "kids' school": "the tradie reckons it's 'she'll be
+    right'"); someone else's words."""
+    return sum(t.text in _QUOTES and t.tag != "POS" for t in tokens[sentence_start(tokens, i):i]) % 2 == 1
 
 
 def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:

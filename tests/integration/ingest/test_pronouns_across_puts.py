@@ -304,6 +304,9 @@ def test_a_quoted_pronoun_is_not_memory_s_woman(real_memory) -> None:
     real_memory.put("r-quote", "My cousin Imelda is coming to stay for a week in June.", event_date=DAY)
     real_memory.put("r-quote", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
     assert real_memory.put("r-quote", later, event_date=DAY + timedelta(days=30)).texts == [later]
+    owner = "After two weeks' rest she is finally back at work."  # an owner's mark, no quotation
+    assert real_memory.put("r-quote", owner, event_date=DAY + timedelta(days=31)).texts == [
+        "After two weeks' rest Imelda is finally back at work."]
 
 
 def test_a_place_the_model_calls_a_person_is_no_rival(real_memory) -> None:
