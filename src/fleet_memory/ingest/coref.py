@@ -62,8 +62,8 @@ from datetime import datetime, timedelta
 from ..language.verbs import AGREE, third_person
 from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
-from .genders import (VESSELS, a_kept_thing_leads, is_person_role, names_a_scene, only_after_article, only_as_place,
-                      other_people, pronouns_in, role_gender, speaks_of_anyone)
+from .genders import (VESSELS, in_general, is_kept_thing, is_person_role, names_a_scene, only_after_article,
+                      only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
 from .names import listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -278,7 +278,7 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
         return None  # "Went to the GP this morning - he said …", "if a patient arrives …, he": a person of its own
     if _either(tokens, i) or _quoted(tokens, i):
         return None  # "he or she", "his/her": anyone's; "'she'll be right'": someone else's words
-    if a_kept_thing_leads(render(tokens[sentence_start(tokens, i):i])):
+    if any(t.dep == "nsubj" and is_kept_thing(t.text) for t in tokens[sentence_start(tokens, i):i]):
         return None  # "my gelding has been lame on his front left": the horse's, maybe
     if any(start < i for start in others):
         return None  # "Had lunch with Mateo and he recommended …": Mateo, whatever the model's label
@@ -354,12 +354,12 @@ def _they_referent(tokens: Sequence[Token], i: int, persons: Sequence[tuple[int,
     is mostly plural."""
     if state.plural or _plural_people(tokens[:i]) or any(start < i for start, _ in persons) or _quoted(tokens, i):
         return None
-    object_ = tokens[i].dep in (*_OBJECT_DEPS, "pobj")  # "the parents want to get them a gift": not the parents
-    if not object_ and any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.tag in ("NNS", "NNPS"))
-                           for t in tokens[sentence_start(tokens, i):i]):
+    start, clause = sentence_start(tokens, i), _clause_of(tokens, i)
+    if any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.tag in ("NNS", "NNPS"))
+           and not (tokens[i].dep in _BOUND_DEPS and t.head == clause) for t in tokens[start:i]):
         state.plural = True  # "Octopus have put our bill up and they …", "Mayo lost again, they …": theirs,
         return None  # and so is a "they" later in the message ("… asking them to justify it")
-    if any(t.pos in ("NOUN", "PROPN", "PRON") and speaks_of_anyone(t.text) for t in tokens[:i]):
+    if any(t.pos in ("NOUN", "PRON") and in_general(t.text) for t in tokens[start:i]):
         state.plural = True  # "if someone needs something urgent they …", "if a customer returns it they …"
         return None
     here = _named_in(tokens, state.persons)
@@ -400,13 +400,30 @@ def _either(tokens: Sequence[Token], i: int) -> bool:
 
 
 _QUOTES = frozenset({'"', "“", "”", "'", "‘", "’", "``", "''"})
+_BOUND_DEPS = (*_OBJECT_DEPS, "pobj")  # "Tesco want to give them a refund": not Tesco, whose clause it is
+
+
+def _clause_of(tokens: Sequence[Token], i: int) -> int:
+    """The verb of the clause token ``i`` is an argument of, through a preposition and the verbs a
+    subject controls ("want to give them" is "want"'s clause)."""
+    k = tokens[i].head
+    if tokens[k].dep == "prep" and tokens[k].head != k:
+        k = tokens[k].head
+    while tokens[k].dep == "xcomp" and tokens[k].head != k:
+        k = tokens[k].head
+    return k
 
 
 def _quoted(tokens: Sequence[Token], i: int) -> bool:
-    """Token ``i`` lies inside a quotation its sentence opened before it (an odd number of quote
-    marks standing alone, not an owner's "kids' school": "the tradie reckons it's 'she'll be
-    right'"); someone else's words."""
-    return sum(t.text in _QUOTES and t.tag != "POS" for t in tokens[sentence_start(tokens, i):i]) % 2 == 1
+    """Token ``i`` lies inside a quotation: after a quote mark that opens one (set off before, glued
+    to the word after) and before one that closes it (glued to the word before): "the tradie reckons
+    it's 'she'll be right', but …". An owner's "weeks’", "'til", "'90s" or 65" open nothing closed."""
+    start, opened = sentence_start(tokens, i), False
+    for j in range(start, i):
+        if tokens[j].text in _QUOTES:
+            opening = not tokens[j].ws and (j == start or bool(tokens[j - 1].ws))
+            opened = opening or (opened and bool(tokens[j - 1].ws))  # glued to the word before: it closes
+    return opened and any(t.text in _QUOTES and not tokens[k - 1].ws for k, t in enumerate(tokens[i + 1:], i + 1))
 
 
 def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:

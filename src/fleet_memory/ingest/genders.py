@@ -52,7 +52,7 @@ from ..naming import UPPER
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
            "refers_by_pronoun", "name_words", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic",
-           "speaks_of_anyone", "VESSELS", "a_kept_thing_leads", "title_gender", "unnamed_people", "with_title",
+           "speaks_of_anyone", "VESSELS", "is_kept_thing", "in_general", "title_gender", "unnamed_people", "with_title",
            "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
@@ -108,12 +108,19 @@ _ANIMALS = r"""dogs? pupp(?:y|ies) cats? kittens? husky huskies spaniels? terrie
     tortoises? ferrets? pets?""".split()
 _KEPT_THINGS = r"""cars? vans? utes? trucks? lorry motorbikes? motorcycles? bikes? scooters? campervans? motorhomes?
     caravans? tractors? plants? monsteras? figs? orchids? cactus cacti succulents? ferns? bonsai""".split()
+_KEPT_THING = re.compile(rf"(?:{'|'.join(_ANIMALS + _KEPT_THINGS + sorted(VESSELS))})", re.IGNORECASE)
+
+
+def in_general(word: str) -> bool:
+    """A word for someone in general or unnamed (``_ANYONE``): "someone", "a customer", "whoever"."""
+    low = word.lower()
+    return low in _ANYONE or low.removesuffix("s") in _ANYONE
 
 
 def speaks_of_anyone(word: str) -> bool:
     """A word for someone in general or unnamed (``_ANYONE``) or a person's role (``is_person_role``)."""
     low = word.lower()
-    return low in _ANYONE or low.removesuffix("s") in _ANYONE or is_person_role(word)
+    return in_general(word) or is_person_role(word)
 
 
 # an animal someone has: after a determiner or a possessive ("our spaniel", "a huge husky"; not
@@ -122,10 +129,6 @@ _ANIMAL = re.compile(rf"\b(?:my|our|his|her|their|a|an|the|two|three)\s+(?:[\w-]
                      r"\b(?![\w-])", re.IGNORECASE)
 _A_VESSEL = re.compile(rf"\b(?:my|our|his|her|their|a|an|the)\s+(?:[\w-]+\s+){{0,2}}?({'|'.join(sorted(VESSELS))})\b",
                        re.IGNORECASE)
-# a clause's subject that someone keeps: "the ute's making …", "my gelding has been …", "The monstera's got …"
-_KEPT_WORDS = "|".join(_ANIMALS + _KEPT_THINGS + sorted(VESSELS))
-_KEPT_SUBJECT = re.compile(rf"(?:^|[.!?,;:]\s+|\band\s+)(?:my|our|the|his|her|their)\s+(?:[\w-]+\s+){{0,2}}?"
-                           rf"({_KEPT_WORDS})(?:['’]s)?\s+(?!(?:and|or)\b)[a-z]", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=_KEPT)
@@ -136,12 +139,10 @@ def names_a_pet_or_a_ship(text: str) -> bool:
     return _ANIMAL.search(text) is not None or _A_VESSEL.search(text) is not None
 
 
-def a_kept_thing_leads(text: str) -> bool:
-    """The text, before a pronoun, has an animal, a vehicle, a plant or a boat someone keeps as the
-    subject of a clause ("the ute's making a grinding noise and she's done 280,000 km", "my gelding
-    has been lame on his front left", "The monstera's got massive now, she put out three new leaves"):
-    the pronoun may be that thing's, which takes "he" or "she" as readily as a person."""
-    return _KEPT_SUBJECT.search(text) is not None
+def is_kept_thing(word: str) -> bool:
+    """An animal, a vehicle, a plant or a boat someone keeps: it takes "he" or "she" as readily as a
+    person ("my gelding … his front left", "the ute … she's done 280,000 km")."""
+    return _KEPT_THING.fullmatch(word) is not None
 
 
 def names_a_scene(text: str) -> bool:
@@ -245,15 +246,21 @@ _PAIRED = re.compile(r"(?:\band|&|,)\s*$", re.IGNORECASE)  # "Charlie and Rowan 
 
 # "they" as the very next clause's subject: "Jules — they do fine line work", "our DM is Avery and they
 # are SO good at voices", "Mx. Okonkwo, they seem lovely"; nothing but a dash, a comma or "and" between
-_THEY_NEXT = re.compile(r"\s*(?:[,;:—–-]\s*|\s+and\s+)(?:they|they['’](?:re|ve|ll|d))\s+(?!all\b|both\b)[a-z]",
+_THEY_NEXT = re.compile(r"(?:\s*[,;:—–-]\s*|\s+and\s+)(?:they|they['’](?:re|ve|ll|d))\s+(?!all\b|both\b)[a-z]",
                         re.IGNORECASE)
 
 
-def _they_after(text: str, start: int, others: Sequence[int]) -> str | None:
-    """"n" when the text says, within a few words after ``start`` and before another name, that the
-    person goes by "they" (``_THEY_MARK``), or makes "they" the subject of the clause right after
-    the name (``_THEY_NEXT``)."""
-    if _THEY_NEXT.match(text, start) is not None:
+# the name as the clause's subject or what it says someone is, not an object ("tulips for Nadia; they …")
+_NAME_SAID = re.compile(rf"(?:^|\bis|\bwas|['’]s|\bcalled|\bnamed|[,;:—–-])\s*(?:{_TITLE})?$", re.IGNORECASE)
+
+
+def _they_after(text: str, at: int, start: int, others: Sequence[int]) -> str | None:
+    """"n" when the text says, within a few words after ``start`` (the end of the name written at
+    ``at``) and before another name, that the person goes by "they" (``_THEY_MARK``), or makes
+    "they" the subject of the clause right after the name (``_THEY_NEXT``) when the name is the
+    subject of its own clause or what it says someone is (``_NAME_SAID``): "our DM is Avery and they
+    are so good at voices", not "Sent the photos to Priya and they came out well"."""
+    if _THEY_NEXT.match(text, start) is not None and _NAME_SAID.search(text, max(0, at - 40), at) is not None:
         return "n"
     found = _THEY_MARK.search(text, start)
     if found is None or found.start() - start > 60 or any(start < o < found.start() for o in others):
@@ -275,7 +282,7 @@ def pronouns_in(text: str, names: Sequence[str]) -> dict[str, str]:
         # not "Charlie and Rowan - both use they/them"; "Ella's teacher is Sky (they/them)" is Sky's
         alone = not any(at - 40 <= o < at for o in others) or (
             _MARKED_AT.match(text, at + len(name)) is not None and not _PAIRED.search(text, 0, at))
-        gender = role or (_they_after(text, at + len(name), others) if alone else None) or (
+        gender = role or (_they_after(text, at, at + len(name), others) if alone else None) or (
             _pronoun_after(text, at + len(name), others) if first else None)
         if gender is not None:
             out[name] = gender

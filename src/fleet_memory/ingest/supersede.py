@@ -331,10 +331,11 @@ _QUESTION_START = re.compile(
 _ASKED_AFTER_COMMA = re.compile(r",\s+(?=(?:can|could|should|shall|do|am)\s+(?:i|we)\b"
                                 r"|(?:how|what|which|where|when|why)\s+(?:do|does|can|could|should|would|is|are)"
                                 r"\s+(?:i|we|you)\b)", _I)
-# a past tense opens a told clause ("Changed my handle to …, can you …"); "Need", "Speed" are no past tense
-_NOT_PAST = r"(?:need|feed|seed|weed|heed|speed|bleed|breed|proceed|succeed|exceed|shed|bed|red|wed)\b"
+# a past tense opens a told clause ("Changed my handle to …, can you …"); "Need", "Speed" are no past
+# tense, and a word set off by a comma ("Fred, can we …", "Indeed, how do I …") tells nothing
+_NOT_PAST = r"(?:need|feed|seed|weed|heed|speed|bleed|breed|proceed|succeed|exceed|shed|bed|red|wed|embed)\b"
 _TOLD_FIRST = re.compile(rf"^\s*(?:i|i['’]m|i['’]ve|we|we['’]re|we['’]ve|my|our"
-                         rf"|(?:just |finally )?(?!{_NOT_PAST})[a-z]+ed)\b", _I)
+                         rf"|(?:just |finally )?(?!{_NOT_PAST})[a-z]+ed(?=\s+\w))\b", _I)
 _HEDGE = re.compile(r"\b(should|could|would|might|may|maybe|perhaps|thinking|considering|wondering|planning|hoping"
                     r"|if|unless|whether|once|suppose|assuming|or)\b", _I)
 _VALUE_IN_PART = re.compile(r"[\d@]|\s[A-Z]|\b(is|are|'s)\b")  # "Please note my new address is 5 Elm Street"

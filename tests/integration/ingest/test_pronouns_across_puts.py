@@ -245,6 +245,11 @@ def test_a_pronoun_for_anyone_or_a_ship_is_not_memory_s_person(real_memory, late
      "Tesco want to give them a refund for the kettle.", "Tesco want to give Jules a refund for the kettle."),
     ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
      "Can you word the sign so that if anyone finds the keys they should hand them in at the desk?", None),
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
+     "Octopus have put my bill up again, can you help me write to them?", None),
+    ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",  # a role is
+     "My dad keeps misgendering them and it's getting awkward.",  # no one in general
+     "My dad keeps misgendering Jules and it's getting awkward."),
     # a quotation is someone else's words
     ("My brother's partner, Jules, uses they/them, and I keep slipping up in front of my gran.",
      "The notice just says 'they will be in touch within five working days', which helps nobody.", None),
@@ -288,6 +293,19 @@ def test_she_and_her_partner_is_one_person_not_a_pair_for_anyone(real_memory) ->
     generic = "Every bridesmaid pays for his or her own dress."
     assert later == ["Ngozi and her partner are moving to Abuja before the wedding."]
     assert real_memory.put("r-pair", generic, event_date=DAY + timedelta(days=31)).texts == [generic]
+
+
+@pytest.mark.parametrize("later", [
+    "The car park was rammed, so she dropped me at the main entrance.",  # a compound, no kept car
+    "Spent all morning cleaning the house and the car before she arrived.",  # an object, no subject
+    "After two weeks’ rest she is finally back at work.",  # an owner's mark opens no quotation
+    "Can't wait 'til she gets here on Friday.",  # nor does an elision
+])
+def test_a_car_or_a_quote_mark_that_is_neither_subject_nor_quotation_keeps_the_person(real_memory, later) -> None:
+    real_memory.put("r-anna", "My friend Anna is picking me up later.", event_date=DAY)
+    real_memory.put("r-anna", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
+    stored = real_memory.put("r-anna", later, event_date=DAY + timedelta(days=30)).texts
+    assert stored == [later.replace("she", "Anna")]
 
 
 def test_a_quoted_pronoun_is_not_memory_s_woman(real_memory) -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from fleet_memory.ingest.genders import (a_kept_thing_leads, is_person_role, named_by_role, names_a_pet_or_a_ship,
+from fleet_memory.ingest.genders import (is_kept_thing, is_person_role, named_by_role, names_a_pet_or_a_ship,
                                          names_a_scene, only_as_place, only_as_topic, other_people, pronouns_in,
                                          referred_by_subject, serves, speaks_of_anyone, title_gender, unnamed_people,
                                          with_title, without_title)
@@ -184,6 +184,9 @@ def test_a_person_who_goes_by_they() -> None:
     assert pronouns_in("The new choir leader is Ashley, they seem strict.", ["Ashley"]) == {"Ashley": "n"}
     assert pronouns_in("Had drinks with Tom and Ana, they are moving to Bath.", ["Tom", "Ana"]) == {}
     assert pronouns_in("Visited Sarah at the office and they all sang.", ["Sarah"]) == {}
+    # only when the name is its clause's subject or what it says someone is, not an object
+    assert pronouns_in("Got some tulips for Nadia; they were only five pounds.", ["Nadia"]) == {}
+    assert pronouns_in("Sent the photos to Priya and they came out really well.", ["Priya"]) == {}
 
 
 def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:
@@ -195,13 +198,9 @@ def test_a_pet_or_a_boat_beside_a_person_and_a_name_written_about() -> None:
     assert is_person_role("coaches") and is_person_role("nurses")
 
 
-def test_an_animal_a_vehicle_or_a_plant_someone_keeps_as_a_clause_s_subject() -> None:
-    assert a_kept_thing_leads("Our old mare has been off her food since Monday and")
-    assert a_kept_thing_leads("The van's been pulling to the left all week,")
-    assert a_kept_thing_leads("My orchid finally flowered,")
-    assert not a_kept_thing_leads("I took the car in for its service and")  # an object, no subject
-    assert not a_kept_thing_leads("My dog and")  # no clause yet: "my dog and my brother …"
-    assert not a_kept_thing_leads("Declan loves horse racing and")
+def test_an_animal_a_vehicle_a_plant_or_a_boat_someone_keeps() -> None:
+    assert is_kept_thing("mare") and is_kept_thing("Van") and is_kept_thing("orchids") and is_kept_thing("yacht")
+    assert not is_kept_thing("park") and not is_kept_thing("groomer") and not is_kept_thing("caring")
 
 
 def test_a_name_given_as_a_name_or_after_a_role_called() -> None:

@@ -65,6 +65,8 @@ def test_phone_slot_needs_a_phone_number(text, expected):
     ("Octopus or EDF, which should I pick?", True),
     ("Need a hand, can I send you my CV?", True),  # "need" is no past tense
     ("Speed matters most, which broadband should I pick?", True),
+    ("Fred, can we move the meeting to 3pm?", True),  # a name set off by a comma tells nothing
+    ("Embed a video, how do I do that?", True),
     ("Agreed the rent with the new landlord, can you draft the email?", False),
     # a sentence that opens with a condition still states its value
     ("In case you need it, my new address is 12 Park Road. Can you update my profile?", False),
