@@ -16,7 +16,11 @@ a gap longer than ``reset_after``):
 - they/them/their → the one person the discourse knows to go by "they" ("Jules uses they/them",
   "is non-binary": ``genders.pronouns_in``), with the verb put in the third person ("They've been
   offered …" → "Jules has been offered …"), only when nothing in the message so far names people
-  several at once ("the kids", "Sam and Jo") and no ORG of the previous sentence could be meant.
+  several at once ("the kids", "Sam and Jo") and no ORG of the previous sentence could be meant,
+  and its sentence gave "they" to no one else first: an organisation, a team or a plural as a
+  subject ("Octopus have put our bill up and they …", then for the whole message) — unless "they"
+  is an object of that subject's own clause ("Tesco want to give them a refund") —, or a word for
+  anyone ("if a customer returns it they …").
 - In a conversation turn (the episode has a speaker), first-person pronouns are the speaker:
   "I'm swamped" → "Melanie is swamped", "my kids" → "Melanie's kids", with the verb after "I"
   put into the third person ("I love" → "Melanie loves", "I've" → "Melanie has").
@@ -34,7 +38,9 @@ not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's 
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …"), someone in general ("if a patient arrives unconscious, he …", "whoever we hire") or by a name
 the model gave another label ("Had lunch with Mateo from work and he recommended …", Mateo a GPE:
-never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"); a "she"
+never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"; not "She
+and her partner"); inside a quotation ("'she'll be right'"); after an animal, a vehicle or a plant
+someone keeps as its sentence's subject ("my gelding has been lame on his front left"); a "she"
 after a ship or a boat in the message; a pronoun from memory in a message that tells of the
 speaker's own encounter with someone unnamed — an appointment, a test, a lesson, a haircut, a
 call to a helpline, being pulled over ("Had my smear test at the surgery - she said …") — unless
