@@ -119,7 +119,6 @@ def in_general(word: str) -> bool:
 
 def speaks_of_anyone(word: str) -> bool:
     """A word for someone in general or unnamed (``_ANYONE``) or a person's role (``is_person_role``)."""
-    low = word.lower()
     return in_general(word) or is_person_role(word)
 
 
