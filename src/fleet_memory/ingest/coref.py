@@ -55,6 +55,11 @@ their role's or title's, else the given-name list's (``names.listed_gender``). A
 in the sentence itself is never the referent ("She lives in Porto now" cannot become "Porto lives
 in Porto now").
 
+Relatives: in the user's own words (no speaker), a family relation said alone ("my daughter",
+"Dad's") gets the name of the one person the user's memory or the put names by it, beside it ("My
+daughter Aoife's settling in …": ``ingest.kin``, ``_relative``), and that person is a referent of
+the sentence.
+
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:
 "Alice said she would come"); possessives take "'s". Anything uncertain is left as it was:
 a wrong replacement is worse than none.
@@ -70,6 +75,7 @@ from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
 from .genders import (VESSELS, in_general, is_kept_thing, is_person_role, names_a_scene, only_after_article,
                       only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
+from .kin import TITLED, named_relatives, relation_of
 from .names import listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -116,6 +122,7 @@ class _Discourse:
         # gave a "they" to an organisation or to anyone ("Octopus have … and they …")
         self.agent: str | None = None
         self.when: datetime | None = None
+        self.relatives: dict[str, str | None] = {}  # relation → the one person so named (None: several)
 
     def person_for(self, gender: str, exclude: frozenset[str] = frozenset()) -> str | None:
         """The antecedent of a he/she pronoun, only when one is clearly right (see the module
@@ -146,6 +153,11 @@ class _Discourse:
             return together[0]
         return None
 
+    def relative(self, relation: str, name: str) -> None:
+        """The put names a relative ("my sister Priya"): another name for a relation known makes it no one's."""
+        known = self.relatives.get(relation, name)
+        self.relatives[relation] = name if known and known.split()[0] == name.split()[0] else None
+
     def mention(self, name: str, turn: int | None = None) -> None:
         if turn is None:
             self.unmarked.discard(name)  # named again in the put: a person of the discourse
@@ -158,6 +170,8 @@ class _Discourse:
     def seed(self, context: AgentContext, index: int) -> None:
         """The agent's memory before the put: its people unit by unit with their pronouns
         (``AgentContext.mentions``), else its people each on a turn of their own."""
+        for relation, name in context.relatives.get(index, {}).items():
+            self.relatives[relation] = name
         mentions = context.mentions.get(index)
         if mentions is None:
             people = context.people.get(index, ())
@@ -190,6 +204,12 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     used: set[str] = set()
     for i, tok in enumerate(tokens):
         low = tok.text.lower().replace("’", "'")
+        if speaker is None and tok.pos in ("NOUN", "PROPN") and (name := _relative(tokens, i, state)) is not None:
+            if name not in used:  # "my daughter" → "my daughter Aoife", once a sentence
+                used.add(name)
+                replacements[i] = f"{tok.text} {name}"
+                referents.append(EntityMention(name, "PERSON"))
+            continue
         if tok.pos != "PRON" and low not in ("i", "me", "my"):
             continue
         if _glued(tokens, i):
@@ -239,6 +259,8 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     whom it addresses, its rivals, whether it told of an encounter, of people several at once or
     of a ship, and its things."""
     text = render(tokens)
+    for relation, name in named_relatives(text) if speaker is None else ():
+        state.relative(relation, name)
     for name, gender in pronouns_in(text, persons).items():
         if gender == "n":  # "Jules uses they/them": a person who goes by "they"
             state.learnt.setdefault(name, gender)
@@ -256,6 +278,32 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
     state.vessel = state.vessel or _names_a_vessel(tokens)
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
+
+
+_NOT_THE_ONE = frozenset({"amod", "compound", "nummod", "appos", "nmod", "quantmod"})
+
+
+def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
+    """The name of the relative token ``i`` names by the relation alone, when the user's memory or
+    the put names one person by it (``ingest.kin``): the user's ("my daughter", "our son") or said
+    as a name ("Mum's mobile"); not with a word that may pick out another ("my eldest daughter", "my
+    new partner"), not a plural, not named beside it ("my daughter Aoife"), not when the name
+    already stands in the sentence."""
+    tok = tokens[i]
+    relation = relation_of(tok.text)
+    name = state.relatives.get(relation) if relation is not None and tok.tag not in ("NNS", "NNPS") else None
+    if not name:
+        return None
+    kids = [k for j, k in enumerate(tokens) if k.head == i and j != i]
+    owned = any(k.dep == "poss" and k.text.lower() in ("my", "our") for k in kids)
+    titled = tok.text[:1].isupper() and tok.text.lower() in TITLED and not any(k.dep in ("det", "poss") for k in kids)
+    if not (owned or titled) or any(k.dep in _NOT_THE_ONE for k in kids):
+        return None
+    after = tokens[i + 1:i + 3]
+    if after and (after[0].pos == "PROPN" or after[0].text == "," and len(after) > 1 and after[1].pos == "PROPN"):
+        return None
+    first = name.split()[0]
+    return None if any(t.text == first for t in tokens) else name
 
 
 _NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})

@@ -24,6 +24,10 @@ the whole put, covering each (agent, user, session) group of its episodes
   given name, title, role, given name beside it, company or deed of a person): coreference does not
   let it stand against someone known to take the pronoun — the small model's PERSON "Porto" ("a 3
   day itinerary for Porto") was a rival to every person memory knew.
+- ``relatives`` (only for a group whose texts name a relative by the relation alone, "my daughter",
+  in the user's own words): relation → the one person the user's units name by it ("my daughter
+  Aoife"), read from the texts the store finds among the user's latest units at any date
+  (``ingest.kin``).
 - The gazetteer: stored entities whose name or alias is one of the capitalised word runs (1-3
   words, at most ``MAX_NAMES`` per group) of the group's texts, with their stored labels.
 
@@ -39,10 +43,11 @@ from datetime import datetime, timedelta
 
 from ..clock import shifted
 from ..naming import UPPER, normalize_name
-from ..store.reads.context import ContextQuery, KnownName, RecentPerson
+from ..store.reads.context import RELATIVE_TEXT, ContextQuery, KnownName, RecentPerson
 from .genders import (name_words, named_by_role, names_a_pet_or_a_ship, only_after_article, only_as_place,
                       only_as_topic, other_people, pronouns_in, referred_by_subject, refers_by_pronoun, serves,
                       title_gender, unnamed_people, with_title, without_title)
+from .kin import SQL_PATTERN, mentions_relative, relatives
 from .names import is_first_name, is_listed_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
 
@@ -93,8 +98,10 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
         names = candidate_names([episodes[i].content for i in indexes])
         since = shifted(min(dates), -window)  # a put dated in year 1 looks back no further
         people = any(refers_by_pronoun(episodes[i].content) for i in indexes)  # else names alone
+        kin = any(mentions_relative(episodes[i].content) for i in indexes) and not any(
+            episodes[i].speaker for i in indexes)  # a speaker's "my" is not the user's
         groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names),
-                                                         people=people)))
+                                                         people=people, relatives=SQL_PATTERN if kin else None)))
     return groups
 
 
@@ -103,10 +110,12 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
     people: dict[int, tuple[str, ...]] = {}
     speakers: dict[int, frozenset[str]] = {}
     mentions: dict[int, tuple[RecentMention, ...]] = {}
+    kin: dict[int, dict[str, str]] = {}
     known: dict[str, dict[str, str]] = {}
     groups = groups_of(episodes, max(window, PEOPLE_WINDOW))
     answers = query([g.query for g in groups]) if groups else []
-    for group, (rows, names) in zip(groups, answers):
+    for group, (found, names) in zip(groups, answers):
+        rows = [p for p in found if p.position != RELATIVE_TEXT]
         texts = {p.rank: p.text for p in rows}
         recent = [_as_person(p) for p in rows if p.name and (p.label == "PERSON" or _named_like_a_person(p)
                                                              or _referred_to(p, texts, rows))]
@@ -119,19 +128,21 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
         talkers = frozenset(p.name for p in recent if p.position < 0)
         dates = {p.rank: p.at for p in rows}
         until = group.query.until  # a put dated in year 1 looks back no further (``shifted``)
-        told = _mentions(recent, texts, frozenset(dates) - _stale(dates, shifted(until, -window)),
-                         list(dict.fromkeys(p.message for p in rows if p.message)))
+        messages = list(dict.fromkeys(p.message for p in rows if p.message))
+        told = _mentions(recent, texts, frozenset(dates) - _stale(dates, shifted(until, -window)), messages)
+        named = relatives(p.text for p in found if p.position == RELATIVE_TEXT)
         for index in group.indexes:
             people[index] = tuple(names_in_order)
             speakers[index] = talkers
             mentions[index] = told
+            kin[index] = named
         gazetteer = known.setdefault(group.query.agent_id, {})
         for entry in names:
             label = "PERSON" if is_first_name(entry.name.split()[0]) else entry.label
             gazetteer.setdefault(entry.normalized_name, label)
             for alias in entry.aliases:
                 gazetteer.setdefault(normalize_name(alias), label)
-    return AgentContext(people, speakers, known, mentions=mentions)
+    return AgentContext(people, speakers, known, mentions=mentions, relatives=kin)
 
 
 def _as_person(person: RecentPerson) -> RecentPerson:

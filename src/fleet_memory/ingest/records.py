@@ -94,13 +94,15 @@ class AgentContext:
     of the agent's recent units (least relevant first, so the most relevant is the latest
     antecedent) and the speakers among them; per agent, the stored entities the put names
     (normalised name → label), the gazetteer NER uses, and its units before the put; per episode
-    index, the recent people with their pronouns and units (``mentions``, for coreference)."""
+    index, the recent people with their pronouns and units (``mentions``, for coreference) and the
+    relatives they name by one relation each ("my daughter Aoife": ``relatives``)."""
 
     people: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     speakers: Mapping[int, frozenset[str]] = field(default_factory=dict)
     known: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     units: Mapping[str, int] = field(default_factory=dict)
     mentions: Mapping[int, tuple[RecentMention, ...]] = field(default_factory=dict)  # least relevant first
+    relatives: Mapping[int, Mapping[str, str]] = field(default_factory=dict)  # relation → name (``ingest.kin``)
 
     def gazetteer(self, agent_id: str) -> Mapping[str, str]:
         return self.known.get(agent_id, {})

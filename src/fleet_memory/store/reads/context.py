@@ -14,6 +14,10 @@ text once more with no name (``UNIT_TEXT``: a unit that names no one may still s
 …") and the first ``MESSAGE_CHARS`` of the message it came from as it was put (its document: the
 pronouns a put's coreference rewrote are still there, "I saw Dr Haddad … She seemed really
 thorough.");
+``relatives`` (when the group asks, ``ContextQuery.relatives``: its texts name someone by a family
+relation alone) — the texts, among the user's latest ``RELATIVE_SCAN`` units, that match the group's
+pattern (a relation with a name beside it, "my daughter Aoife": ``ingest.kin``), at any date — a
+family tie holds for years, past the people's window —, as rows of position ``RELATIVE_TEXT``;
 ``known`` — the agent's entities whose normalised name or an alias is one of the group's
 ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
@@ -36,7 +40,8 @@ from ...naming import lookup_forms
 from ..db.rows import fetch
 from ..db.routing import by_agent
 
-__all__ = ["ContextQuery", "KnownName", "MESSAGE_CHARS", "RecentPerson", "UNIT_TEXT", "agent_context"]
+__all__ = ["ContextQuery", "KnownName", "MESSAGE_CHARS", "RELATIVE_SCAN", "RELATIVE_TEXT", "RecentPerson",
+           "UNIT_TEXT", "agent_context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +53,20 @@ class ContextQuery:
     until: datetime
     names: tuple[str, ...]
     people: bool = True  # read the recent units' people (False: the known names alone)
+    relatives: str | None = None  # a PostgreSQL regex: the user's units that match it, of the latest RELATIVE_SCAN
 
 
 UNIT_TEXT = -2  # the ``position`` of a recent unit's own row: its text, no person
+RELATIVE_TEXT = -3  # the ``position`` of a row that only gives a text matching ``ContextQuery.relatives``
+RELATIVE_SCAN = 2_000  # how many of the user's latest units are read for ``ContextQuery.relatives``
 MESSAGE_CHARS = 4_000  # how much of a recent unit's message (its document) is read
 
 
 @dataclass(frozen=True, slots=True)
 class RecentPerson:
     """A person of a recent unit: ``rank`` 0 is the most relevant unit (same session, latest);
-    ``position`` where the name occurs in the unit's text (-1: the unit's speaker; ``UNIT_TEXT``:
+    ``position`` where the name occurs in the unit's text (-1: the unit's speaker; ``RELATIVE_TEXT``: a
+    text that may name a relative, ``ContextQuery.relatives``, rank -1; ``UNIT_TEXT``:
     no person, ``name`` is empty); ``text`` the unit's text (how memory refers to the person: "my
     sister Priya", "her flat")."""
 
@@ -105,6 +114,8 @@ WITH g AS (
     LIMIT g.k) r
 ), asked AS (
   SELECT * FROM unnest(%(ni)s::int[], %(n)s::text[], %(f)s::text[]) AS x(gi, norm, surface)
+), kin AS (
+  SELECT * FROM unnest(%(ki)s::int[], %(kre)s::text[]) AS x(gi, pattern)
 )
 SELECT 'recent' AS kind, r.gi, e.name, '' AS normalized_name, e.label, r.rank,
        strpos(lower(r.text), lower(e.name)) AS position, '{}'::text[] AS aliases, r.text, r.event_date,
@@ -118,6 +129,15 @@ WHERE r.speaker IS NOT NULL
 UNION ALL
 SELECT 'recent', r.gi, '', '', '', r.rank, -2, '{}'::text[], r.text, r.event_date, coalesce(left(d.content, %(m)s), '')
 FROM recent r LEFT JOIN documents d ON d.agent_id = %(a)s AND d.id = r.document_id
+UNION ALL
+SELECT 'recent', g.gi, '', '', '', -1, -3, '{}'::text[], r.text, r.said, '' FROM g JOIN kin ON kin.gi = g.gi
+CROSS JOIN LATERAL (
+  SELECT u.text, u.said FROM (
+    SELECT u.text, u.event_date AS said FROM memory_units u
+    WHERE u.agent_id = %(a)s AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
+      AND u.event_date <= g.until
+    ORDER BY u.event_date DESC LIMIT %(ks)s) u
+  WHERE u.text ~ kin.pattern) r
 UNION ALL
 SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '', NULL::timestamptz, '' FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
@@ -139,7 +159,7 @@ def agent_context(conn: psycopg.Connection, queries: Sequence[ContextQuery],
     for agent_id, at in by_agent(q.agent_id for q in queries).items():
         for r in fetch(conn, _SQL, _params(agent_id, at, queries, units), _row):
             people, known = out[r["gi"]]
-            if r["kind"] == "recent" and (r["name"] or r["position"] == UNIT_TEXT):
+            if r["kind"] == "recent" and (r["name"] or r["position"] in (UNIT_TEXT, RELATIVE_TEXT)):
                 people.append(RecentPerson(r["name"], int(r["rank"]), int(r["position"]), r["label"], r["text"],
                                            r["event_date"], r["message"]))
             elif r["kind"] == "known":
@@ -159,6 +179,8 @@ def _params(agent_id: str, at: Sequence[int], queries: Sequence[ContextQuery], u
         "since": [q.since for q in mine], "until": [q.until for q in mine],
         "k": [units if q.people else 0 for q in mine], "m": MESSAGE_CHARS,
         "ni": [a[0] for a in asked], "n": [a[1] for a in asked], "f": [a[2] for a in asked],
+        "ki": [gi for gi, q in zip(at, mine) if q.relatives], "kre": [q.relatives for q in mine if q.relatives],
+        "ks": RELATIVE_SCAN,
     }
 
 

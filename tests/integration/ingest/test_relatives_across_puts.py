@@ -1,0 +1,68 @@
+"""A relative named by the relation alone ("my daughter") is the one person the user's memory names
+by it ("my daughter Aoife"), written beside the relation, so the unit says whose fact it is (issue
+33: a change needs the same holder; a question asked by the name finds it). Real spaCy, real
+embedder, real PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+pytestmark = pytest.mark.models
+
+YEAR_AGO = datetime(2023, 9, 19, 20, tzinfo=timezone.utc)
+NOW = YEAR_AGO + timedelta(days=355)
+
+
+def _later(memory, agent, earlier, later, user="u1", **put):
+    for i, text in enumerate(earlier):
+        memory.put(agent, text, event_date=YEAR_AGO + timedelta(days=i), user_id=user)
+    return memory.put(agent, later, event_date=NOW, user_id="u1", **put).texts
+
+
+def test_a_year_later_my_daughter_is_the_daughter_memory_names(real_memory) -> None:
+    texts = _later(real_memory, "a1", ["My daughter Aoife is in 3rd class at Scoil Mhuire."],
+                   "My daughter's settling in well at Lucan Educate Together.")
+    assert texts == ["My daughter Aoife's settling in well at Lucan Educate Together."]
+    top = real_memory.search("a1", "Which school does Aoife go to?", top_k=2, now=NOW + timedelta(days=1),
+                             reinforce=False)
+    assert top[0].text == texts[0]
+
+
+@pytest.mark.parametrize("earlier, later, expected", [
+    (["My dad, Tom, is at Oakfield care home in Harrogate."], "Dad's settled in at Willow Court.",
+     "Dad Tom's settled in at Willow Court."),
+    (["Aoife, my daughter, loves maths."], "Our trip with my daughter was lovely.",
+     "Our trip with my daughter Aoife was lovely."),
+    (["My aunt Grace takes amlodipine for her blood pressure."], "My aunt's doctor switched her to ramipril.",
+     "My aunt Grace's doctor switched her to ramipril."),
+])
+def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, later, expected) -> None:
+    assert _later(real_memory, "a1", earlier, later) == [expected]
+
+
+@pytest.mark.parametrize("earlier, later", [
+    (["My brother Sam lives in York.", "My brother Kofi lives in Accra."], "My brother is getting married."),
+    (["My daughter Aoife is in 3rd class."], "My eldest daughter starts secondary school."),
+    (["My partner Alex works at Aviva."], "My new partner works at Monzo."),
+    (["My daughter Aoife is in 3rd class."], "My daughters both love the new school."),
+    (["My daughter Aoife is in 3rd class."], "My daughter Aoife loves the new school."),
+])
+def test_a_relation_that_may_be_someone_else_is_left_alone(real_memory, earlier, later) -> None:
+    assert _later(real_memory, "a1", earlier, later) == [later]
+
+
+def test_another_user_s_relative_and_a_speaker_s_relation_are_not_the_user_s(real_memory) -> None:
+    assert _later(real_memory, "a1", ["My daughter Aoife is in 3rd class."],
+                  "My daughter is settling in well.", user="u2") == ["My daughter is settling in well."]
+    real_memory.put("a2", "My daughter Aoife is in 3rd class.", event_date=YEAR_AGO, user_id="u1")
+    turn = real_memory.put_many([{"speaker": "Melanie", "text": "My daughter is settling in well.", "user_id": "u1",
+                                  "timestamp": NOW.isoformat()}], agent_id="a2")
+    assert "Aoife" not in turn[0].units[0].text
+
+
+def test_within_one_put_the_relative_it_names_first(real_memory) -> None:
+    texts = real_memory.put("a1", "My sister Priya lives in Leeds. My sister is moving to York in May.",
+                            event_date=NOW, user_id="u1").texts
+    assert texts[-1] == "My sister Priya is moving to York in May."

@@ -1,0 +1,53 @@
+"""Relatives named by the relation alone (``ingest.kin``) and how the put's context reads them from
+the store's rows (``ingest.memory``). No database, no model."""
+
+from datetime import timedelta
+
+from fleet_memory.clock import FixedClock
+from fleet_memory.ingest.kin import SQL_PATTERN, mentions_relative, named_relatives, relation_of, relatives
+from fleet_memory.ingest.memory import groups_of, put_context
+from fleet_memory.ingest.records import Episode
+from fleet_memory.store.reads.context import RELATIVE_TEXT, UNIT_TEXT, RecentPerson
+
+NOW = FixedClock().now()
+
+
+def test_a_relation_with_a_name_beside_it():
+    assert named_relatives("My daughter Aoife is in 3rd class at Scoil Mhuire") == [("daughter", "Aoife")]
+    assert named_relatives("My dad, Tom, is at Oakfield care home.") == [("father", "Tom")]
+    assert named_relatives("Aoife, my daughter, loves maths.") == [("daughter", "Aoife")]
+    assert named_relatives("my sister Priya Shah moved") == [("sister", "Priya Shah")]
+    assert named_relatives("my mother-in-law Keiko visits") == [("mother-in-law", "Keiko")]
+    assert named_relatives("My son And I went out. My mum In March said") == []
+    assert named_relatives("my dentist Dr Park") == [] and named_relatives("my daughter is in Year 4") == []
+
+
+def test_one_person_per_relation_or_none():
+    assert relatives(["my brother Kofi went", "my brother Sam came", "my sister Priya Shah", "my sister Priya"]) \
+        == {"sister": "Priya"}
+    assert relation_of("Mum") == "mother" and relation_of("mom") == "mother" and relation_of("manager") is None
+
+
+def test_a_text_that_names_a_relative_by_the_relation():
+    assert mentions_relative("Mum's mobile is new") and mentions_relative("my aunt's doctor")
+    assert mentions_relative("our eldest son starts school")
+    assert not mentions_relative("the mummy film was great") and not mentions_relative("my manager left")
+    assert "daughter" in SQL_PATTERN and r"\m" in SQL_PATTERN
+
+
+def test_the_context_asks_for_relatives_only_for_the_user_s_own_words():
+    own = groups_of([Episode("a", "My daughter's settling in.", NOW, user_id="u1")], timedelta(hours=24))
+    turn = groups_of([Episode("a", "My daughter's settling in.", NOW, speaker="Mel")], timedelta(hours=24))
+    plain = groups_of([Episode("a", "The school is lovely.", NOW)], timedelta(hours=24))
+    assert own[0].query.relatives == SQL_PATTERN
+    assert turn[0].query.relatives is None and plain[0].query.relatives is None
+
+
+def test_relatives_come_from_their_own_rows_not_from_the_recent_units():
+    def query(queries):
+        return [([RecentPerson("", -1, RELATIVE_TEXT, "", "My daughter Aoife is in 3rd class."),
+                  RecentPerson("", 0, UNIT_TEXT, "", "Lovely weather today.")], [])]
+
+    context = put_context([Episode("a", "My daughter's settling in.", NOW)], timedelta(hours=24), query)
+    assert context.relatives[0] == {"daughter": "Aoife"}
+    assert context.people[0] == ()
