@@ -67,7 +67,7 @@ a wrong replacement is worse than none.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 from ..language.verbs import AGREE, third_person
@@ -122,7 +122,9 @@ class _Discourse:
         # gave a "they" to an organisation or to anyone ("Octopus have … and they …")
         self.agent: str | None = None
         self.when: datetime | None = None
-        self.relatives: dict[str, str | None] = {}  # relation → the one person so named (None: several)
+        self.relatives: dict[str, str | None] = {}  # relation → the one person the put names so (None: several)
+        self.remembered: Mapping[str, str | None] = {}  # the same, from the user's memory (this episode's)
+        self.user: str | None = None
 
     def person_for(self, gender: str, exclude: frozenset[str] = frozenset()) -> str | None:
         """The antecedent of a he/she pronoun, only when one is clearly right (see the module
@@ -155,8 +157,12 @@ class _Discourse:
 
     def relative(self, relation: str, name: str) -> None:
         """The put names a relative ("my sister Priya"): another name for a relation known makes it no one's."""
-        known = self.relatives.get(relation, name)
+        known = self.relatives.get(relation, self.remembered.get(relation, name))
         self.relatives[relation] = name if known and known.split()[0] == name.split()[0] else None
+
+    def relative_named(self, relation: str) -> str | None:
+        """The one person the put, else the user's memory, names by ``relation``."""
+        return self.relatives[relation] if relation in self.relatives else self.remembered.get(relation)
 
     def mention(self, name: str, turn: int | None = None) -> None:
         if turn is None:
@@ -170,8 +176,6 @@ class _Discourse:
     def seed(self, context: AgentContext, index: int) -> None:
         """The agent's memory before the put: its people unit by unit with their pronouns
         (``AgentContext.mentions``), else its people each on a turn of their own."""
-        for relation, name in context.relatives.get(index, {}).items():
-            self.relatives[relation] = name
         mentions = context.mentions.get(index)
         if mentions is None:
             people = context.people.get(index, ())
@@ -204,7 +208,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     used: set[str] = set()
     for i, tok in enumerate(tokens):
         low = tok.text.lower().replace("’", "'")
-        if speaker is None and tok.pos in ("NOUN", "PROPN") and (name := _relative(tokens, i, state)) is not None:
+        if speaker is None and tok.pos in ("NOUN", "PROPN") and (name := _relative(tokens, i, state, persons)):
             if name not in used:  # "my daughter" → "my daughter Aoife", once a sentence
                 used.add(name)
                 replacements[i] = f"{tok.text} {name}"
@@ -280,30 +284,41 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
 
 
-_NOT_THE_ONE = frozenset({"amod", "compound", "nummod", "appos", "nmod", "quantmod"})
+# a word beside the relation that may pick out another relative, or the relation used as a modifier
+_NOT_THE_ONE = frozenset({"amod", "compound", "nummod", "appos", "nmod", "quantmod", "prep", "relcl", "acl",
+                          "xcomp", "npadvmod"})
+_WHO_ARGUMENT = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "poss", "dative", "conj", "attr"})
+_NAMING = frozenset({"called", "named", "name", "names", "nickname"})
 
 
-def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
-    """The name of the relative token ``i`` names by the relation alone, when the user's memory or
-    the put names one person by it (``ingest.kin``): the user's ("my daughter", "our son") or said
-    as a name ("Mum's mobile"); not with a word that may pick out another ("my eldest daughter", "my
-    new partner"), not a plural, not named beside it ("my daughter Aoife"), not when the name
-    already stands in the sentence."""
+def _relative(tokens: Sequence[Token], i: int, state: _Discourse, persons: Sequence[tuple[int, str]]) -> str | None:
+    """The name of the relative token ``i`` names by the relation alone, when the put or the user's
+    memory names one person by it (``ingest.kin``): the user's ("my daughter", "our son") or said
+    as a name ("Mum's mobile", "Dad's settled in"), as someone the clause is about (not "Dad jokes",
+    "Mum guilt"). Not a part of a longer word ("my daughter-in-law"), not with a word that may pick
+    out another ("my eldest daughter", "my son in Australia", "my husband to be"), not a plural,
+    not inside a quotation, not named beside it ("my daughter Aoife") or in the sentence, not in a
+    sentence that names someone else or gives a name ("My son is called Jack")."""
     tok = tokens[i]
     relation = relation_of(tok.text)
-    name = state.relatives.get(relation) if relation is not None and tok.tag not in ("NNS", "NNPS") else None
-    if not name:
+    if relation is None or tok.tag in ("NNS", "NNPS") or tok.dep not in _WHO_ARGUMENT or persons:
         return None
+    if (i + 1 < len(tokens) and not tok.ws and tokens[i + 1].text == "-") or (
+            i > 0 and not tokens[i - 1].ws and tokens[i - 1].text == "-"):
+        return None  # "my daughter-in-law", "my step-dad"
+    name = state.relative_named(relation)
     kids = [k for j, k in enumerate(tokens) if k.head == i and j != i]
     owned = any(k.dep == "poss" and k.text.lower() in ("my", "our") for k in kids)
     titled = tok.text[:1].isupper() and tok.text.lower() in TITLED and not any(k.dep in ("det", "poss") for k in kids)
-    if not (owned or titled) or any(k.dep in _NOT_THE_ONE for k in kids):
+    if not name or not (owned or titled) or any(k.dep in _NOT_THE_ONE for k in kids) or _quoted(tokens, i):
         return None
     after = tokens[i + 1:i + 3]
     if after and (after[0].pos == "PROPN" or after[0].text == "," and len(after) > 1 and after[1].pos == "PROPN"):
         return None
     first = name.split()[0]
-    return None if any(t.text == first for t in tokens) else name
+    if any(t.text == first or t.text.lower() in _NAMING for t in tokens):
+        return None
+    return name
 
 
 _NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})
@@ -568,15 +583,16 @@ def resolve_coreferences(
     for item in named:
         fact = item.fact
         episode = episodes[fact.episode_index]
-        if state.agent != episode.agent_id or (
+        if state.agent != episode.agent_id or state.user != episode.user_id or (
             state.when is not None and abs(episode.event_date - state.when) > reset_after
-        ):
+        ):  # another user's discourse is not this one's ("my daughter" is someone else's)
             state = holder.state = _Discourse()
-            state.agent = episode.agent_id
+            state.agent, state.user = episode.agent_id, episode.user_id
             state.seed(context, fact.episode_index)
         state.when = episode.event_date
         if state.episode != fact.episode_index:
             state.episode, state.scene, state.vessel, state.plural = fact.episode_index, False, False, False
+            state.remembered = context.relatives.get(fact.episode_index, {})
         speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
             out.append(CorefFact(item, CorefText(fact.text)))

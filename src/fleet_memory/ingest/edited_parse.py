@@ -82,6 +82,22 @@ def _name_pieces(tok: Token, words: list[str]) -> tuple[list[tuple[str, str, str
     return pieces, anchor
 
 
+def _beside_relation(tokens: Sequence[Token], i: int,
+                     name: list[str]) -> tuple[list[tuple[str, str, int | None]], int]:
+    """(text, dep) of a relation and the name coreference wrote beside it, and which one takes the
+    relation's place in the tree, as spaCy reads such a text: "my daughter Aoife" keeps "daughter"
+    in its place with "Aoife" its apposition; "Dad Tom" makes "Dad" a compound of "Tom", which takes
+    the place. A longer name's first words are compounds of its last."""
+    owned = any(k.head == i and k.dep == "poss" for j, k in enumerate(tokens) if j != i)
+    last = len(name)  # the name's last word, counting the relation as piece 0
+    anchor = 0 if owned else last
+    pieces: list[tuple[str, str, int | None]] = [(tokens[i].text, tokens[i].dep if owned else "compound",
+                                                  None if owned else last)]
+    pieces += [(word, "compound", last) for word in name[:-1]]
+    pieces.append((name[-1], "appos" if owned else tokens[i].dep, 0 if owned else None))
+    return pieces, anchor
+
+
 def edited(parse: Parsed, edits: Sequence[tuple[int, str]], labels: Mapping[str, str],
            drop_last: bool = False) -> Parsed | None:
     """``parse`` with coreference's ``edits`` (token index → the words that replace it; a leading space
@@ -94,10 +110,12 @@ def edited(parse: Parsed, edits: Sequence[tuple[int, str]], labels: Mapping[str,
     by_index = dict(edits)
     groups: list[list[list]] = []  # per original token: [text, ws, tag, pos, dep, head] with head ("orig", j) or ("own", k)
     anchors: list[int] = []
-    names: list[tuple[int, int, str]] = []  # (original index, how many name words, label)
+    names: list[tuple[int, int, int, str]] = []  # (original index, first name word, how many, label)
+    named: dict[int, int] = {}  # a relation with a name written beside it: where the name's last word is
     for i, tok in enumerate(tokens):
         if i not in by_index:
-            groups.append([[tok.text, tok.ws, tok.tag, tok.pos, tok.dep, ("orig", tok.head)]])
+            head = ("at", tok.head, named[tok.head]) if tok.dep == "case" and tok.head in named else ("orig", tok.head)
+            groups.append([[tok.text, tok.ws, tok.tag, tok.pos, tok.dep, head]])
             anchors.append(0)
             continue
         words = by_index[i].split()
@@ -105,6 +123,17 @@ def edited(parse: Parsed, edits: Sequence[tuple[int, str]], labels: Mapping[str,
             return None
         if by_index[i].startswith(" ") and groups:
             groups[-1][-1][1] = " "
+        if len(words) > 1 and words[0] == tok.text and not _is_pronoun_slot(tok):  # a relative's name written beside
+            pieces, anchor = _beside_relation(tokens, i, words[1:])
+            group = [[text, " ", "NNP" if k else tok.tag, "PROPN" if k else tok.pos, dep,
+                      ("orig", tok.head) if head is None else ("own", head)]
+                     for k, (text, dep, head) in enumerate(pieces)]
+            group[-1][1] = tok.ws
+            groups.append(group)
+            anchors.append(anchor)
+            names.append((i, 1, len(pieces) - 1, labels.get(" ".join(words[1:]), "PERSON")))
+            named[i] = len(pieces) - 1  # a "'s" after it is the name's ("my daughter Aoife's")
+            continue
         if not _is_pronoun_slot(tok):  # a verb put into the third person, a contraction written out
             tag = _PAST.get(words[0].lower(), "VBZ" if tok.tag == "VBP" else tok.tag)
             groups.append([[" ".join(words), tok.ws, tag, tok.pos, tok.dep, ("orig", tok.head)]])
@@ -120,12 +149,12 @@ def edited(parse: Parsed, edits: Sequence[tuple[int, str]], labels: Mapping[str,
         anchors.append(anchor)
         if all(w[:1].isupper() for w, *_ in pieces[: anchor + 1]):
             surface = " ".join(w for w, *_ in pieces[: anchor + 1])
-            names.append((i, anchor + 1, labels.get(surface, "PERSON")))
+            names.append((i, 0, anchor + 1, labels.get(surface, "PERSON")))
     return _assemble(groups, anchors, parse.ents, len(tokens), set(by_index), names)
 
 
 def _assemble(groups: list[list[list]], anchors: list[int], ents: Sequence[Span], count: int,
-              changed: set[int], names: list[tuple[int, int, str]]) -> Parsed:
+              changed: set[int], names: list[tuple[int, int, int, str]]) -> Parsed:
     """The tokens of ``groups`` in order, each head moved to where its token went (a replaced
     pronoun's place is its name's anchor); the spans of untouched tokens moved, the names added."""
     starts, at = [], 0
@@ -134,14 +163,14 @@ def _assemble(groups: list[list[list]], anchors: list[int], ents: Sequence[Span]
         at += len(group)
     out = []
     for i, group in enumerate(groups):
-        for text, ws, tag, pos, dep, (kind, j) in group:
-            head = starts[j] + anchors[j] if kind == "orig" else starts[i] + j
+        for text, ws, tag, pos, dep, (kind, j, *at) in group:
+            head = starts[j] + anchors[j] if kind == "orig" else starts[j] + at[0] if kind == "at" else starts[i] + j
             out.append(Token(text, ws, tag, pos, dep, head))
     spans = [Span(e.text, e.label, starts[e.start], starts[e.end - 1] + 1)
              for e in ents if e.end <= count and not any(k in changed for k in range(e.start, e.end))]
-    for i, n, label in names:
-        words = [out[starts[i] + k].text for k in range(n)]
-        spans.append(Span(" ".join(words), label, starts[i], starts[i] + n))
+    for i, first, n, label in names:
+        words = [out[starts[i] + first + k].text for k in range(n)]
+        spans.append(Span(" ".join(words), label, starts[i] + first, starts[i] + first + n))
     return Parsed(tuple(out), tuple(sorted(spans, key=lambda s: s.start)))
 
 

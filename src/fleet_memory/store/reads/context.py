@@ -15,9 +15,11 @@ text once more with no name (``UNIT_TEXT``: a unit that names no one may still s
 pronouns a put's coreference rewrote are still there, "I saw Dr Haddad … She seemed really
 thorough.");
 ``relatives`` (when the group asks, ``ContextQuery.relatives``: its texts name someone by a family
-relation alone) — the texts, among the user's latest ``RELATIVE_SCAN`` units, that match the group's
-pattern (a relation with a name beside it, "my daughter Aoife": ``ingest.kin``), at any date — a
-family tie holds for years, past the people's window —, as rows of position ``RELATIVE_TEXT``;
+relation alone) — the texts of the user's own words (no speaker: a speaker's "our son" is theirs)
+that match the group's pattern (a relation with a name beside it, "my daughter Aoife":
+``ingest.kin``), among the agent's latest ``RELATIVE_SCAN`` units at any date (a family tie holds
+for years, past the people's window; read backwards on the (agent_id, event_date) index, so the
+cost is bounded however long the agent's history), as rows of position ``RELATIVE_TEXT``;
 ``known`` — the agent's entities whose normalised name or an alias is one of the group's
 ``names`` (``naming.lookup_forms``), with their stored label.
 Archived units are left out. Bounded by ``units`` per group and by the names asked; uses the
@@ -58,7 +60,7 @@ class ContextQuery:
 
 UNIT_TEXT = -2  # the ``position`` of a recent unit's own row: its text, no person
 RELATIVE_TEXT = -3  # the ``position`` of a row that only gives a text matching ``ContextQuery.relatives``
-RELATIVE_SCAN = 2_000  # how many of the user's latest units are read for ``ContextQuery.relatives``
+RELATIVE_SCAN = 2_000  # how many of the agent's latest units are read for ``ContextQuery.relatives``
 MESSAGE_CHARS = 4_000  # how much of a recent unit's message (its document) is read
 
 
@@ -133,11 +135,11 @@ UNION ALL
 SELECT 'recent', g.gi, '', '', '', -1, -3, '{}'::text[], r.text, r.said, '' FROM g JOIN kin ON kin.gi = g.gi
 CROSS JOIN LATERAL (
   SELECT u.text, u.said FROM (
-    SELECT u.text, u.event_date AS said FROM memory_units u
-    WHERE u.agent_id = %(a)s AND u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id
-      AND u.event_date <= g.until
+    SELECT u.text, u.event_date AS said, u.user_id, u.speaker, u.archived_at FROM memory_units u
+    WHERE u.agent_id = %(a)s AND u.event_date <= g.until
     ORDER BY u.event_date DESC LIMIT %(ks)s) u
-  WHERE u.text ~ kin.pattern) r
+  WHERE u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id AND u.speaker IS NULL
+    AND u.text ~ kin.pattern) r
 UNION ALL
 SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '', NULL::timestamptz, '' FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
