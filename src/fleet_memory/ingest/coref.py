@@ -56,9 +56,10 @@ in the sentence itself is never the referent ("She lives in Porto now" cannot be
 in Porto now").
 
 Relatives: in the user's own words (no speaker), a family relation said alone ("my daughter",
-"Dad's") gets the name of the one person the user's memory or the put names by it, beside it ("My
-daughter Aoife's settling in …": ``ingest.kin``, ``_relative``), and that person is a referent of
-the sentence.
+"Dad's") gets the name of the one person the user's memory and the put's own words (read up front,
+whatever their order) name by it, beside it ("My daughter Aoife's settling in …": ``ingest.kin``,
+``_relative``), and that person is a referent of the sentence. The discourse starts again for
+another user of the put.
 
 Each referent replaces its first pronoun in a sentence (later ones then read naturally:
 "Alice said she would come"); possessives take "'s". Anything uncertain is left as it was:
@@ -67,6 +68,7 @@ a wrong replacement is worse than none.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
@@ -75,7 +77,7 @@ from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
 from .genders import (VESSELS, in_general, is_kept_thing, is_person_role, names_a_scene, only_after_article,
                       only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
-from .kin import TITLED, named_relatives, relation_of
+from .kin import TITLED, merged, relation_of, relatives
 from .names import listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -122,8 +124,9 @@ class _Discourse:
         # gave a "they" to an organisation or to anyone ("Octopus have … and they …")
         self.agent: str | None = None
         self.when: datetime | None = None
-        self.relatives: dict[str, str | None] = {}  # relation → the one person the put names so (None: several)
-        self.remembered: Mapping[str, str | None] = {}  # the same, from the user's memory (this episode's)
+        self.relatives: Mapping[str, str | None] = {}  # relation → the one person memory and the put name so
+        self.others: frozenset[str] = frozenset()  # the first names of the people the episode names
+        self.parenting = False  # the episode speaks of children: a bare "Dad" or "Mum" may be the other parent
         self.user: str | None = None
 
     def person_for(self, gender: str, exclude: frozenset[str] = frozenset()) -> str | None:
@@ -154,15 +157,6 @@ class _Discourse:
         if len(together) == 1 and not any(_gender_of(n, self.learnt) == gender for n in fits):
             return together[0]
         return None
-
-    def relative(self, relation: str, name: str) -> None:
-        """The put names a relative ("my sister Priya"): another name for a relation known makes it no one's."""
-        known = self.relatives.get(relation, self.remembered.get(relation, name))
-        self.relatives[relation] = name if known and known.split()[0] == name.split()[0] else None
-
-    def relative_named(self, relation: str) -> str | None:
-        """The one person the put, else the user's memory, names by ``relation``."""
-        return self.relatives[relation] if relation in self.relatives else self.remembered.get(relation)
 
     def mention(self, name: str, turn: int | None = None) -> None:
         if turn is None:
@@ -208,7 +202,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
     used: set[str] = set()
     for i, tok in enumerate(tokens):
         low = tok.text.lower().replace("’", "'")
-        if speaker is None and tok.pos in ("NOUN", "PROPN") and (name := _relative(tokens, i, state, persons)):
+        if speaker is None and tok.pos in ("NOUN", "PROPN") and (name := _relative(tokens, i, state)):
             if name not in used:  # "my daughter" → "my daughter Aoife", once a sentence
                 used.add(name)
                 replacements[i] = f"{tok.text} {name}"
@@ -263,8 +257,6 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     whom it addresses, its rivals, whether it told of an encounter, of people several at once or
     of a ship, and its things."""
     text = render(tokens)
-    for relation, name in named_relatives(text) if speaker is None else ():
-        state.relative(relation, name)
     for name, gender in pronouns_in(text, persons).items():
         if gender == "n":  # "Jules uses they/them": a person who goes by "they"
             state.learnt.setdefault(name, gender)
@@ -291,34 +283,60 @@ _WHO_ARGUMENT = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "poss", "dative
 _NAMING = frozenset({"called", "named", "name", "names", "nickname"})
 
 
-def _relative(tokens: Sequence[Token], i: int, state: _Discourse, persons: Sequence[tuple[int, str]]) -> str | None:
-    """The name of the relative token ``i`` names by the relation alone, when the put or the user's
-    memory names one person by it (``ingest.kin``): the user's ("my daughter", "our son") or said
-    as a name ("Mum's mobile", "Dad's settled in"), as someone the clause is about (not "Dad jokes",
-    "Mum guilt"). Not a part of a longer word ("my daughter-in-law"), not with a word that may pick
-    out another ("my eldest daughter", "my son in Australia", "my husband to be"), not a plural,
-    not inside a quotation, not named beside it ("my daughter Aoife") or in the sentence, not in a
-    sentence that names someone else or gives a name ("My son is called Jack")."""
+def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
+    """The name of the relative token ``i`` names by the relation alone, when the user's memory and
+    the put name one person by it and nothing says there are several (``ingest.kin``): the user's
+    ("my daughter", "our son") or said as a name ("Mum's mobile", "Dad's settled in"), as someone
+    the clause is about (not "Dad jokes", "Mum guilt", "Dad's Army"). Not a part of a longer word
+    ("my daughter-in-law"), not with a word that may pick out another ("my eldest daughter", "my son
+    in Australia", "my husband to be"), not a plural, not in someone else's words (a quotation, after
+    a colon), not named beside it ("my daughter Aoife") or in the sentence, not in a sentence that
+    gives a name ("My son is called Jack"), not in a message that names someone else ("My brother is
+    getting married! Kofi met his fiancée at uni"), and a bare "Dad" or "Mum" not in a message about
+    children ("Dad's taking the kids to football": the other parent, maybe)."""
     tok = tokens[i]
     relation = relation_of(tok.text)
-    if relation is None or tok.tag in ("NNS", "NNPS") or tok.dep not in _WHO_ARGUMENT or persons:
+    if relation is None or tok.tag in ("NNS", "NNPS") or tok.dep not in _WHO_ARGUMENT:
         return None
     if (i + 1 < len(tokens) and not tok.ws and tokens[i + 1].text == "-") or (
             i > 0 and not tokens[i - 1].ws and tokens[i - 1].text == "-"):
         return None  # "my daughter-in-law", "my step-dad"
-    name = state.relative_named(relation)
+    name = state.relatives.get(relation)
     kids = [k for j, k in enumerate(tokens) if k.head == i and j != i]
     owned = any(k.dep == "poss" and k.text.lower() in ("my", "our") for k in kids)
-    titled = tok.text[:1].isupper() and tok.text.lower() in TITLED and not any(k.dep in ("det", "poss") for k in kids)
-    if not name or not (owned or titled) or any(k.dep in _NOT_THE_ONE for k in kids) or _quoted(tokens, i):
+    titled = (tok.text[:1].isupper() and tok.text.lower() in TITLED and not state.parenting
+              and not any(k.dep in ("det", "poss") for k in kids))
+    if not name or not (owned or titled) or any(k.dep in _NOT_THE_ONE for k in kids) or _quoted(tokens, i) \
+            or any(t.text == ":" for t in tokens[sentence_start(tokens, i):i]):
         return None
-    after = tokens[i + 1:i + 3]
-    if after and (after[0].pos == "PROPN" or after[0].text == "," and len(after) > 1 and after[1].pos == "PROPN"):
-        return None
+    after = [t for t in tokens[i + 1:i + 4] if t.text not in ("'s", "’s", ",")]
+    if after and (after[0].pos == "PROPN" or titled and after[0].text[:1].isupper()):
+        return None  # "my daughter Aoife", "my son, Jack", "Dad's Army", "Nan's Pantry"
     first = name.split()[0]
-    if any(t.text == first or t.text.lower() in _NAMING for t in tokens):
+    if state.others - {first} or any(t.text == first or t.text.lower() in _NAMING for t in tokens):
         return None
     return name
+
+
+_CHILDREN = re.compile(r"\b(?:kids?|children|child|sons?|daughters?|boys|girls|bab(?:y|ies)|toddlers?|school run)\b",
+                       re.IGNORECASE)
+
+
+def _relatives_told(episodes: Sequence[Episode], named: Sequence[NamedFact]
+                    ) -> tuple[dict[tuple[str, str | None], dict[str, str | None]], dict[int, frozenset[str]]]:
+    """What the put itself tells of relatives, read up front (its episodes in any order): per (agent,
+    user), the relatives its own words name or say there are several of (``kin.relatives``); per
+    episode, the first names of the people its facts name (PERSON spans)."""
+    texts: dict[tuple[str, str | None], list[str]] = {}
+    for e in episodes:
+        if not e.speaker:
+            texts.setdefault((e.agent_id, e.user_id), []).append(e.content)
+    people: dict[int, set[str]] = {}
+    for item in named:
+        people.setdefault(item.fact.episode_index, set()).update(
+            span.text.split()[0] for span in item.spans if span.label == "PERSON")
+    return ({key: relatives(found) for key, found in texts.items()},
+            {index: frozenset(found) for index, found in people.items()})
 
 
 _NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})
@@ -579,6 +597,7 @@ def resolve_coreferences(
     state = holder.state
     batch_speakers = frozenset(e.speaker for e in episodes if e.speaker) | frozenset(
         item.fact.speaker for item in named if item.fact.speaker)
+    own, people = _relatives_told(episodes, named)
     out: list[CorefFact] = []
     for item in named:
         fact = item.fact
@@ -592,7 +611,10 @@ def resolve_coreferences(
         state.when = episode.event_date
         if state.episode != fact.episode_index:
             state.episode, state.scene, state.vessel, state.plural = fact.episode_index, False, False, False
-            state.remembered = context.relatives.get(fact.episode_index, {})
+            state.relatives = merged(context.relatives.get(fact.episode_index, {}),
+                                     own.get((episode.agent_id, episode.user_id), {}))
+            state.others = people.get(fact.episode_index, frozenset())
+            state.parenting = _CHILDREN.search(episode.content) is not None
         speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
             out.append(CorefFact(item, CorefText(fact.text)))

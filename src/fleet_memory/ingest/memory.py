@@ -110,7 +110,7 @@ def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuer
     people: dict[int, tuple[str, ...]] = {}
     speakers: dict[int, frozenset[str]] = {}
     mentions: dict[int, tuple[RecentMention, ...]] = {}
-    kin: dict[int, dict[str, str]] = {}
+    kin: dict[int, dict[str, str | None]] = {}
     known: dict[str, dict[str, str]] = {}
     groups = groups_of(episodes, max(window, PEOPLE_WINDOW))
     answers = query([g.query for g in groups]) if groups else []

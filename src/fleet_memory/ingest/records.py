@@ -102,7 +102,7 @@ class AgentContext:
     known: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     units: Mapping[str, int] = field(default_factory=dict)
     mentions: Mapping[int, tuple[RecentMention, ...]] = field(default_factory=dict)  # least relevant first
-    relatives: Mapping[int, Mapping[str, str]] = field(default_factory=dict)  # relation → name (``ingest.kin``)
+    relatives: Mapping[int, Mapping[str, str | None]] = field(default_factory=dict)  # relation → name: ``ingest.kin``
 
     def gazetteer(self, agent_id: str) -> Mapping[str, str]:
         return self.known.get(agent_id, {})

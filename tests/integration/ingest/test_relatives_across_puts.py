@@ -62,9 +62,27 @@ def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, 
     # relatives people have several of at once, or change: not read at all
     (["My cousin Sean lives in Cork."], "My cousin is getting married."),
     (["My boyfriend Mark is a chef."], "My boyfriend is taking me to Paris."),
+    # a second review: a comma that opens a clause or a list, someone else's words, more than one
+    (["Apart from my dad, Tom is the one I talk to most."], "My dad is coming to stay."),
+    (["I went shopping with my mum, Sarah and Jo."], "My mum is coming to stay."),
+    (["I invited Sarah, my mum, and my sister."], "My mum is coming to stay."),
+    (['My friend wrote: "My husband Dave is amazing."'], "My husband is away this week."),
+    (["Here's what my neighbour texted me: my son Rory has chickenpox."], "My son has a cough."),
+    (["My daughter Aoife is 8.", "My other daughter is only 3."], "My daughter lost her first tooth today!"),
+    (["I have three brothers.", "My brother Sam lives in Leeds."], "My brother is getting married!"),
+    (["My husband John died in 2019."], "My husband and I are going to Spain."),
+    (["My dad, Tom, is at Oakfield care home."], "Dad's taking the kids to football on Saturday."),
+    (["Got a call from my mum Dave has been in an accident."], "My mum is coming over later."),
+    (["My dad, Tom, is at Oakfield care home."], "Watching Dad's Army reruns tonight."),
 ])
 def test_a_relation_that_may_be_someone_else_is_left_alone(real_memory, earlier, later) -> None:
     assert _later(real_memory, "a1", earlier, later) == [later]
+
+
+def test_a_message_that_names_someone_else_leaves_the_relation_alone(real_memory) -> None:
+    texts = _later(real_memory, "a1", ["My brother Sam lives in Leeds."],
+                   "My brother is getting married! Kofi met his fiancée at uni.")
+    assert texts[0] == "My brother is getting married!"
 
 
 def test_another_user_s_relative_and_a_speaker_s_relation_are_not_the_user_s(real_memory) -> None:
@@ -81,6 +99,17 @@ def test_a_speaker_s_relative_in_memory_and_another_user_in_one_batch_are_not_th
                            "timestamp": YEAR_AGO.isoformat()}], agent_id="a3")
     assert real_memory.put("a3", "My son is learning to swim.", event_date=NOW, user_id="u1").texts == [
         "My son is learning to swim."]
+    batch = real_memory.put_many([{"content": "My son broke his arm.", "user_id": "u1",
+                                   "event_date": NOW.isoformat()},
+                                  {"content": "My son Tom plays rugby.", "user_id": "u1",
+                                   "event_date": (NOW - timedelta(hours=2)).isoformat()}], agent_id="a5")
+    assert batch[0].units[0].text == "My son Tom broke his arm."  # the put's own words, read up front
+    real_memory.put("a6", "My son Jack is 7.", event_date=YEAR_AGO, user_id="u1")
+    batch = real_memory.put_many([{"content": "My son broke his arm.", "user_id": "u1",
+                                   "event_date": NOW.isoformat()},
+                                  {"content": "My son Tom plays rugby.", "user_id": "u1",
+                                   "event_date": (NOW - timedelta(hours=2)).isoformat()}], agent_id="a6")
+    assert batch[0].units[0].text == "My son broke his arm."  # memory's Jack and the put's Tom: no one
     batch = real_memory.put_many([{"content": "My daughter Aoife is in 3rd class.", "user_id": "u1",
                                    "event_date": NOW.isoformat()},
                                   {"content": "My daughter is settling in well.", "user_id": "u2",

@@ -4,7 +4,8 @@ the store's rows (``ingest.memory``). No database, no model."""
 from datetime import timedelta
 
 from fleet_memory.clock import FixedClock
-from fleet_memory.ingest.kin import SQL_PATTERN, mentions_relative, named_relatives, relation_of, relatives
+from fleet_memory.ingest.kin import (SQL_PATTERN, merged, mentions_relative, named_relatives, relation_of,
+                                     relatives, several)
 from fleet_memory.ingest.memory import groups_of, put_context
 from fleet_memory.ingest.records import Episode
 from fleet_memory.store.reads.context import RELATIVE_TEXT, UNIT_TEXT, RecentPerson
@@ -33,6 +34,28 @@ def test_one_person_per_relation_or_none():
     assert relatives(["my brother Kofi went", "my brother Sam came", "my sister Priya Shah", "my sister Priya"]) \
         == {"sister": "Priya", "brother": None}
     assert relation_of("Mum") == "mother" and relation_of("mom") == "mother" and relation_of("manager") is None
+
+
+def test_a_comma_a_quotation_a_colon_or_the_wrong_pronoun_names_no_one():
+    assert named_relatives("My dad, Tom, is at Oakfield.") == [("father", "Tom")]
+    assert named_relatives("my dad, Tom.") == [("father", "Tom")]
+    for text in ("Apart from my dad, Tom is the one I talk to most.", "I went shopping with my mum, Sarah and Jo.",
+                 "I invited Sarah, my mum, and my sister.", 'My friend wrote: "My husband Dave is amazing."',
+                 "She texted: my son Rory has chickenpox.", "Mel: My son Rory started school.",
+                 "Got a call from my mum Dave has been in an accident."):
+        assert named_relatives(text) == [], text
+
+
+def test_several_or_ended_makes_a_relation_no_one_s():
+    assert several("My other daughter is only 3.") == {"daughter"}
+    assert several("My daughters are 8 and 3.") == {"daughter"} and several("I have three brothers.") == {"brother"}
+    assert several("my late husband") == {"husband"} and several("my ex-wife Claire") == {"wife"}
+    assert several("My husband John died in 2019.") == {"husband"}
+    assert several("My daughter Aoife is 8.") == set() and several("My son's school is lovely.") == set()
+    assert relatives(["My daughter Aoife is 8.", "My youngest daughter starts creche."]) == {"daughter": None}
+    assert merged({"son": "Jack", "mother": "Eileen"}, {"son": "Tom", "father": "Tom"}, {"mother": None}) == {
+        "son": None, "mother": None, "father": "Tom"}
+    assert merged({"son": "Tom"}, {"son": "Tom Byrne"}) == {"son": "Tom Byrne"}
 
 
 def test_a_text_that_names_a_relative_by_the_relation():

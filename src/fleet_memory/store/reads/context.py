@@ -16,7 +16,7 @@ pronouns a put's coreference rewrote are still there, "I saw Dr Haddad … She s
 thorough.");
 ``relatives`` (when the group asks, ``ContextQuery.relatives``: its texts name someone by a family
 relation alone) — the texts of the user's own words (no speaker: a speaker's "our son" is theirs)
-that match the group's pattern (a relation with a name beside it, "my daughter Aoife":
+that match the group's pattern, without case (a relation with a name beside it, "my daughter Aoife":
 ``ingest.kin``), among the agent's latest ``RELATIVE_SCAN`` units at any date (a family tie holds
 for years, past the people's window; read backwards on the (agent_id, event_date) index, so the
 cost is bounded however long the agent's history), as rows of position ``RELATIVE_TEXT``;
@@ -139,7 +139,7 @@ CROSS JOIN LATERAL (
     WHERE u.agent_id = %(a)s AND u.event_date <= g.until
     ORDER BY u.event_date DESC LIMIT %(ks)s) u
   WHERE u.archived_at IS NULL AND u.user_id IS NOT DISTINCT FROM g.user_id AND u.speaker IS NULL
-    AND u.text ~ kin.pattern) r
+    AND u.text ~* kin.pattern) r
 UNION ALL
 SELECT DISTINCT 'known', k.gi, k.name, k.normalized_name, k.label, 0, 0, k.aliases, '', NULL::timestamptz, '' FROM (
   SELECT g.gi, e.name, e.normalized_name, e.label, e.aliases FROM g
