@@ -78,7 +78,7 @@ from .edited_parse import render, sentence_start
 from .genders import (VESSELS, in_general, is_kept_thing, is_person_role, names_a_scene, only_after_article,
                       only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
 from .kin import TITLED, merged, relation_of, relatives
-from .names import listed_gender
+from .names import is_listed_name, listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
 __all__ = ["Discourse", "resolve_coreferences"]
@@ -299,8 +299,9 @@ def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
     if relation is None or tok.tag in ("NNS", "NNPS") or tok.dep not in _WHO_ARGUMENT:
         return None
     if (i + 1 < len(tokens) and not tok.ws and tokens[i + 1].text == "-") or (
-            i > 0 and not tokens[i - 1].ws and tokens[i - 1].text == "-"):
-        return None  # "my daughter-in-law", "my step-dad"
+            i > 0 and not tokens[i - 1].ws and tokens[i - 1].text == "-") or (
+            [t.text.lower() for t in tokens[i + 1:i + 3]] in (["in", "law"], ["in", "-"], ["in", "law's"])):
+        return None  # "my daughter-in-law", "my step-dad", "my mother in law"
     name = state.relatives.get(relation)
     kids = [k for j, k in enumerate(tokens) if k.head == i and j != i]
     owned = any(k.dep == "poss" and k.text.lower() in ("my", "our") for k in kids)
@@ -312,29 +313,37 @@ def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
     after = [t for t in tokens[i + 1:i + 4] if t.text not in ("'s", "’s", ",")]
     if after and (after[0].pos == "PROPN" or titled and after[0].text[:1].isupper()):
         return None  # "my daughter Aoife", "my son, Jack", "Dad's Army", "Nan's Pantry"
+    if titled and [t.text.lower() for t in tokens[i + 1:i + 4]] in (["'s", "the", "word"], ["’s", "the", "word"]):
+        return None  # "Mum's the word"
     first = name.split()[0]
     if state.others - {first} or any(t.text == first or t.text.lower() in _NAMING for t in tokens):
         return None
     return name
 
 
-_CHILDREN = re.compile(r"\b(?:kids?|children|child|sons?|daughters?|boys|girls|bab(?:y|ies)|toddlers?|school run)\b",
-                       re.IGNORECASE)
+_CHILDREN = re.compile(r"\b(?:kids?|kiddos?|kiddies|children|child|sons?|daughters?|boys|girls|bab(?:y|ies)|toddlers?"
+                       r"|twins|little ones?|grandkids|grandchild(?:ren)?|nappy|nappies|diapers?|bath ?time|bed ?time"
+                       r"|school run)\b", re.IGNORECASE)
 
 
 def _relatives_told(episodes: Sequence[Episode], named: Sequence[NamedFact]
                     ) -> tuple[dict[tuple[str, str | None], dict[str, str | None]], dict[int, frozenset[str]]]:
     """What the put itself tells of relatives, read up front (its episodes in any order): per (agent,
     user), the relatives its own words name or say there are several of (``kin.relatives``); per
-    episode, the first names of the people its facts name (PERSON spans)."""
+    episode, the first names of the people its facts name (PERSON spans, and given names of the lists
+    the model tagged a proper noun but no PERSON, not part of a longer name: "Oisín met his fiancée at
+    uni", not "Willow Court")."""
     texts: dict[tuple[str, str | None], list[str]] = {}
     for e in episodes:
         if not e.speaker:
             texts.setdefault((e.agent_id, e.user_id), []).append(e.content)
     people: dict[int, set[str]] = {}
     for item in named:
+        tokens = item.parsed.parse.tokens
         people.setdefault(item.fact.episode_index, set()).update(
-            span.text.split()[0] for span in item.spans if span.label == "PERSON")
+            [span.text.split()[0] for span in item.spans if span.label == "PERSON"]
+            + [t.text for k, t in enumerate(tokens) if t.pos == "PROPN" and t.dep != "compound"
+               and is_listed_name(t.text) and not (k + 1 < len(tokens) and tokens[k + 1].pos == "PROPN")])
     return ({key: relatives(found) for key, found in texts.items()},
             {index: frozenset(found) for index, found in people.items()})
 
@@ -614,7 +623,8 @@ def resolve_coreferences(
             state.relatives = merged(context.relatives.get(fact.episode_index, {}),
                                      own.get((episode.agent_id, episode.user_id), {}))
             state.others = people.get(fact.episode_index, frozenset())
-            state.parenting = _CHILDREN.search(episode.content) is not None
+            state.parenting = _CHILDREN.search(episode.content) is not None or bool(
+                {"son", "daughter", "stepson", "stepdaughter"} & state.relatives.keys())
         speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
             out.append(CorefFact(item, CorefText(fact.text)))

@@ -8,7 +8,7 @@ school it is; a question about Aoife's school does not reach it by her name, and
 relation — "My daughter Aoife's settling in well …" — when the user's memory (``ingest.memory``:
 their own units among the agent's latest) and the put's own words together name exactly one person
 by that relation and say nothing of another. Precision first: a wrong name is far worse than none,
-and every rule below answers a wrong name two reviews wrote.
+and every rule below answers a wrong name one of three reviews wrote.
 
 What counts as a relation (``RELATIONS``): a parent, a child, a sibling, a spouse, an in-law, a
 grandparent by the word the user calls them ("nan" and "gran" are two people) — the relatives one
@@ -17,27 +17,35 @@ girlfriends (they change, and "my partner at the firm" is someone else), aunts, 
 (many), and service or workplace roles ("my dentist", "my manager"): those change too, the new
 dentist is also "my dentist", and a change is what supersession has to see, not a name written
 over it. A spouse memory named years ago and never said to have gone is still the spouse: an
-accepted risk, as is an agent shared by people who give no ``user_id`` (one user to memory).
+accepted risk, as are an agent shared by people who give no ``user_id`` (one user to memory), a
+self-description ("Mum needs a coffee after today"), and someone else's words pasted without a mark
+that sets them apart (after "Save this text from my sister:" the colon does; in "Save this text from
+my sister. Hey! my son Rory …" nothing does).
 
-How memory names a relative (``named_relatives``): in the user's own words (not a quotation, not
-after a colon: 'She texted: "my son Rory has chickenpox"', "Mel: My son Rory …"), a given name of
-the lists that fits the relation's pronoun ("my mum Dave" is none) beside the user's relation: "my
-daughter Aoife", "my dad, Tom, is …" (the apposition closed: not "Apart from my dad, Tom is …",
-"with my mum, Sarah and Jo"), the relation opening the clause or after a preposition (not "I told
-my mum Dave had left", "bought my son Lego"); or before it, closed by a mark ("Aoife, my daughter,
-loves maths"; not "Sadly, my dad passed away", "Sarah, my mum, and my sister", "Aoife, my
-daughter's friend"). A relation is no one's (``several``) when two names are given for it, or a
-text says there are or were several ("my daughters", "my other daughter", "my youngest daughter",
-"three brothers", "my late husband", "my ex-wife") or that the tie ended ("My husband John died",
-"My wife and I split up").
+How memory names a relative (``named_relatives``): in the user's own words (not a quotation in
+double or single marks, not after a colon: 'She texted: "my son Rory has chickenpox"', "Mel: My son
+Rory …"), a given name of the lists that fits the relation's pronoun ("my mum Dave" is none) beside
+the user's relation: "my daughter Aoife", "my dad, Tom, is …" (the apposition closed: not "Apart
+from my dad, Tom is …", "with my mum, Sarah and Jo", "with my mum, Sarah, Jo and Tom", "my mum
+Jordan and Sam"), the relation opening the clause, or after a preposition when no verb follows the
+name (not "I told my mum Dave had left", "bought my son Lego", "Just heard from my mum Sarah's
+pregnant"); before it, closed by a mark ("Aoife, my daughter, loves maths"; not "Sadly, my dad
+passed away", "Sarah, my mum, and my sister", "Aoife, my daughter's friend"); or "Niamh is my
+daughter", "my daughter's name is Niamh". Never "my mother in law" as "my mother". A relation is no
+one's (``several``) when two names are given for it, or a text says there are or were several ("my
+daughters", "my other daughter", "another daughter", "my youngest daughter", "my youngest, Niamh",
+"2 daughters", "three brothers", "my elder brother", "my late husband", "my ex-wife"), that the
+tie ended ("My husband John died", "I lost my wife", "Claire passed in 2019" of a wife named
+Claire), or, for a spouse, any divorce, separation or second marriage.
 
 Counter-examples, left alone (``coref._relative`` reads the parse): "my eldest daughter", "my son in
 Australia", "my husband to be" (a word that may pick out another); "Dad jokes", "Mum guilt", "Dad's
 Army" (the relation as a modifier or in a name); "my daughter-in-law" (a longer relation); "my
 sisters"; "my daughter Aoife" (named already); "My son is called Jack" (a name given); a message
-that names someone else ("My brother is getting married! Kofi met his fiancée"); a bare "Dad" in a
-message about children ("Dad's taking the kids to football": the other parent, maybe); a quotation
-or what follows a colon; a relation in a conversation turn (the speaker's "my", which coreference
+that names someone else ("My brother is getting married! Kofi met his fiancée", a given name the
+model called no person included); a bare "Dad" or "Mum" in a message about children or for a user
+memory knows to have a child ("Dad's taking the kids to football", "Dad's doing bath time": the
+other parent, maybe), "Mum's the word"; "my mother in law"; a quotation or what follows a colon; a relation in a conversation turn (the speaker's "my", which coreference
 writes as the speaker's name), and in memory a speaker's "our son Rory" or another user's.
 """
 
@@ -69,34 +77,54 @@ RELATIONS: Mapping[str, str] = {
 TITLED = frozenset({"mum", "mom", "dad", "mam", "nan", "nana", "gran", "granny", "grandma", "grandad", "grandpa"})
 
 _WORDS = "|".join(sorted((re.escape(w) for w in RELATIONS), key=lambda w: (-len(w), w)))
+_REL = rf"(?i:{_WORDS})(?![\w-])(?![^\S\n]+(?i:in)[\s-]+(?i:law)\b)"  # not "my mother in law"
 _NAME = rf"{UPPER}[^\W\d_]+(?:[-'’]{UPPER}[^\W\d_]+)?"
+_GAP = r"[^\S\n]+"  # spaces within a line: a name on the next line is the next line's
 # "my daughter Aoife", "our son, Rory", "my dad, Tom," — a relation of the user's, then a given name
-_NAMED = re.compile(rf"\b(?i:my|our)\s+({_WORDS})(,?)\s+({_NAME})(?:\s+({_NAME}))?(?![\w-])")
-# what may stand before "my daughter Aoife": nothing, a mark, "and" or a preposition — not a verb
-# ("I told my mum Dave had left", "bought my son Lego": the name is someone or something else)
-_OPENS = re.compile(r"(?:^|[.!?;,(—–-]|\b(?i:and|with|to|for|from|of|at|by|about|including))\s*$")
+_NAMED = re.compile(rf"\b(?i:my|our){_GAP}({_REL})(,?){_GAP}({_NAME})(?:{_GAP}({_NAME}))?(?![\w-])")
+# what may stand before "my daughter Aoife": nothing, a mark or "and" (the clause's start), or a
+# preposition — not a verb ("I told my mum Dave had left", "bought my son Lego")
+_OPENS = re.compile(r"(?:^|[.!?;,(—–-]|\b(?i:and))\s*$|\b(?i:with|to|for|from|of|at|by|about|including)\s*$")
+_STARTS = re.compile(r"(?:^|[.!?;,(—–-]|\b(?i:and))\s*$")
+# after a name that follows a preposition, a verb says the name is a clause's subject ("Just heard
+# from my mum Sarah's pregnant", "I mentioned to my mum Sarah was …", "worried about my dad Tom thinks …")
+_VERB_NEXT = re.compile(r"(?:['’]s|[^\S\n]+(?i:is|was|has|had|will|would|can|could|should|did|does|says|said|thinks"
+                        r"|thought|wants|needs|told|reckons|reckoned|'s|’s))\b")
 # after "my dad, Tom": the apposition closed ("my dad, Tom, is at Oakfield"), not a clause or a list
-# ("Apart from my dad, Tom is …", "with my mum, Sarah and Jo")
-_CLOSED = re.compile(r"\s*(?:[.;!?)]|,(?!\s*(?i:and|or)\b)|$)")
+# ("Apart from my dad, Tom is …", "with my mum, Sarah and Jo", "with my mum, Sarah, Jo and Tom")
+_CLOSED = re.compile(rf"\s*(?:[.;!?)]|,(?!\s*(?:(?i:and|or)\b|{_NAME}\s*(?:,|(?i:and|or|&)\b)))|$)")
+# "my mum Jordan and Sam": a list of names, not an apposition
+_AND_NAME = re.compile(rf"\s*(?:,|(?i:and|&))\s*{_NAME}")
 # "Aoife, my daughter," — a given name, then the relation closed by a mark ("Sarah, my mum and my
-# sister" and "Sarah, my mum, and my sister" are lists; "Aoife, my daughter's friend" is someone else)
-_NAMED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME}),\s+(?i:my|our)\s+({_WORDS})"
-                           r"(?=\s*(?:[.;!?)]|$|,(?!\s*(?i:and|or)\b)))")
+# sister", "Sarah, my mum, and my sister", "Sarah, my mum, my sister and the kids" are lists; "Aoife,
+# my daughter's friend" is someone else)
+_NAMED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME}),\s+(?i:my|our)\s+({_REL})"
+                           rf"(?=\s*(?:[.;!?)]|$|,(?!\s*(?:(?i:and|or|my|our)\b|{_NAME}))))")
+# the other ways to say who a relative is, read to tell two apart: "Niamh is my daughter", "my
+# daughter's name is Niamh", "my daughter is called Niamh"
+_IS_MY = re.compile(rf"(?<![\w'’-])({_NAME}){_GAP}(?i:is|was){_GAP}(?i:my|our){_GAP}({_REL})")
+_NAME_IS = re.compile(rf"\b(?i:my|our){_GAP}({_REL})(?:['’]s{_GAP}name{_GAP}is|{_GAP}is{_GAP}(?:called|named))"
+                      rf"{_GAP}({_NAME})")
 _NOT_A_SURNAME = frozenset("""I January February March April May June July August September October November December
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter""".split())
 _SAID = re.compile(rf"\b(?i:my|our)\s+(?:\w+\s+)?(?i:{_WORDS})\b|\b(?:{'|'.join(w.title() for w in TITLED)})\b")
-# someone else's words: a quotation, or what follows a colon ("she texted: my son Rory has …", "Mel: …")
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|:[^\n]*")
+# someone else's words: a quotation (double or single marks; an apostrophe inside a word is none), or
+# what follows a colon ("she texted: my son Rory has …", "Mel: …")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'(?:[^']|'(?=\w))*'(?!\w)|:[^\n]*")
 # the user has, or had, more than one: "my daughters", "my other daughter", "my youngest daughter",
-# "three brothers", "my late husband", "my ex-wife"; or the tie ended: "my husband John died", "my
-# wife and I split up"
-_MODIFIER = (r"other|eldest|oldest|youngest|younger|older|middle|little|big|baby|twin|first|second|third|half|step"
-             r"|late|ex|former|new|two|three|four|five|both")
-_PLURAL = {f"{w}s": w for w in ("daughter", "son", "sister", "brother", "stepdaughter", "stepson")}
+# "three brothers", "2 daughters", "another daughter", "my late husband", "my ex-wife", "my youngest,
+# Niamh"; or the tie ended: "my husband John died", "my wife and I split up", "I remarried in June"
+_MODIFIER = (r"other|another|eldest|elder|oldest|youngest|younger|older|middle|little|big|baby|twin|first|second"
+             r"|third|half|step|late|ex|former|new|two|three|four|five|both|\d+")
+_PLURAL = {**{f"{w}s": r for w, r in RELATIONS.items() if not w.endswith("-law")},
+           **{w.replace("-in-law", "s-in-law"): r for w, r in RELATIONS.items() if w.endswith("-in-law")}}
+_PLURALS = "|".join(sorted((re.escape(w) for w in _PLURAL), key=lambda w: (-len(w), w)))
 _SEVERAL = re.compile(rf"\b(?:{_MODIFIER})[\s-]+({_WORDS})s?(?![\w-])"
-                      rf"|\b(?:my|our)\s+(?:\w+\s+)?({'|'.join(_PLURAL)})\b", re.IGNORECASE)
-_ENDED = re.compile(r"\b(?:died|passed away|passed on|funeral|divorc\w*|split up|separated|broke up|widow\w*)\b",
-                    re.IGNORECASE)
+                      rf"|\b(?:my|our)\s+(?:[\w-]+\s+)?({_PLURALS})\b", re.IGNORECASE)
+_CHILD_OF_SEVERAL = re.compile(r"\b(?:my|our)\s+(?:youngest|eldest|oldest|middle|second|first|other)\b(?!\s+\w+)"
+                               r"|\b(?:my|our)\s+(?:youngest|eldest|oldest|middle|second|other)\s*,", re.IGNORECASE)
+_DIED = re.compile(r"\b(?:died|passed|passing|funeral|lost my|widow\w*)\b", re.IGNORECASE)
+_PARTED = re.compile(r"\b(?:divorc\w*|split up|separated|broke up|remarried|remarry\w*)\b", re.IGNORECASE)
 _OF_MINE = re.compile(rf"\b(?:my|our)\s+({_WORDS})(?![\w-])", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _FEMALE = frozenset({"mother", "stepmother", "sister", "daughter", "wife", "stepdaughter", "sister-in-law",
@@ -104,7 +132,9 @@ _FEMALE = frozenset({"mother", "stepmother", "sister", "daughter", "wife", "step
                      "grandmother"})
 
 _SQL_WORDS = "|".join(sorted(RELATIONS, key=lambda w: (-len(w), w)))
-SQL_PATTERN = rf"\m(my|our)\s+([[:alpha:]-]+\s+)?({_SQL_WORDS})|\m({_MODIFIER})[\s-]+({_SQL_WORDS})"
+SQL_PATTERN = (rf"\m(my|our)\s+([[:alnum:]-]+\s+)?({_SQL_WORDS})|\m({_MODIFIER})[\s-]+({_SQL_WORDS})"
+               r"|\m(my|our)\s+(youngest|eldest|oldest|middle|second|other)\M"
+               r"|\m(divorc|split up|separated|broke up|remarr|died|passed|lost my|widow)")
 """The texts that may name a relative or tell of several, as a PostgreSQL regular expression read
 without case (``store.reads.context`` reads the user's units that match it; ``relatives`` then
 reads them)."""
@@ -130,54 +160,78 @@ def _fits(relation: str, name: str) -> bool:
 def named_relatives(text: str) -> list[tuple[str, str]]:
     """``(relation, name)`` for each relative ``text`` names beside the user's relation, in the user's
     own words (not a quotation, not after a colon), the name a given name of the lists that fits the
-    relation (``names.is_listed_name``: "Sadly, my dad …" names no one): "my daughter Aoife" →
-    ``("daughter", "Aoife")``; "My dad, Tom, is at Oakfield" → ``("father", "Tom")``; "Aoife, my
-    daughter, loves maths". A second capitalised word is part of the name ("my sister Priya Shah").
-    Not after a verb ("I told my mum Dave had left"), not a clause or a list after a comma ("Apart
-    from my dad, Tom is …", "with my mum, Sarah and Jo", "Sarah, my mum, and my sister"), not
-    someone's relation ("Aoife, my daughter's friend")."""
+    relation's pronoun (``names.is_listed_name``: "Sadly, my dad …" names no one): "my daughter
+    Aoife" → ``("daughter", "Aoife")``; "My dad, Tom, is at Oakfield" → ``("father", "Tom")``; "Aoife,
+    my daughter, loves maths"; "Niamh is my daughter", "my daughter's name is Niamh". A second
+    capitalised word is part of the name ("my sister Priya Shah"). Not after a verb ("I told my mum
+    Dave had left"), not the subject of a clause after a preposition ("Just heard from my mum Sarah's
+    pregnant"), not a clause or a list after a comma ("Apart from my dad, Tom is …", "with my mum,
+    Sarah and Jo", "Sarah, my mum, and my sister"), not someone's relation ("Aoife, my daughter's
+    friend"), not "my mother in law"."""
     text = _own_words(text)
     out = []
     for m in _NAMED.finditer(text):
         relation, first, last = RELATIONS[m.group(1).lower()], m.group(3), m.group(4)
         surname = last is not None and last not in _NOT_A_SURNAME and relation_of(last) is None
         end = m.end() if surname else m.end(3)
+        starts = _STARTS.search(text, 0, m.start()) is not None
         if (_OPENS.search(text, 0, m.start()) and is_listed_name(first) and _fits(relation, first)
+                and (starts or not _VERB_NEXT.match(text, end)) and not _AND_NAME.match(text, end)
                 and (not m.group(2) or _CLOSED.match(text, end))):
             out.append((relation, f"{first} {last}" if surname else first))
     for m in _NAMED_BEFORE.finditer(text):
         relation = RELATIONS[m.group(2).lower()]
         if is_listed_name(m.group(1)) and _fits(relation, m.group(1)):
             out.append((relation, m.group(1)))
+    for m in (*_IS_MY.finditer(text), *_NAME_IS.finditer(text)):
+        name, word = (m.group(1), m.group(2)) if m.re is _IS_MY else (m.group(2), m.group(1))
+        relation = RELATIONS[word.lower()]
+        if is_listed_name(name) and _fits(relation, name):
+            out.append((relation, name))
     return out
 
 
 def several(text: str) -> set[str]:
     """The relations ``text`` says the user has more than one of, or had ("my daughters", "my other
-    daughter", "my youngest daughter", "three brothers", "my late husband", "my ex-wife"), or whose
-    tie it says ended ("My husband John died in 2019", "My wife and I split up"): no one of memory
-    is clearly meant by them."""
+    daughter", "my youngest daughter", "three brothers", "2 daughters", "another daughter", "my
+    youngest, Niamh" — a child —, "my late husband", "my ex-wife"), or whose tie it says ended ("My
+    husband John died in 2019", "I lost my wife", and for a spouse any divorce, separation or second
+    marriage: "Claire and I split up", "I remarried in June"): no one of memory is clearly meant."""
     found = {RELATIONS[m.group(1).lower()] if m.group(1) else _PLURAL[m.group(2).lower()]
              for m in _SEVERAL.finditer(text)}
+    if _CHILD_OF_SEVERAL.search(text):
+        found |= {"daughter", "son"}
+    if _PARTED.search(text):
+        found |= {"wife", "husband"}
     for sentence in _SENTENCE.findall(text):
-        if _ENDED.search(sentence):
+        if _DIED.search(sentence):
             found |= {RELATIONS[m.group(1).lower()] for m in _OF_MINE.finditer(sentence)}
     return found
 
 
+def _gone(text: str) -> set[str]:
+    """The given names of the sentences that tell of a death ("Claire passed in 2019"): a relative
+    of that name is no one's now."""
+    return {w for sentence in _SENTENCE.findall(text) if _DIED.search(sentence)
+            for w in re.findall(_NAME, sentence) if is_listed_name(w)}
+
+
 def relatives(texts: Iterable[str]) -> dict[str, str | None]:
     """Relation → name, for the relations ``texts`` name; None for one they name two people by ("my
-    brother Sam" and "my brother Kofi": neither is clearly meant) or say there are, or were, several
-    of (``several``); "my sister Priya" and "my sister Priya Shah" are one."""
+    brother Sam" and "my brother Kofi": neither is clearly meant), say there are or were several of
+    (``several``), or whose person a text says died; "my sister Priya" and "my sister Priya Shah"
+    are one."""
     found: dict[str, set[str]] = {}
     unclear: set[str] = set()
+    gone: set[str] = set()
     for text in texts:
         for relation, name in named_relatives(text):
             found.setdefault(relation, set()).add(name)
         unclear |= several(text)
+        gone |= _gone(text)
     out: dict[str, str | None] = {
-        relation: min(names, key=len) if len({n.split()[0] for n in names}) == 1 else None
-        for relation, names in found.items()}
+        relation: min(names, key=len) if len(firsts := {n.split()[0] for n in names}) == 1 and not firsts & gone
+        else None for relation, names in found.items()}
     return out | dict.fromkeys(unclear)
 
 

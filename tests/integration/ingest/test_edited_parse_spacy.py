@@ -53,10 +53,12 @@ def test_a_relative_s_name_written_beside_the_relation_reads_as_the_model_reads_
     keep = memory._ingest.candidate_nlp.keep
     memory._ingest.candidate_nlp.keep = lambda parsed: (handed.update(parsed), keep(parsed))
     start = clock.now() - timedelta(days=300)
-    memory.put("fam", "My daughter Aoife is in 3rd class. My dad, Tom, is at Oakfield.", event_date=start,
-               user_id="u1")
-    later = ["My daughter's settling in well at her new school.", "Dad's settled in at the care home."]
-    texts = [t for text in later for t in memory.put("fam", text, event_date=clock.now(), user_id="u1").texts]
+    # two agents: where memory knows a child, a bare "Dad" may be the other parent (``ingest.kin``)
+    memory.put("fam", "My daughter Aoife is in 3rd class.", event_date=start, user_id="u1")
+    memory.put("fam2", "My dad, Tom, is at Oakfield.", event_date=start, user_id="u1")
+    later = [("fam", "My daughter's settling in well at her new school."),
+             ("fam2", "Dad's settled in at the care home.")]
+    texts = [t for agent, text in later for t in memory.put(agent, text, event_date=clock.now(), user_id="u1").texts]
     assert texts == ["My daughter Aoife's settling in well at her new school.",
                      "Dad Tom's settled in at the care home."]
     real = dict(zip(texts, SpacyNLP().parse(texts)))

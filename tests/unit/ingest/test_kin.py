@@ -46,6 +46,17 @@ def test_a_comma_a_quotation_a_colon_or_the_wrong_pronoun_names_no_one():
         assert named_relatives(text) == [], text
 
 
+def test_a_name_that_is_a_clause_s_subject_a_list_or_in_single_quotes_is_none():
+    for text in ("Just heard from my mum Sarah's pregnant again!", "Found out from my dad Chris is moving to Spain.",
+                 "Need to sort a present for my dad\nMark said he'd chip in", "I went shopping with my mum, Sarah, Jo.",
+                 "We had Sarah, my mum, my sister and the kids over.", "Went to the cinema with my mum Jordan and Sam.",
+                 "My neighbour texted 'sorry, my son Rory has chickenpox'.", "a gift for my mother in law Mary"):
+        assert named_relatives(text) == [], text
+    assert named_relatives("My Mum, Eileen, is lovely.") == [("mother", "Eileen")]
+    assert named_relatives("Niamh is my daughter too.") == [("daughter", "Niamh")]
+    assert named_relatives("My daughter's name is Niamh.") == [("daughter", "Niamh")]
+
+
 def test_several_or_ended_makes_a_relation_no_one_s():
     assert several("My other daughter is only 3.") == {"daughter"}
     assert several("My daughters are 8 and 3.") == {"daughter"} and several("I have three brothers.") == {"brother"}
@@ -56,6 +67,12 @@ def test_several_or_ended_makes_a_relation_no_one_s():
     assert merged({"son": "Jack", "mother": "Eileen"}, {"son": "Tom", "father": "Tom"}, {"mother": None}) == {
         "son": None, "mother": None, "father": "Tom"}
     assert merged({"son": "Tom"}, {"son": "Tom Byrne"}) == {"son": "Tom Byrne"}
+    assert several("My 2 daughters are Aoife and Niamh.") == {"daughter"}
+    assert several("I have another daughter too, Niamh") == {"daughter"} and several("Both my nans") == {"nan"}
+    assert several("My mums are coming") == {"mother"} and several("My elder brother Ravi") == {"brother"}
+    assert several("My youngest, Niamh, starts school") == {"daughter", "son"}
+    assert several("Claire and I split up.") == {"wife", "husband"} == several("I remarried in June.")
+    assert relatives(["My wife Claire is a nurse.", "Claire passed away last spring."]) == {"wife": None}
 
 
 def test_a_text_that_names_a_relative_by_the_relation():
