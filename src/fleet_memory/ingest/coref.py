@@ -313,8 +313,11 @@ def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
     after = [t for t in tokens[i + 1:i + 4] if t.text not in ("'s", "’s", ",")]
     if after and (after[0].pos == "PROPN" or titled and after[0].text[:1].isupper()):
         return None  # "my daughter Aoife", "my son, Jack", "Dad's Army", "Nan's Pantry"
-    if titled and [t.text.lower() for t in tokens[i + 1:i + 4]] in (["'s", "the", "word"], ["’s", "the", "word"]):
-        return None  # "Mum's the word"
+    if titled and [t.text.lower().replace("’", "'") for t in tokens[i + 1:i + 3]] in (["'s", "the"], ["'s", "taxi"]):
+        return None  # "Mum's the word", "Mum's taxi again today"
+    if i > 1 and tokens[i - 1].text in ("My", "Our") and i - 1 != sentence_start(tokens, i - 1) \
+            and tokens[i - 2].text not in ('"', "“", "'", "‘", "(", ":", "-", "—"):
+        return None  # "the Our Father", "watching My Father's Eyes": a capitalised "My" inside a sentence, a title
     first = name.split()[0]
     if state.others - {first} or any(t.text == first or t.text.lower() in _NAMING for t in tokens):
         return None
@@ -322,8 +325,8 @@ def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
 
 
 _CHILDREN = re.compile(r"\b(?:kids?|kiddos?|kiddies|children|child|sons?|daughters?|boys|girls|bab(?:y|ies)|toddlers?"
-                       r"|twins|little ones?|grandkids|grandchild(?:ren)?|nappy|nappies|diapers?|bath ?time|bed ?time"
-                       r"|school run)\b", re.IGNORECASE)
+                       r"|twins|little ones?|little (?:man|fella|one|lady)|wee ones?|the small one|grandkids"
+                       r"|grandchild(?:ren)?|nappy|nappies|diapers?|bath ?time|bed ?time|school run)\b", re.IGNORECASE)
 
 
 def _relatives_told(episodes: Sequence[Episode], named: Sequence[NamedFact]

@@ -45,8 +45,13 @@ sisters"; "my daughter Aoife" (named already); "My son is called Jack" (a name g
 that names someone else ("My brother is getting married! Kofi met his fiancée", a given name the
 model called no person included); a bare "Dad" or "Mum" in a message about children or for a user
 memory knows to have a child ("Dad's taking the kids to football", "Dad's doing bath time": the
-other parent, maybe), "Mum's the word"; "my mother in law"; a quotation or what follows a colon; a relation in a conversation turn (the speaker's "my", which coreference
-writes as the speaker's name), and in memory a speaker's "our son Rory" or another user's.
+other parent, maybe), "Mum's the word", "Mum's taxi"; "the Our Father" (a capitalised "My" or "Our"
+inside a sentence: a title); "my mother in law"; a quotation or what follows a colon; a relation in
+a conversation turn (the speaker's "my", which coreference writes as the speaker's name), and in
+memory a speaker's "our son Rory" or another user's. Children or siblings told of together in memory
+("we have two boys", "the girls", "Aoife's little sister", "my 3 year old daughter", "pregnant", "the
+youngest of four") make those relations no one's; so does, for a spouse, any word of a marriage
+ending or a new one ("moved out", "got married", "honeymoon", "my ex").
 """
 
 from __future__ import annotations
@@ -94,7 +99,7 @@ _VERB_NEXT = re.compile(r"(?:['’]s|[^\S\n]+(?i:is|was|has|had|will|would|can|c
 # ("Apart from my dad, Tom is …", "with my mum, Sarah and Jo", "with my mum, Sarah, Jo and Tom")
 _CLOSED = re.compile(rf"\s*(?:[.;!?)]|,(?!\s*(?:(?i:and|or)\b|{_NAME}\s*(?:,|(?i:and|or|&)\b)))|$)")
 # "my mum Jordan and Sam": a list of names, not an apposition
-_AND_NAME = re.compile(rf"\s*(?:,|(?i:and|&))\s*{_NAME}")
+_AND_NAME = re.compile(rf"\s*(?:,|(?i:and|or|&))\s*{_NAME}")
 # "Aoife, my daughter," — a given name, then the relation closed by a mark ("Sarah, my mum and my
 # sister", "Sarah, my mum, and my sister", "Sarah, my mum, my sister and the kids" are lists; "Aoife,
 # my daughter's friend" is someone else)
@@ -121,10 +126,24 @@ _PLURAL = {**{f"{w}s": r for w, r in RELATIONS.items() if not w.endswith("-law")
 _PLURALS = "|".join(sorted((re.escape(w) for w in _PLURAL), key=lambda w: (-len(w), w)))
 _SEVERAL = re.compile(rf"\b(?:{_MODIFIER})[\s-]+({_WORDS})s?(?![\w-])"
                       rf"|\b(?:my|our)\s+(?:[\w-]+\s+)?({_PLURALS})\b", re.IGNORECASE)
+# children or siblings told of together ("we have two boys", "the girls are both down with", "the
+# kids", "Aoife's little sister", "my 3 year old daughter", "the youngest of four girls", "one of three")
+_CHILDREN_TOGETHER = re.compile(r"\b(?:two|three|four|five|both|\d+|the|our|my)\s+"
+                                r"(?:(?:little|young|older|younger)\s+)?"
+                                r"(?:kids|children|boys|girls|lads|lasses|grandkids|twins)\b"
+                                r"|\b\d+[\s-]*(?:year|yr|month)s?[\s-]*old\s+(?:daughter|son)\b"
+                                r"|['’]s\s+(?:(?:little|big|baby|older|younger|twin)\s+)?(?:sister|brother)\b"
+                                r"|\b(?:new\s?born|pregnant|expecting|due\s+date|weeks\s+pregnant|arrived\s+at)\b",
+                                re.IGNORECASE)
+_SIBLINGS_TOGETHER = re.compile(r"\b(?:youngest|eldest|oldest|middle)\s+of\s+(?:two|three|four|five|six|\d+)\b"
+                                r"|\bone\s+of\s+(?:two|three|four|five|six|\d+)\s+(?:sisters|brothers|siblings)\b",
+                                re.IGNORECASE)
 _CHILD_OF_SEVERAL = re.compile(r"\b(?:my|our)\s+(?:youngest|eldest|oldest|middle|second|first|other)\b(?!\s+\w+)"
                                r"|\b(?:my|our)\s+(?:youngest|eldest|oldest|middle|second|other)\s*,", re.IGNORECASE)
-_DIED = re.compile(r"\b(?:died|passed|passing|funeral|lost my|widow\w*)\b", re.IGNORECASE)
-_PARTED = re.compile(r"\b(?:divorc\w*|split up|separated|broke up|remarried|remarry\w*)\b", re.IGNORECASE)
+_DIED = re.compile(r"\b(?:died|passed|passing|funeral|lost my|widow\w*|would have been|stillborn|miscarr\w*)\b",
+                   re.IGNORECASE)
+_PARTED = re.compile(r"\b(?:divorc\w*|split up|separated|broke up|remarried|remarry\w*|moved out|left me"
+                    r"|no longer together|married again|got married|honeymoon|wedding|my ex)\b", re.IGNORECASE)
 _OF_MINE = re.compile(rf"\b(?:my|our)\s+({_WORDS})(?![\w-])", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _FEMALE = frozenset({"mother", "stepmother", "sister", "daughter", "wife", "stepdaughter", "sister-in-law",
@@ -134,6 +153,12 @@ _FEMALE = frozenset({"mother", "stepmother", "sister", "daughter", "wife", "step
 _SQL_WORDS = "|".join(sorted(RELATIONS, key=lambda w: (-len(w), w)))
 SQL_PATTERN = (rf"\m(my|our)\s+([[:alnum:]-]+\s+)?({_SQL_WORDS})|\m({_MODIFIER})[\s-]+({_SQL_WORDS})"
                r"|\m(my|our)\s+(youngest|eldest|oldest|middle|second|other)\M"
+               r"|\m(two|three|four|five|both|\d+|the|our|my)\s+((little|young|older|younger)\s+)?"
+               r"(kids|children|boys|girls|lads|lasses|grandkids|twins)\M|\m\d+[\s-]*(year|yr|month)s?[\s-]*old"
+               r"|'s\s+((little|big|baby|older|younger|twin)\s+)?(sister|brother)\M"
+               r"|\m(new\s?born|pregnant|expecting|due date|arrived at|would have been|stillborn|miscarr)"
+               r"|\m(youngest|eldest|oldest|middle|one)\s+of\s+"
+               r"|\m(moved out|left me|no longer together|married again|got married|honeymoon|wedding|my ex)\M"
                r"|\m(divorc|split up|separated|broke up|remarr|died|passed|lost my|widow)")
 """The texts that may name a relative or tell of several, as a PostgreSQL regular expression read
 without case (``store.reads.context`` reads the user's units that match it; ``relatives`` then
@@ -199,8 +224,10 @@ def several(text: str) -> set[str]:
     marriage: "Claire and I split up", "I remarried in June"): no one of memory is clearly meant."""
     found = {RELATIONS[m.group(1).lower()] if m.group(1) else _PLURAL[m.group(2).lower()]
              for m in _SEVERAL.finditer(text)}
-    if _CHILD_OF_SEVERAL.search(text):
+    if _CHILD_OF_SEVERAL.search(text) or _CHILDREN_TOGETHER.search(text):
         found |= {"daughter", "son"}
+    if _SIBLINGS_TOGETHER.search(text):
+        found |= {"sister", "brother"}
     if _PARTED.search(text):
         found |= {"wife", "husband"}
     for sentence in _SENTENCE.findall(text):
