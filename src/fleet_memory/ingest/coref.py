@@ -77,7 +77,7 @@ from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
 from .genders import (VESSELS, in_general, is_kept_thing, is_person_role, names_a_scene, only_after_article,
                       only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
-from .kin import TITLED, merged, relation_of, relatives
+from .kin import TITLED, merged, pastes, relation_of, relatives
 from .names import is_listed_name, listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -628,6 +628,8 @@ def resolve_coreferences(
             state.others = people.get(fact.episode_index, frozenset())
             state.parenting = _CHILDREN.search(episode.content) is not None or bool(
                 {"son", "daughter", "stepson", "stepdaughter"} & state.relatives.keys())
+            if pastes(episode.content):  # someone else's words across its sentences: no name written at all
+                state.relatives = {}
         speakers = batch_speakers | context.speakers.get(fact.episode_index, frozenset())
         if fact.self_contained:
             out.append(CorefFact(item, CorefText(fact.text)))

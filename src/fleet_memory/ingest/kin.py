@@ -50,8 +50,14 @@ inside a sentence: a title); "my mother in law"; a quotation or what follows a c
 a conversation turn (the speaker's "my", which coreference writes as the speaker's name), and in
 memory a speaker's "our son Rory" or another user's. Children or siblings told of together in memory
 ("we have two boys", "the girls", "Aoife's little sister", "my 3 year old daughter", "pregnant", "the
-youngest of four") make those relations no one's; so does, for a spouse, any word of a marriage
-ending or a new one ("moved out", "got married", "honeymoon", "my ex").
+youngest of four", "my other lad") make those relations no one's; so does, for a spouse, any word of
+a marriage ending or a new one ("moved out", "got married", "honeymoon", "my ex"). A message that
+carries someone else's words across its sentences (after a colon, a quotation of more than one
+sentence: ``pastes``) gets no name anywhere.
+
+Measured on 80 histories a helper wrote without reading any of this (56 where the relation alone is
+the named relative, 24 traps), before the last two rules above: 28 names written right, 2 wrong
+("my other lad", a pasted speech), 50 left alone — precision .93, recall .50.
 """
 
 from __future__ import annotations
@@ -62,8 +68,8 @@ from collections.abc import Iterable, Mapping
 from ..naming import UPPER
 from .names import is_listed_name, listed_gender
 
-__all__ = ["RELATIONS", "SQL_PATTERN", "TITLED", "merged", "mentions_relative", "named_relatives", "relation_of",
-           "relatives", "several"]
+__all__ = ["RELATIONS", "SQL_PATTERN", "TITLED", "merged", "mentions_relative", "named_relatives", "pastes",
+           "relation_of", "relatives", "several"]
 
 # surface → the relation it names: the relatives a person usually has one of at a time, or calls by a
 # word of their own (a grandmother is "nan" or "gran", not both); partners (who change), aunts, uncles
@@ -139,6 +145,8 @@ _SIBLINGS_TOGETHER = re.compile(r"\b(?:youngest|eldest|oldest|middle)\s+of\s+(?:
                                 r"|\bone\s+of\s+(?:two|three|four|five|six|\d+)\s+(?:sisters|brothers|siblings)\b",
                                 re.IGNORECASE)
 _CHILD_OF_SEVERAL = re.compile(r"\b(?:my|our)\s+(?:youngest|eldest|oldest|middle|second|first|other)\b(?!\s+\w+)"
+                               r"|\b(?:my|our)\s+(?:youngest|eldest|oldest|middle|second|other)\s+"
+                               r"(?:lad|boy|girl|one|kid|child|little one|wee one)s?\b"
                                r"|\b(?:my|our)\s+(?:youngest|eldest|oldest|middle|second|other)\s*,", re.IGNORECASE)
 _DIED = re.compile(r"\b(?:died|passed|passing|funeral|lost my|widow\w*|would have been|stillborn|miscarr\w*)\b",
                    re.IGNORECASE)
@@ -153,6 +161,7 @@ _FEMALE = frozenset({"mother", "stepmother", "sister", "daughter", "wife", "step
 _SQL_WORDS = "|".join(sorted(RELATIONS, key=lambda w: (-len(w), w)))
 SQL_PATTERN = (rf"\m(my|our)\s+([[:alnum:]-]+\s+)?({_SQL_WORDS})|\m({_MODIFIER})[\s-]+({_SQL_WORDS})"
                r"|\m(my|our)\s+(youngest|eldest|oldest|middle|second|other)\M"
+               r"|\m(my|our)\s+(youngest|eldest|oldest|middle|second|other)\s+(lad|boy|girl|one|kid|child)"
                r"|\m(two|three|four|five|both|\d+|the|our|my)\s+((little|young|older|younger)\s+)?"
                r"(kids|children|boys|girls|lads|lasses|grandkids|twins)\M|\m\d+[\s-]*(year|yr|month)s?[\s-]*old"
                r"|'s\s+((little|big|baby|older|younger|twin)\s+)?(sister|brother)\M"
@@ -272,6 +281,17 @@ def merged(*maps: Mapping[str, str | None]) -> dict[str, str | None]:
             out[relation] = name if relation not in out or known and name and known.split()[0] == name.split()[0] \
                 else None
     return out
+
+
+# a message that carries someone else's words across its sentences: text after a colon, or a
+# quotation with a sentence end inside ("polish this speech: 'When I started … My son taught me …'")
+_PASTED = re.compile(r"(?<!\d):(?!\d)\s*\S|[\"“‘][^\"”’]*[.!?]\s+[^\"”’]*[\"”’]|(?<!\w)'[^']*[.!?]\s+[^']*'(?!\w)")
+
+
+def pastes(text: str) -> bool:
+    """``text`` gives someone else's words beside the user's (after a colon, or a quotation of more
+    than one sentence): coreference writes no relative's name anywhere in it."""
+    return _PASTED.search(text) is not None
 
 
 def mentions_relative(text: str) -> bool:

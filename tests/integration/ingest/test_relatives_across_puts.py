@@ -88,6 +88,9 @@ def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, 
     (["My dad, Tom, is at Oakfield.", "My son Jack is 4."], "Dad's doing bath time tonight."),
     (["My wife Claire is a nurse.", "Claire and I split up last year."], "My wife starts a new job Monday."),
     (["My husband John is a chef.", "John passed in 2019."], "My husband and I went to Spain."),
+    # a held-out set written by a helper who read none of the rules (93% precise, 2 wrong of 30):
+    (["my son Leo (12) got into the football academy", "my other lad is 9 and hates sport"],
+     "it's my son's 9th birthday next month, what lego sets are good"),
 ])
 def test_a_relation_that_may_be_someone_else_is_left_alone(real_memory, earlier, later) -> None:
     assert _later(real_memory, "a1", earlier, later) == [later]
@@ -97,6 +100,13 @@ def test_a_message_that_names_someone_else_leaves_the_relation_alone(real_memory
     texts = _later(real_memory, "a1", ["My brother Sam lives in Leeds."],
                    "My brother is getting married! Kofi met his fiancée at uni.")
     assert texts[0] == "My brother is getting married!"
+
+
+def test_a_quotation_of_several_sentences_is_someone_else_s_words_throughout(real_memory) -> None:
+    texts = _later(real_memory, "a1", ["My son Ryan is graduating high school in June."],
+                   "can you polish this for my boss's retirement speech: 'When I started this company my son was "
+                   "two. My son taught me patience, and this team taught me everything else.'")
+    assert not any("Ryan" in text for text in texts)
 
 
 def test_a_given_name_the_model_did_not_call_a_person_still_names_someone_else(real_memory) -> None:

@@ -4,7 +4,7 @@ the store's rows (``ingest.memory``). No database, no model."""
 from datetime import timedelta
 
 from fleet_memory.clock import FixedClock
-from fleet_memory.ingest.kin import (SQL_PATTERN, merged, mentions_relative, named_relatives, relation_of,
+from fleet_memory.ingest.kin import (SQL_PATTERN, merged, mentions_relative, named_relatives, pastes, relation_of,
                                      relatives, several)
 from fleet_memory.ingest.memory import groups_of, put_context
 from fleet_memory.ingest.records import Episode
@@ -79,6 +79,14 @@ def test_several_or_ended_makes_a_relation_no_one_s():
         assert {"daughter", "son"} <= several(text), text
     assert {"sister", "brother"} <= several("Growing up the youngest of four girls was chaos.")
     assert {"wife", "husband"} <= several("Dave moved out in March.")
+    assert {"daughter", "son"} <= several("my other lad is 9 and hates sport")
+
+
+def test_someone_else_s_words_across_sentences():
+    assert pastes("can you polish this speech: 'When I started my son was two. My son taught me patience.'")
+    assert pastes('She said "My son is ill. My son needs rest."') and pastes("Mel: my son Rory started")
+    assert not pastes("My daughter's settling in well. She loves it.") and not pastes("Time's up, it's 5:30")
+    assert not pastes("I'm worried. My daughter's school rang.")
 
 
 def test_a_text_that_names_a_relative_by_the_relation():
