@@ -82,6 +82,9 @@ class IngestConfig:
     supersede_candidates: int = 20
     llm_supersession: bool = True
     embed_headings: int = 2  # the last N headings of a unit's heading path are embedded with its text
+    # write the name of the one relative the user's memory names by a relation beside "my daughter",
+    # "Dad's" … (ingest.kin): False stores the user's words as they were put
+    name_relatives: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -599,17 +599,19 @@ def resolve_coreferences(
     reset_after: timedelta = timedelta(hours=24),
     context: AgentContext | None = None,
     discourse: Discourse | None = None,
+    name_relatives: bool = True,
 ) -> list[CorefFact]:
     """Each named fact (from ``ner``) with its text after coreference, in order. Self-contained
     facts (from an LLM) pass through unchanged. ``context``: the agent's memory (see above);
     ``discourse`` continues the state of earlier facts of the same put (and keeps it for the next
-    call: the pipeline resolves a long put window by window)."""
+    call: the pipeline resolves a long put window by window); ``name_relatives``: write a relative's name
+    beside the relation (``IngestConfig.name_relatives``)."""
     context = context or AgentContext()
     holder = discourse if discourse is not None else Discourse()
     state = holder.state
     batch_speakers = frozenset(e.speaker for e in episodes if e.speaker) | frozenset(
         item.fact.speaker for item in named if item.fact.speaker)
-    own, people = _relatives_told(episodes, named)
+    own, people = _relatives_told(episodes, named) if name_relatives else ({}, {})
     out: list[CorefFact] = []
     for item in named:
         fact = item.fact

@@ -87,7 +87,7 @@ def candidate_names(texts: Sequence[str], limit: int = MAX_NAMES) -> list[str]:
     return list(out)
 
 
-def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
+def groups_of(episodes: Sequence[Episode], window: timedelta, name_relatives: bool = True) -> list[Group]:
     """The (agent, user, session) groups of a put, in first-appearance order."""
     members: dict[tuple[str, str | None, str | None], list[int]] = {}
     for index, e in enumerate(episodes):
@@ -98,21 +98,22 @@ def groups_of(episodes: Sequence[Episode], window: timedelta) -> list[Group]:
         names = candidate_names([episodes[i].content for i in indexes])
         since = shifted(min(dates), -window)  # a put dated in year 1 looks back no further
         people = any(refers_by_pronoun(episodes[i].content) for i in indexes)  # else names alone
-        kin = any(mentions_relative(episodes[i].content) for i in indexes) and not any(
+        kin = name_relatives and any(mentions_relative(episodes[i].content) for i in indexes) and not any(
             episodes[i].speaker for i in indexes)  # a speaker's "my" is not the user's
         groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names),
                                                          people=people, relatives=SQL_PATTERN if kin else None)))
     return groups
 
 
-def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuery) -> AgentContext:
+def put_context(episodes: Sequence[Episode], window: timedelta, query: GroupQuery,
+                name_relatives: bool = True) -> AgentContext:
     """The put's ``AgentContext``: ``query`` runs once, for all groups."""
     people: dict[int, tuple[str, ...]] = {}
     speakers: dict[int, frozenset[str]] = {}
     mentions: dict[int, tuple[RecentMention, ...]] = {}
     kin: dict[int, dict[str, str | None]] = {}
     known: dict[str, dict[str, str]] = {}
-    groups = groups_of(episodes, max(window, PEOPLE_WINDOW))
+    groups = groups_of(episodes, max(window, PEOPLE_WINDOW), name_relatives)
     answers = query([g.query for g in groups]) if groups else []
     for group, (found, names) in zip(groups, answers):
         rows = [p for p in found if p.position != RELATIVE_TEXT]

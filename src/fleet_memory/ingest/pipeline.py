@@ -226,6 +226,7 @@ class Ingestor:
                     named = find_entities(episodes, parsed, context, known)
                 with timer("coref"):
                     coref = resolve_coreferences(episodes, named, reset_after=reset_after, context=context,
+                                                 name_relatives=self.config.ingest.name_relatives,
                                                  discourse=discourse)
                 with timer("validate"):
                     plans = planner.add(coref) + ([] if cut else planner.finish())  # cut: its last plan waits
@@ -248,7 +249,8 @@ class Ingestor:
     def _context(self, episodes: Sequence[Episode]) -> AgentContext:
         window = timedelta(hours=self.config.ingest.temporal_window_hours)
         with self.db.transaction() as conn:
-            context = put_context(episodes, window, lambda queries: agent_context(conn, queries))
+            context = put_context(episodes, window, lambda queries: agent_context(conn, queries),
+                                  name_relatives=self.config.ingest.name_relatives)
             units = planner.unit_counts(conn, sorted({e.agent_id for e in episodes}))
         return replace(context, units=units)
 

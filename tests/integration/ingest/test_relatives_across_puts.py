@@ -155,3 +155,13 @@ def test_within_one_put_the_relative_it_names_first(real_memory) -> None:
     texts = real_memory.put("a2", "My brother Sam lives in Leeds. My brother Kofi lives in Accra. "
                                   "Later my brother moved.", event_date=NOW, user_id="u1").texts
     assert texts[-1] == "Later my brother moved."
+
+
+def test_a_user_who_wants_their_words_as_put_turns_it_off(db_url, clock, real_embedder) -> None:
+    from fleet_memory import Config, FleetMemory
+    from fleet_memory.config import IngestConfig
+
+    config = Config(database_url=db_url, ingest=IngestConfig(name_relatives=False))
+    with FleetMemory(config, embedder=real_embedder, clock=clock) as memory:
+        assert _later(memory, "a1", ["My daughter Aoife is in 3rd class."],
+                      "My daughter's settling in well.") == ["My daughter's settling in well."]
