@@ -65,6 +65,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from ..language.dates import DAY_NAMES
+from ..language.months import MONTH_NAMES
 from ..naming import UPPER
 from .names import is_listed_name, listed_gender
 
@@ -116,8 +118,7 @@ _NAMED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME}),\s+(?i:my|our)\s+({_REL})"
 _IS_MY = re.compile(rf"(?<![\w'’-])({_NAME}){_GAP}(?i:is|was){_GAP}(?i:my|our){_GAP}({_REL})")
 _NAME_IS = re.compile(rf"\b(?i:my|our){_GAP}({_REL})(?:['’]s{_GAP}name{_GAP}is|{_GAP}is{_GAP}(?:called|named))"
                       rf"{_GAP}({_NAME})")
-_NOT_A_SURNAME = frozenset("""I January February March April May June July August September October November December
-    Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter""".split())
+_NOT_A_SURNAME = frozenset({"I", "Christmas", "Easter", *(w.title() for w in (*MONTH_NAMES, *DAY_NAMES))})
 _SAID = re.compile(rf"\b(?i:my|our)\s+(?:\w+\s+)?(?i:{_WORDS})\b|\b(?:{'|'.join(w.title() for w in TITLED)})\b")
 # someone else's words: a quotation (double or single marks; an apostrophe inside a word is none), or
 # what follows a colon ("she texted: my son Rory has …", "Mel: …")
