@@ -3,7 +3,7 @@ daughter", "Dad's", "our son" is the right one, on histories the rules were not 
 
     python bench/relatives.py [--home DIR]
 
-Each line of ``bench/data/relatives/histories.jsonl`` is one user's history of single-message puts
+Each line of ``bench/data/relatives/histories*.jsonl`` (one table per file) is one user's history of single-message puts
 (one agent each, ``user_id`` "u1", months apart): earlier messages name a relative beside the
 relation, the last one mentions that kind of relative by the relation alone. ``kind`` "same": the
 last mention is ``name``; "trap": it is someone else (another child, a new spouse, someone's quoted
@@ -23,7 +23,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-DATA = Path(__file__).parent / "data" / "relatives" / "histories.jsonl"
+DATA = Path(__file__).parent / "data" / "relatives"
 _CAPITALISED = re.compile(r"\b[^\W\d_][\w'’-]*")
 
 
@@ -41,35 +41,44 @@ def reading(case: dict, stored: str) -> str:
     return "right" if case["kind"] == "same" and case["name"].split()[0] in added else "wrong"
 
 
+def run(memory, cases: list[dict]) -> tuple[Counter, list[str]]:
+    """Each history into an agent of its own; the readings counted by (kind, reading), and the wrong ones."""
+    counts: Counter = Counter()
+    wrong = []
+    for case in cases:
+        *earlier, last = case["messages"]
+        for i, text in enumerate(earlier):
+            memory.put(case["id"], text, user_id="u1", event_date=f"2023-{1 + i:02d}-10T10:00:00Z")
+        stored = " ".join(memory.put(case["id"], last, user_id="u1", event_date="2024-06-01T10:00:00Z").texts)
+        result = reading(case, stored)
+        counts[case["kind"], result] += 1
+        if result == "wrong":
+            wrong.append(f"{case['id']} ({case['kind']}, {case['name']}): {stored}")
+    return counts, wrong
+
+
+def table(name: str, counts: Counter, wrong: list[str]) -> str:
+    right = counts["same", "right"]
+    written = right + counts["same", "wrong"] + counts["trap", "wrong"]
+    same = sum(n for (kind, _), n in counts.items() if kind == "same")
+    lines = [f"{name}\n\n| histories | right | wrong | left alone |", "|---|---|---|---|"]
+    for kind in ("same", "trap"):
+        lines.append(f"| {kind} ({sum(n for (k, _), n in counts.items() if k == kind)}) | {counts[kind, 'right']} | "
+                     f"{counts[kind, 'wrong']} | {counts[kind, 'left alone']} |")
+    lines.append(f"\nprecision {right / written if written else float('nan'):.3f}, recall {right / same:.3f}")
+    return "\n".join(lines + [f"wrong: {line}" for line in wrong])
+
+
 def main(argv: list[str] | None = None) -> int:
     from fleet_memory import Config, FleetMemory
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path, default=None, help="data directory (default: a fresh temp dir)")
     args = parser.parse_args(argv)
-    cases = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    counts: Counter = Counter()
-    wrong = []
     with FleetMemory(Config(home=args.home or Path(tempfile.mkdtemp(prefix="fm-relatives-")))) as memory:
-        for case in cases:
-            *earlier, last = case["messages"]
-            for i, text in enumerate(earlier):
-                memory.put(case["id"], text, user_id="u1", event_date=f"2023-{1 + i:02d}-10T10:00:00Z")
-            stored = " ".join(memory.put(case["id"], last, user_id="u1", event_date="2024-06-01T10:00:00Z").texts)
-            result = reading(case, stored)
-            counts[case["kind"], result] += 1
-            if result == "wrong":
-                wrong.append(f"{case['id']} ({case['kind']}, {case['name']}): {stored}")
-    right = counts["same", "right"]
-    written = right + counts["same", "wrong"] + counts["trap", "wrong"]
-    same = sum(n for (kind, _), n in counts.items() if kind == "same")
-    print("| histories | right | wrong | left alone |\n|---|---|---|---|")
-    for kind in ("same", "trap"):
-        print(f"| {kind} ({sum(n for (k, _), n in counts.items() if k == kind)}) | {counts[kind, 'right']} | "
-              f"{counts[kind, 'wrong']} | {counts[kind, 'left alone']} |")
-    print(f"\nprecision {right / written if written else float('nan'):.3f}, recall {right / same:.3f}")
-    for line in wrong:
-        print("wrong:", line)
+        for path in sorted(DATA.glob("histories*.jsonl")):
+            cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            print(table(path.name, *run(memory, cases)) + "\n")
     return 0
 
 

@@ -80,6 +80,12 @@ def test_several_or_ended_makes_a_relation_no_one_s():
     assert {"sister", "brother"} <= several("Growing up the youngest of four girls was chaos.")
     assert {"wife", "husband"} <= several("Dave moved out in March.")
     assert {"daughter", "son"} <= several("my other lad is 9 and hates sport")
+    for text in ("My last born is in class 7", "our second baby arrived last week, another wee boy!",
+                 "my younger one just got her driver's permit"):
+        assert {"daughter", "son"} <= several(text), text
+    assert {"grandmother", "nan"} <= several("my dad's mother lives with us in Lahore")
+    assert several("my little one is teething") == set()
+    assert named_relatives("my daughter Chloe PSLE this year") == [("daughter", "Chloe")]
 
 
 def test_someone_else_s_words_across_sentences():
