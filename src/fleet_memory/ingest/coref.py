@@ -329,26 +329,31 @@ _CHILDREN = re.compile(r"\b(?:kids?|kiddos?|kiddies|children|child|sons?|daughte
                        r"|grandchild(?:ren)?|nappy|nappies|diapers?|bath ?time|bed ?time|school run)\b", re.IGNORECASE)
 
 
-def _relatives_told(episodes: Sequence[Episode], named: Sequence[NamedFact]
-                    ) -> tuple[dict[tuple[str, str | None], dict[str, str | None]], dict[int, frozenset[str]]]:
-    """What the put itself tells of relatives, read up front (its episodes in any order): per (agent,
-    user), the relatives its own words name or say there are several of (``kin.relatives``); per
-    episode, the first names of the people its facts name (PERSON spans, and given names of the lists
-    the model tagged a proper noun but no PERSON, not part of a longer name: "Oisín met his fiancée at
-    uni", not "Willow Court")."""
+def _relatives_told(episodes: Sequence[Episode]) -> dict[tuple[str, str | None], dict[str, str | None]]:
+    """What the put itself tells of relatives, read up front (its episodes in any order, once a put:
+    ``Discourse.told``): per (agent, user), the relatives its own words name or say there are several
+    of (``kin.relatives``)."""
     texts: dict[tuple[str, str | None], list[str]] = {}
     for e in episodes:
         if not e.speaker:
             texts.setdefault((e.agent_id, e.user_id), []).append(e.content)
+    return {key: relatives(found) for key, found in texts.items()}
+
+
+def _people_named(episodes: Sequence[Episode], named: Sequence[NamedFact]) -> dict[int, frozenset[str]]:
+    """Per episode of the user's own words, the first names of the people its facts name (PERSON
+    spans, and given names of the lists the model tagged a proper noun but no PERSON, not part of a
+    longer name: "Oisín met his fiancée at uni", not "Willow Court")."""
     people: dict[int, set[str]] = {}
     for item in named:
+        if episodes[item.fact.episode_index].speaker:
+            continue
         tokens = item.parsed.parse.tokens
         people.setdefault(item.fact.episode_index, set()).update(
             [span.text.split()[0] for span in item.spans if span.label == "PERSON"]
             + [t.text for k, t in enumerate(tokens) if t.pos == "PROPN" and t.dep != "compound"
                and is_listed_name(t.text) and not (k + 1 < len(tokens) and tokens[k + 1].pos == "PROPN")])
-    return ({key: relatives(found) for key, found in texts.items()},
-            {index: frozenset(found) for index, found in people.items()})
+    return {index: frozenset(found) for index, found in people.items()}
 
 
 _NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})
@@ -590,6 +595,7 @@ class Discourse:
 
     def __init__(self) -> None:
         self.state = _Discourse()
+        self.told: dict[tuple[str, str | None], dict[str, str | None]] | None = None  # ``_relatives_told``
 
 
 def resolve_coreferences(
@@ -611,7 +617,9 @@ def resolve_coreferences(
     state = holder.state
     batch_speakers = frozenset(e.speaker for e in episodes if e.speaker) | frozenset(
         item.fact.speaker for item in named if item.fact.speaker)
-    own, people = _relatives_told(episodes, named) if name_relatives else ({}, {})
+    if holder.told is None:  # the put's own words, read once for all its windows
+        holder.told = _relatives_told(episodes) if name_relatives else {}
+    own, people = holder.told, _people_named(episodes, named) if name_relatives else {}
     out: list[CorefFact] = []
     for item in named:
         fact = item.fact

@@ -84,7 +84,8 @@ def _name_pieces(tok: Token, words: list[str]) -> tuple[list[tuple[str, str, str
 
 def _beside_relation(tokens: Sequence[Token], i: int,
                      name: list[str]) -> tuple[list[tuple[str, str, int | None]], int]:
-    """(text, dep) of a relation and the name coreference wrote beside it, and which one takes the
+    """(text, dep, head piece or None for the relation's own head) of a relation and the name
+    coreference wrote beside it, and which one takes the
     relation's place in the tree, as spaCy reads such a text: "my daughter Aoife" keeps "daughter"
     in its place with "Aoife" its apposition; "Dad Tom" makes "Dad" a compound of "Tom", which takes
     the place. A longer name's first words are compounds of its last."""

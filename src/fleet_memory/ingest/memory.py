@@ -26,7 +26,7 @@ the whole put, covering each (agent, user, session) group of its episodes
   day itinerary for Porto") was a rival to every person memory knew.
 - ``relatives`` (only for a group whose texts name a relative by the relation alone, "my daughter",
   in the user's own words): relation → the one person the user's units name by it ("my daughter
-  Aoife"), read from the texts the store finds among the user's latest units at any date
+  Aoife"), read from the user's own texts the store finds among the agent's latest units at any date
   (``ingest.kin``).
 - The gazetteer: stored entities whose name or alias is one of the capitalised word runs (1-3
   words, at most ``MAX_NAMES`` per group) of the group's texts, with their stored labels.
@@ -98,10 +98,10 @@ def groups_of(episodes: Sequence[Episode], window: timedelta, name_relatives: bo
         names = candidate_names([episodes[i].content for i in indexes])
         since = shifted(min(dates), -window)  # a put dated in year 1 looks back no further
         people = any(refers_by_pronoun(episodes[i].content) for i in indexes)  # else names alone
-        kin = name_relatives and any(mentions_relative(episodes[i].content) for i in indexes) and not any(
+        asks = name_relatives and any(mentions_relative(episodes[i].content) for i in indexes) and not any(
             episodes[i].speaker for i in indexes)  # a speaker's "my" is not the user's
         groups.append(Group(tuple(indexes), ContextQuery(agent, user, session, since, max(dates), tuple(names),
-                                                         people=people, relatives=SQL_PATTERN if kin else None)))
+                                                         people=people, relatives=SQL_PATTERN if asks else None)))
     return groups
 
 
