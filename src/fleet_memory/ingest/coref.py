@@ -38,19 +38,22 @@ not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's 
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …"), someone in general ("if a patient arrives unconscious, he …", "whoever we hire") or by a name
 the model gave another label ("Had lunch with Mateo from work and he recommended …", Mateo a GPE:
-never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"; not "She
-and her partner"); inside a quotation ("'she'll be right'"); after an animal, a vehicle or a plant
-someone keeps as its sentence's subject ("my gelding has been lame on his front left"); a "she"
-after a ship or a boat in the message; a pronoun from memory in a message that tells of the
-speaker's own encounter with someone unnamed — an appointment, a test, a lesson, a haircut, a
-call to a helpline, being pulled over ("Had my smear test at the surgery - she said …") — unless
-memory names that person as someone met for a service ("my physio, Dana", "Dr Okafor"); a pronoun
-from memory for a person named, days ago, beside a pet or a boat ("Bartek has a husky" … "he dug up
-my flowerbed"); and when memory knows two people who may take it — known to take it, or of unknown
-pronoun — and the last of them was named before the temporal window (a day: "Ines moved to
-Porto." then "She says the flat is lovely" is Ines even when memory knows
-Carol; named three days before, with Ingrid known too, or with Oksana, whose pronoun nothing
-tells, neither is clearly right). A person's pronoun is what memory's texts say of them, else
+never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"; not "She and
+her partner"); inside a quotation ("'she'll be right'"); after an animal anywhere before it in its
+sentence ("took the dog out and he ate a crab"), a vehicle or a plant someone keeps as its
+sentence's subject ("the ute's done 280,000 km and she …"); when the sentence says later whom it
+means in words that are no name ("she gave a penalty — the referee I mean", "She was brilliant, the
+new midwife"); a "she" after a ship or a boat in the message; a later he/she of a message whose
+first one of that pronoun was left alone, until the message names a person; a pronoun from memory in
+a message that tells of the speaker's own encounter with someone unnamed — an appointment, a test, a
+lesson, a haircut, a call to a helpline, being pulled over ("Had my smear test at the surgery - she
+said …") — unless memory names that person as someone met for a service ("my physio, Dana", "Dr
+Okafor"); a pronoun from memory for a person named, days ago, beside a pet or a boat ("Bartek has a
+husky" … "he dug up my flowerbed"); and when memory knows two people who may take it — known to take
+it, or of unknown pronoun — and the last of them was named before the temporal window (a day: "Ines
+moved to Porto." then "She says the flat is lovely" is Ines even when memory knows Carol; named
+three days before, with Ingrid known too, or with Oksana, whose pronoun nothing tells, neither is
+clearly right). A person's pronoun is what memory's texts say of them, else
 their role's or title's, else the given-name list's (``names.listed_gender``). A name that occurs
 in the sentence itself is never the referent ("She lives in Porto now" cannot become "Porto lives
 in Porto now").
@@ -75,9 +78,9 @@ from datetime import datetime, timedelta
 from ..language.verbs import AGREE, third_person
 from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
-from .genders import (VESSELS, in_general, is_kept_thing, is_person_role, names_a_scene, only_after_article,
-                      only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
-from .kin import TITLED, merged, pastes, relation_of, relatives
+from .genders import (VESSELS, in_general, is_animal, is_kept_thing, is_person_role, names_a_scene,
+                      only_after_article, only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
+from .kin import TITLED, is_label, merged, pastes, relation_of, relatives
 from .names import is_listed_name, listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -120,6 +123,7 @@ class _Discourse:
         self.episode: int | None = None
         self.scene = False  # the episode so far tells of an encounter with a person of its own (``names_a_scene``)
         self.vessel = False  # the episode so far names a ship or a boat (``genders.VESSELS``), which takes "she"
+        self.withheld: set[str] = set()  # "f"/"m": a she/he of the episode so far left alone though a person was known
         self.plural = False  # the episode so far names people several at once ("the kids", "Sam and Jo") or
         # gave a "they" to an organisation or to anyone ("Octopus have … and they …")
         self.agent: str | None = None
@@ -220,6 +224,7 @@ def _resolve_one(parse: Parsed, spans: Sequence[Span], appended: bool, speaker: 
             continue
         if low in _FEMALE or low in _MALE:
             if _own_subject_before(tokens, i) and tok.dep not in _OBJECT_DEPS:
+                state.withheld.add("f" if low in _FEMALE else "m")  # a later one is theirs too, unless a name comes
                 continue  # "Guido continued his work": the sentence says whose (not "the choir took her on")
             # in a conversation, "she" is rarely one of the people talking (they are "I" and "you")
             talking = (speakers | state.addressed) if speaker else frozenset()
@@ -262,6 +267,8 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
             state.learnt.setdefault(name, gender)
     for name in persons:
         state.mention(name)
+    if persons:  # a pronoun after them may well be theirs
+        state.withheld.clear()
     if speaker:
         state.addressed |= _addressed(tokens, spans)
     for ref in referents:
@@ -308,7 +315,8 @@ def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
     titled = (tok.text[:1].isupper() and tok.text.lower() in TITLED and not state.parenting
               and not any(k.dep in ("det", "poss") for k in kids))
     if not name or not (owned or titled) or any(k.dep in _NOT_THE_ONE for k in kids) or _quoted(tokens, i) \
-            or any(t.text == ":" for t in tokens[sentence_start(tokens, i):i]):
+            or any(t.text == ":" and not is_label(render(tokens[sentence_start(tokens, i):j + 1]))
+                   for j, t in enumerate(tokens[:i]) if j >= sentence_start(tokens, i)):
         return None
     after = [t for t in tokens[i + 1:i + 4] if t.text not in ("'s", "’s", ",")]
     if after and (after[0].pos == "PROPN" or titled and after[0].text[:1].isupper()):
@@ -378,12 +386,27 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
     if earlier:
         state.learnt.setdefault(earlier[-1], gender)
         return None
+    if gender in state.withheld:
+        return None  # "the ute's … she's done 280,000 km. … sell her?": the first one's referent, whoever that is
+    ref = _from_memory(gender, i, tokens, state, exclude, others)
+    if ref is None:
+        state.withheld.add(gender)
+    return ref
+
+
+def _from_memory(gender: str, i: int, tokens: Sequence[Token], state: _Discourse, exclude: frozenset[str],
+                 others: Sequence[int]) -> EntityMention | None:
+    """The person of memory or of earlier sentences the he/she at token ``i`` stands for, unless
+    something in the message may be its referent or no candidate is clearly right."""
     if any(t.pos in ("NOUN", "PROPN", "PRON") and speaks_of_anyone(t.text) for t in tokens[:i]):
         return None  # "Went to the GP this morning - he said …", "if a patient arrives …, he": a person of its own
     if _either(tokens, i) or _quoted(tokens, i):
         return None  # "he or she", "his/her": anyone's; "'she'll be right'": someone else's words
-    if any(t.dep == "nsubj" and is_kept_thing(t.text) for t in tokens[sentence_start(tokens, i):i]):
-        return None  # "my gelding has been lame on his front left": the horse's, maybe
+    if any(t.dep == "nsubj" and is_kept_thing(t.text) or t.pos == "NOUN" and is_animal(t.text)
+           for t in tokens[sentence_start(tokens, i):i]):
+        return None  # "my gelding has been lame on his front left", "took the dog out and he ate …": the animal's
+    if _said_after(tokens, i):
+        return None  # "She was brilliant, the new midwife", "he was rude, the claims handler I mean"
     if any(start < i for start in others):
         return None  # "Had lunch with Mateo and he recommended …": Mateo, whatever the model's label
     if gender == "f" and (state.vessel or _names_a_vessel(tokens[:i])):
@@ -396,6 +419,33 @@ def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequenc
         return None  # "Bartek has a husky", weeks later "he dug up my flowerbed": the dog, maybe
     state.learnt.setdefault(name, gender)
     return EntityMention(name, "PERSON")
+
+
+_MARKS = frozenset({",", "—", "–", "-", "(", ";"})
+_NOUN_PHRASE_TAGS = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "CD", "POS", "HYPH"})
+_MEAN = frozenset({"mean", "meant"})
+
+
+def _said_after(tokens: Sequence[Token], i: int) -> bool:
+    """Later in its sentence the speaker says whom the pronoun at token ``i`` stands for, in words
+    that are no name: the pronoun set right with "I mean" ("she gave a penalty for a handball — the
+    referee I mean", "He was so rude on the phone, the claims handler from the insurer I mean"), or
+    a person's role set off by a mark at the sentence's end ("She was brilliant, the new midwife").
+    Memory's person is not the one meant."""
+    end = next((j for j in range(i + 1, len(tokens)) if tokens[j].tag == "."), len(tokens))
+    for j in range(i + 2, end - 1):
+        if tokens[j].text.lower() == "i" and tokens[j + 1].text.lower() in _MEAN and tokens[j - 1].pos == "NOUN":
+            return True  # "… the referee I mean"
+    for j in range(i + 1, end):
+        if tokens[j].text not in _MARKS:
+            continue
+        k = j + 1
+        while k < end and tokens[k].tag in _NOUN_PHRASE_TAGS:
+            k += 1
+        head = tokens[k - 1]
+        if k > j + 1 and k == end and head.pos == "NOUN" and speaks_of_anyone(head.text):
+            return True  # "…, the new midwife."
+    return False
 
 
 _GREETINGS = {"thanks", "thank", "hi", "hey", "hello", "dear", "bye", "cheers", "morning", "night"}
@@ -633,6 +683,7 @@ def resolve_coreferences(
         state.when = episode.event_date
         if state.episode != fact.episode_index:
             state.episode, state.scene, state.vessel, state.plural = fact.episode_index, False, False, False
+            state.withheld = set()
             state.relatives = merged(context.relatives.get(fact.episode_index, {}),
                                      own.get((episode.agent_id, episode.user_id), {}))
             state.others = people.get(fact.episode_index, frozenset())

@@ -52,8 +52,8 @@ from ..naming import UPPER
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
            "refers_by_pronoun", "name_words", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic",
-           "speaks_of_anyone", "VESSELS", "is_kept_thing", "in_general", "title_gender", "unnamed_people", "with_title",
-           "without_title"]
+           "speaks_of_anyone", "VESSELS", "is_animal", "is_kept_thing", "in_general", "title_gender",
+           "unnamed_people", "with_title", "without_title"]
 
 FEMALE_ROLES = frozenset("""sister mum mom mother aunt auntie niece daughter wife girlfriend grandma granny nan
     grandmother nana nanna stepmum stepmom stepmother stepdaughter stepsister godmother goddaughter fiancée fiancee
@@ -109,6 +109,7 @@ _ANIMALS = r"""dogs? pupp(?:y|ies) cats? kittens? husky huskies spaniels? terrie
 _KEPT_THINGS = r"""cars? vans? utes? trucks? lorry motorbikes? motorcycles? bikes? scooters? campervans? motorhomes?
     caravans? tractors? plants? monsteras? figs? orchids? cactus cacti succulents? ferns? bonsai""".split()
 _KEPT_THING = re.compile(rf"(?:{'|'.join(_ANIMALS + _KEPT_THINGS + sorted(VESSELS))})", re.IGNORECASE)
+_AN_ANIMAL = re.compile(rf"(?:{'|'.join(_ANIMALS)})", re.IGNORECASE)
 
 
 def in_general(word: str) -> bool:
@@ -142,6 +143,11 @@ def is_kept_thing(word: str) -> bool:
     """An animal, a vehicle, a plant or a boat someone keeps: it takes "he" or "she" as readily as a
     person ("my gelding … his front left", "the ute … she's done 280,000 km")."""
     return _KEPT_THING.fullmatch(word) is not None
+
+
+def is_animal(word: str) -> bool:
+    """An animal word of ``is_kept_thing``'s: "the dog", "our mare" take "he" or "she" wherever they stand."""
+    return _AN_ANIMAL.fullmatch(word) is not None
 
 
 def names_a_scene(text: str) -> bool:

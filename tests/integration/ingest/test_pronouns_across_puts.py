@@ -363,3 +363,36 @@ def test_a_name_nothing_marks_is_still_the_one_candidate(real_memory) -> None:
     texts = _history(real_memory, "r-sunny", ["joined a new gym near office, my PT is Sunny, very strict but good",
                                               "He wants me eating 140g protein a day."])
     assert texts == ["Sunny wants me eating 140g protein a day."]
+
+
+@pytest.mark.parametrize("later", [
+    # the speaker says later in the sentence whom the pronoun means, in words that are no name
+    "She was so patient with me on the phone, the woman from the council tax office I mean.",
+    "He turned up two hours late and then charged for the whole afternoon, the locksmith I mean.",
+    "She was brilliant all through the night, the new midwife.",
+    # an animal before the pronoun, wherever it stands in the sentence
+    "Walked the dog along the canal and he rolled in something disgusting again.",
+    # a later pronoun of the same kind stays with the first one left alone
+    "The van's been pulling to the left all week and she needs new tyres. Should I sell her?",
+])
+def test_weeks_later_a_pronoun_the_message_explains_or_an_animal_may_take_is_left_alone(real_memory, later) -> None:
+    real_memory.put("r-said", "My friend Halima is helping me paint the spare room on Saturday.", event_date=DAY)
+    real_memory.put("r-said", "My cousin Tomasz is staying with us for a bit.", event_date=DAY + timedelta(days=2))
+    real_memory.put("r-said", "What's the capital gains allowance this year?", event_date=DAY + timedelta(days=8))
+    assert " ".join(real_memory.put("r-said", later, event_date=DAY + timedelta(days=30)).texts) == later
+
+
+@pytest.mark.parametrize("later, expected", [
+    # a role or a time after a mark that is not the sentence's end says nothing of whom
+    ("She rang me yesterday, the day after the funeral.", "Anna rang me yesterday, the day after the funeral."),
+    ("She said the doctor was brilliant, which was a relief.",
+     "Anna said the doctor was brilliant, which was a relief."),
+    # a pronoun left alone for a place's name does not hold back the one after a person named later
+    ("She's lovely. I met Tom at the bus stop and he said hello.",
+     "Anna is lovely. I met Tom at the bus stop and he said hello."),
+])
+def test_weeks_later_what_comes_after_the_pronoun_keeps_the_person_when_it_names_no_one_else(
+        real_memory, later, expected) -> None:
+    real_memory.put("r-after", "My friend Anna is picking me up later.", event_date=DAY)
+    real_memory.put("r-after", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
+    assert " ".join(real_memory.put("r-after", later, event_date=DAY + timedelta(days=30)).texts) == expected

@@ -37,6 +37,9 @@ def test_a_year_later_my_daughter_is_the_daughter_memory_names(real_memory) -> N
      "Our trip with my daughter Aoife was lovely."),
     (["My mum, Eileen, is on 0161 496 0732 at home."], "Mum's mobile is 07700 900881 now.",
      "Mum Eileen's mobile is 07700 900881 now."),
+    # a line's label and its colon: the user's own words
+    (["My son Cormac started at the gaelscoil in September."], "Quick update: my son has made loads of friends.",
+     "Quick update: my son Cormac has made loads of friends."),
 ])
 def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, later, expected) -> None:
     assert _later(real_memory, "a1", earlier, later) == [expected]
@@ -98,6 +101,10 @@ def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, 
      "my son won't latch properly and the midwife reckons it might be tongue tie"),
     (["My grandmother Zubaida is visiting us from Karachi.", "my dad's mother lives with us in Lahore."],
      "my grandmother is unwell, how to arrange ambulance transport?"),
+    # another child told by its age, and words after a colon that ends no label
+    (["My daughter Isla is 6 and loves horses.", "I've a 15yo as well, glued to her phone all day."],
+     "My daughter won't get out of bed before noon."),
+    (["My son Cormac started at the gaelscoil in September."], "His teacher wrote: my son has made loads of friends."),
 ])
 def test_a_relation_that_may_be_someone_else_is_left_alone(real_memory, earlier, later) -> None:
     assert _later(real_memory, "a1", earlier, later) == [later]

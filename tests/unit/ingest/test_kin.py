@@ -4,8 +4,8 @@ the store's rows (``ingest.memory``). No database, no model."""
 from datetime import timedelta
 
 from fleet_memory.clock import FixedClock
-from fleet_memory.ingest.kin import (SQL_PATTERN, merged, mentions_relative, named_relatives, pastes, relation_of,
-                                     relatives, several)
+from fleet_memory.ingest.kin import (SQL_PATTERN, is_label, merged, mentions_relative, named_relatives, pastes,
+                                     relation_of, relatives, several)
 from fleet_memory.ingest.memory import groups_of, put_context
 from fleet_memory.ingest.records import Episode
 from fleet_memory.store.reads.context import RELATIVE_TEXT, UNIT_TEXT, RecentPerson
@@ -44,6 +44,9 @@ def test_a_comma_a_quotation_a_colon_or_the_wrong_pronoun_names_no_one():
                  "She texted: my son Rory has chickenpox.", "Mel: My son Rory started school.",
                  "Got a call from my mum Dave has been in an accident."):
         assert named_relatives(text) == [], text
+    assert named_relatives("Update: my son Rory started school.") == [("son", "Rory")]
+    assert is_label("Quick question:") and is_label("PS:") and not is_label("Mel:") and not is_label("She texted:")
+    assert not pastes("Update: my son is off sick.") and pastes("Update: she texted: my son is off sick.")
 
 
 def test_a_name_that_is_a_clause_s_subject_a_list_or_in_single_quotes_is_none():
