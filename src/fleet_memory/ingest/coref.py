@@ -488,9 +488,15 @@ def _own_subject_before(tokens: Sequence[Token], i: int) -> bool:
     """True when a name or a person's role before token ``i``, in its sentence, is a subject (not a
     pronoun, not a thing: "The blood test results came back and he has type 2 diabetes" says nothing
     of whom; nor the subject of a sentence before it that the splitter kept in one piece, "christmas
-    went fine!! he was super sweet")."""
-    return any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" or t.pos == "NOUN" and is_person_role(t.text))
-               for t in tokens[sentence_start(tokens, i):i])
+    went fine!! he was super sweet"), nor a bare word in lower case the model took for a name ("reckon
+    I stuffed up — just found out she's coeliac"; "the locksmith took two hours … she" is a subject)."""
+    start = sentence_start(tokens, i)
+
+    def named(j: int, t: Token) -> bool:
+        return t.text[:1].isupper() or any(k.head == j and k.dep in ("det", "poss") for k in tokens[start:i])
+    return any(t.dep in ("nsubj", "nsubjpass") and (t.pos == "PROPN" and named(j, t)
+                                                    or t.pos == "NOUN" and is_person_role(t.text))
+               for j, t in enumerate(tokens[start:i], start))
 
 
 def _plural_people(tokens: Sequence[Token]) -> bool:
