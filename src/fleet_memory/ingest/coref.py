@@ -80,7 +80,7 @@ from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
 from .genders import (VESSELS, in_general, is_animal, is_kept_thing, is_person_role, names_a_scene,
                       only_after_article, only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
-from .kin import TITLED, is_label, merged, pastes, relation_of, relatives
+from .kin import OWN_WITH_THE, TITLED, is_label, merged, pastes, relation_of, relatives
 from .names import is_listed_name, listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -311,7 +311,9 @@ def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
         return None  # "my daughter-in-law", "my step-dad", "my mother in law"
     name = state.relatives.get(relation)
     kids = [k for j, k in enumerate(tokens) if k.head == i and j != i]
-    owned = any(k.dep == "poss" and k.text.lower() in ("my", "our") for k in kids)
+    owned = any(k.dep == "poss" and k.text.lower() in ("my", "our") for k in kids) or (
+        tok.text.lower() in OWN_WITH_THE  # "hubby wants …", "the missus": the speaker's own, bare or with "the"
+        and all(k.text.lower() in ("the", "my", "our") for k in kids if k.dep in ("det", "poss")))
     titled = (tok.text[:1].isupper() and tok.text.lower() in TITLED and not state.parenting
               and not any(k.dep in ("det", "poss") for k in kids))
     if not name or not (owned or titled) or any(k.dep in _NOT_THE_ONE for k in kids) or _quoted(tokens, i) \

@@ -10,9 +10,10 @@ their own units among the agent's latest) and the put's own words together name 
 by that relation and say nothing of another. Precision first: a wrong name is far worse than none,
 and every rule below answers a wrong name one of three reviews wrote.
 
-What counts as a relation (``RELATIONS``): a parent, a child, a sibling, a spouse, an in-law, a
-grandparent by the word the user calls them ("nan" and "gran" are two people) — the relatives one
-usually has one of, or names when there are several. Left out on purpose: partners, boyfriends and
+What counts as a relation (``RELATIONS``): a parent, a child, a sibling, a spouse (also "hubby" and
+"the missus", bare or with "the": always the speaker's, ``OWN_WITH_THE``), an in-law, a grandparent
+by the word the user calls them ("nan" and "gran" are two people) — the relatives one usually has
+one of, or names when there are several. Left out on purpose: partners, boyfriends and
 girlfriends (they change, and "my partner at the firm" is someone else), aunts, uncles and cousins
 (many), and service or workplace roles ("my dentist", "my manager"): those change too, the new
 dentist is also "my dentist", and a change is what supersession has to see, not a name written
@@ -32,12 +33,12 @@ relation opening the clause, or after a preposition when no verb follows the nam
 mum Dave had left", "bought my son Lego", "Just heard from my mum Sarah's pregnant"); before it,
 closed by a mark ("Aoife, my daughter, loves maths"; not "Sadly, my dad passed away", "Sarah, my
 mum, and my sister", "Aoife, my daughter's friend"); or "Niamh is my daughter", "my daughter's name
-is Niamh". Never "my mother in law" as "my mother". A relation is no one's (``several``) when two
-names are given for it, or a text says there are or were several ("my daughters", "my other
-daughter", "another daughter", "my youngest daughter", "my youngest, Niamh", "2 daughters", "three
-brothers", "my elder brother", "my late husband", "my ex-wife"), that the tie ended ("My husband
-John died", "I lost my wife", "Claire passed in 2019" of a wife named Claire), or, for a spouse, any
-divorce, separation or second marriage.
+is Niamh" ("my wife's called Ngaire"). Never "my mother in law" as "my mother". A relation is no
+one's (``several``) when two names are given for it, or a text says there are or were several ("my
+daughters", "my other daughter", "another daughter", "my youngest daughter", "my youngest, Niamh",
+"2 daughters", "three brothers", "my elder brother", "my late husband", "my ex-wife"), that the tie
+ended ("My husband John died", "I lost my wife", "Claire passed in 2019" of a wife named Claire),
+or, for a spouse, any divorce, separation or second marriage.
 
 Counter-examples, left alone (``coref._relative`` reads the parse): "my eldest daughter", "my son in
 Australia", "my husband to be" (a word that may pick out another); "Dad jokes", "Mum guilt", "Dad's
@@ -76,8 +77,8 @@ from ..language.months import MONTH_NAMES
 from ..naming import UPPER
 from .names import is_listed_name, listed_gender
 
-__all__ = ["RELATIONS", "SQL_PATTERN", "TITLED", "is_label", "merged", "mentions_relative", "named_relatives",
-           "pastes", "relation_of", "relatives", "several"]
+__all__ = ["OWN_WITH_THE", "RELATIONS", "SQL_PATTERN", "TITLED", "is_label", "merged", "mentions_relative",
+           "named_relatives", "pastes", "relation_of", "relatives", "several"]
 
 # surface → the relation it names: the relatives a person usually has one of at a time, or calls by a
 # word of their own (a grandmother is "nan" or "gran", not both); partners (who change), aunts, uncles
@@ -87,13 +88,17 @@ RELATIONS: Mapping[str, str] = {
     **dict.fromkeys(("dad", "father", "daddy"), "father"),
     **dict.fromkeys(("stepmum", "stepmom", "stepmother"), "stepmother"),
     **dict.fromkeys(("stepdad", "stepfather"), "stepfather"),
+    "hubby": "husband", "missus": "wife",
     **{w: w for w in ("sister", "brother", "son", "daughter", "wife", "husband", "stepson", "stepdaughter",
                       "sister-in-law", "brother-in-law", "mother-in-law", "father-in-law", "son-in-law",
                       "daughter-in-law", "nan", "nana", "nanna", "gran", "granny", "grandma", "grandmother",
                       "grandad", "granddad", "grandpa", "grandfather")},
 }
 # relations said as a name, capitalised and bare: "Mum's mobile is …", "Dad's settled in"
-TITLED = frozenset({"mum", "mom", "dad", "mam", "nan", "nana", "gran", "granny", "grandma", "grandad", "grandpa"})
+TITLED = frozenset({"mum", "mom", "dad", "mam", "nan", "nana", "gran", "granny", "grandma", "grandad", "grandpa",
+                    "hubby"})
+# a spouse said with "the": always the speaker's ("the hubby's cooking tonight", "the missus")
+OWN_WITH_THE = frozenset({"hubby", "missus"})
 
 _WORDS = "|".join(sorted((re.escape(w) for w in RELATIONS), key=lambda w: (-len(w), w)))
 _REL = rf"(?i:{_WORDS})(?![\w-])(?![^\S\n]+(?i:in)[\s-]+(?i:law)\b)"  # not "my mother in law"
@@ -122,10 +127,12 @@ _NAMED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME}),\s+(?i:my|our)\s+({_REL})"
 # the other ways to say who a relative is, read to tell two apart: "Niamh is my daughter", "my
 # daughter's name is Niamh", "my daughter is called Niamh"
 _IS_MY = re.compile(rf"(?<![\w'’-])({_NAME}){_GAP}(?i:is|was){_GAP}(?i:my|our){_GAP}({_REL})")
-_NAME_IS = re.compile(rf"\b(?i:my|our){_GAP}({_REL})(?:['’]s{_GAP}name{_GAP}is|{_GAP}is{_GAP}(?:called|named))"
+_NAME_IS = re.compile(rf"\b(?i:my|our){_GAP}({_REL})"
+                      rf"(?:['’]s{_GAP}name{_GAP}is|(?:{_GAP}is|['’]s){_GAP}(?:called|named))"
                       rf"{_GAP}({_NAME})")
 _NOT_A_SURNAME = frozenset({"I", "Christmas", "Easter", *(w.title() for w in (*MONTH_NAMES, *DAY_NAMES))})
-_SAID = re.compile(rf"\b(?i:my|our)\s+(?:\w+\s+)?(?i:{_WORDS})\b|\b(?:{'|'.join(w.title() for w in TITLED)})\b")
+_SAID = re.compile(rf"\b(?i:my|our)\s+(?:\w+\s+)?(?i:{_WORDS})\b|\b(?:{'|'.join(w.title() for w in TITLED)})\b"
+                   rf"|\b(?i:(?:the\s+)?(?:{'|'.join(OWN_WITH_THE)}))\b")
 # someone else's words: a quotation (double or single marks; an apostrophe inside a word is none), or
 # what follows a colon ("she texted: my son Rory has …", "Mel: …")
 # a line's opening label, whose colon gives the user's own words: "Update:", "Quick question:", "PS:"

@@ -37,6 +37,11 @@ def test_a_year_later_my_daughter_is_the_daughter_memory_names(real_memory) -> N
      "Our trip with my daughter Aoife was lovely."),
     (["My mum, Eileen, is on 0161 496 0732 at home."], "Mum's mobile is 07700 900881 now.",
      "Mum Eileen's mobile is 07700 900881 now."),
+    # a spouse as "hubby" or "the missus": always the speaker's; a name given with "'s called"
+    (["My hubby Femi is turning 50 in May."], "hubby wants a quiet dinner instead of a party.",
+     "Hubby Femi wants a quiet dinner instead of a party."),
+    (["My wife's called Ngaire and she teaches at the primary school."], "The missus has a cold this week.",
+     "The missus Ngaire has a cold this week."),
     # a line's label and its colon: the user's own words
     (["My son Cormac started at the gaelscoil in September."], "Quick update: my son has made loads of friends.",
      "Quick update: my son Cormac has made loads of friends."),
@@ -101,6 +106,8 @@ def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, 
      "my son won't latch properly and the midwife reckons it might be tongue tie"),
     (["My grandmother Zubaida is visiting us from Karachi.", "my dad's mother lives with us in Lahore."],
      "my grandmother is unwell, how to arrange ambulance transport?"),
+    # someone else's hubby
+    (["My hubby Femi is turning 50 in May."], "Her hubby is a mechanic, she says."),
     # another child told by its age, and words after a colon that ends no label
     (["My daughter Isla is 6 and loves horses.", "I've a 15yo as well, glued to her phone all day."],
      "My daughter won't get out of bed before noon."),
