@@ -19,8 +19,10 @@ a gap longer than ``reset_after``):
   several at once ("the kids", "Sam and Jo") and no ORG of the previous sentence could be meant,
   and its sentence gave "they" to no one else first: an organisation, a team or a plural as a
   subject ("Octopus have put our bill up and they …", then for the whole message) — unless "they"
-  is an object of that subject's own clause ("Tesco want to give them a refund") —, or a word for
-  anyone ("if a customer returns it they …").
+  is an object of that subject's own clause ("Tesco want to give them a refund") —, a word for
+  anyone ("if a customer returns it they …"), a name or a plural before it in any other role ("Saw
+  Wet Leg last night, they were …", "ordered the shoes and they sent …"), or a group its verb makes
+  plural ("The golf club have been decent, they …").
 - In a conversation turn (the episode has a speaker), first-person pronouns are the speaker:
   "I'm swamped" → "Melanie is swamped", "my kids" → "Melanie's kids", with the verb after "I"
   put into the third person ("I love" → "Melanie loves", "I've" → "Melanie has").
@@ -507,6 +509,23 @@ def _plural_people(tokens: Sequence[Token]) -> bool:
     return any(t.tag in ("NNS", "NNPS") and speaks_of_anyone(t.text) for t in tokens)
 
 
+# what a name or a plural before "they" in its sentence, not its subject, stands as: it may be the one
+# "they" means (a subject is read on its own: "Octopus have put our bill up and they …")
+_THEY_MAY_BE = frozenset({"dobj", "pobj", "dative", "attr", "appos", "conj"})
+_PLURAL_AGREEMENT = frozenset({"have", "are", "were", "'ve", "'re"})
+
+
+def _agrees_as_plural(tokens: Sequence[Token], j: int) -> bool:
+    """Token ``j`` is a singular noun its clause treats as a group ("The golf club have been decent",
+    "the council are useless"): its verb or auxiliary takes the plural."""
+    t = tokens[j]
+    if t.pos != "NOUN" or t.tag != "NN" or t.dep not in ("nsubj", "nsubjpass"):
+        return False
+    verb = tokens[t.head]
+    return verb.text.lower() in _PLURAL_AGREEMENT or any(
+        k.head == t.head and k.dep in ("aux", "auxpass") and k.text.lower() in _PLURAL_AGREEMENT for k in tokens)
+
+
 def _they_referent(tokens: Sequence[Token], i: int, persons: Sequence[tuple[int, str]],
                    state: _Discourse) -> EntityMention | None:
     """The one person the discourse knows to go by "they" ("Jules uses they/them"), for the
@@ -524,6 +543,9 @@ def _they_referent(tokens: Sequence[Token], i: int, persons: Sequence[tuple[int,
     if any(t.pos in ("NOUN", "PRON") and in_general(t.text) for t in tokens[start:i]):
         state.plural = True  # "if someone needs something urgent they …", "if a customer returns it they …"
         return None
+    if any(t.dep in _THEY_MAY_BE and (t.pos == "PROPN" and t.text[:1].isupper() or t.tag in ("NNS", "NNPS"))
+           for t in tokens[start:i]) or any(_agrees_as_plural(tokens, j) for j in range(start, i)):
+        return None  # "Saw Wet Leg last night, they were …", "ordered the shoes and they sent …", "The club have …"
     here = _named_in(tokens, state.persons)
     named = [n for n in state.persons if _gender_of(n, state.learnt) == "n" and n not in here]
     return EntityMention(named[0], "PERSON") if len(named) == 1 else None

@@ -396,3 +396,14 @@ def test_weeks_later_what_comes_after_the_pronoun_keeps_the_person_when_it_names
     real_memory.put("r-after", "My friend Anna is picking me up later.", event_date=DAY)
     real_memory.put("r-after", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
     assert " ".join(real_memory.put("r-after", later, event_date=DAY + timedelta(days=30)).texts) == expected
+
+
+@pytest.mark.parametrize("later", [
+    "Booked tickets for Fontaines D.C. in Leeds and they sold out within an hour.",  # a name, no subject
+    "Ordered two lamps from the outlet store and they came with the wrong plugs.",  # a plural
+    "The leisure centre have been brilliant, they gave me a free month after the flood.",  # a group's plural verb
+])
+def test_weeks_later_they_after_a_name_a_plural_or_a_group_is_not_memory_s_they(real_memory, later) -> None:
+    real_memory.put("r-they-group", "My housemate Rory (they/them) is teaching me to climb.", event_date=DAY)
+    real_memory.put("r-they-group", "What's a quick way to peel garlic?", event_date=DAY + timedelta(days=9))
+    assert " ".join(real_memory.put("r-they-group", later, event_date=DAY + timedelta(days=30)).texts) == later

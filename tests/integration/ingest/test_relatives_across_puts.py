@@ -106,6 +106,9 @@ def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, 
      "my son won't latch properly and the midwife reckons it might be tongue tie"),
     (["My grandmother Zubaida is visiting us from Karachi.", "my dad's mother lives with us in Lahore."],
      "my grandmother is unwell, how to arrange ambulance transport?"),
+    # another one told with "also" or "too"
+    (["My son Caoimhín is 6 and mad about hurling.", "I've also got a son from my first marriage, he's in Cork."],
+     "My son wants to move back home for a while."),
     # someone else's hubby
     (["My hubby Femi is turning 50 in May."], "Her hubby is a mechanic, she says."),
     # another child told by its age, and words after a colon that ends no label

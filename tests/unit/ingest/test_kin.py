@@ -81,6 +81,9 @@ def test_several_or_ended_makes_a_relation_no_one_s():
                  "I'm 38 weeks pregnant!"):
         assert {"daughter", "son"} <= several(text), text
     assert {"sister", "brother"} <= several("Growing up the youngest of four girls was chaos.")
+    assert {"daughter", "son"} <= several("I've also got a boy from my first marriage, he's 20.")
+    assert {"daughter", "son"} <= several("I have a 15 year old daughter as well.")
+    assert {"sister", "brother"} <= several("I also have a sister in Leeds.") and several("We also have a cat.") == set()
     assert {"wife", "husband"} <= several("Dave moved out in March.")
     assert {"daughter", "son"} <= several("my other lad is 9 and hates sport")
     for text in ("My last born is in class 7", "our second baby arrived last week, another wee boy!",
