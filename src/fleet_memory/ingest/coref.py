@@ -11,8 +11,9 @@ a gap longer than ``reset_after``):
   when a compatible PERSON already appears earlier in the same sentence (it already stands alone).
   In a conversation turn the speakers are not candidates (they are "I" and "you").
 - it/its, they/them/their → the one ORG / PRODUCT / WORK_OF_ART / EVENT / FAC (for "they": ORG)
-  of the previous sentence, only when there is exactly one and the pronoun is an argument
-  (subject, object) that is not the subject of "be" ("it is great" is left alone).
+  of the previous sentence, only when there is exactly one, that sentence quotes nothing, and the
+  pronoun is an argument (subject, object) that is not the subject of "be" or of a verb that says
+  how something is ("it is great", "it feels clunky" are left alone).
 - they/them/their → the one person the discourse knows to go by "they" ("Jules uses they/them",
   "is non-binary": ``genders.pronouns_in``), with the verb put in the third person ("They've been
   offered …" → "Jules has been offered …"), only when nothing in the message so far names people
@@ -282,7 +283,9 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     state.scene = state.scene or _own_encounter(tokens, tokens, text)
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
     state.vessel = state.vessel or _names_a_vessel(tokens)
-    state.things = [(e.text, e.label) for e in spans if e.label != "PERSON"]
+    quoting = any(t.text in _QUOTES and not (k and not tokens[k - 1].ws and tokens[k - 1].text[-1:] == "s")
+                  for k, t in enumerate(tokens))  # a quotation's things are someone else's words ("weeks'" is none)
+    state.things = [] if quoting else [(e.text, e.label) for e in spans if e.label != "PERSON"]
 
 
 # a word beside the relation that may pick out another relative, or the relation used as a modifier
@@ -545,7 +548,7 @@ def _they_referent(tokens: Sequence[Token], i: int, persons: Sequence[tuple[int,
         return None
     if any(t.dep in _THEY_MAY_BE and (t.pos == "PROPN" and t.text[:1].isupper() or t.tag in ("NNS", "NNPS"))
            for t in tokens[start:i]) or any(_agrees_as_plural(tokens, j) for j in range(start, i)):
-        return None  # "Saw Wet Leg last night, they were …", "ordered the shoes and they sent …", "The club have …"
+        return None  # "Saw Wet Leg, they were …", "ordered the shoes and they sent …", "The club have …"
     here = _named_in(tokens, state.persons)
     named = [n for n in state.persons if _gender_of(n, state.learnt) == "n" and n not in here]
     return EntityMention(named[0], "PERSON") if len(named) == 1 else None
@@ -616,6 +619,11 @@ def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:
     return frozenset(n for n in names if n.split() and all(w.lower() in words for w in n.split()))
 
 
+# verbs that say how the subject is, like "be": "it" before them is rarely the thing just named
+_LINKING = frozenset({"feel", "feels", "felt", "seem", "seems", "seemed", "look", "looks", "looked", "sound", "sounds",
+                      "sounded", "appear", "appears", "appeared"})
+
+
 def _thing_referent(tokens: Sequence[Token], i: int, low: str, spans: Sequence[Span],
                     state: _Discourse) -> EntityMention | None:
     """The one thing (it) or ORG (they) of the previous sentence, when the pronoun at token ``i``
@@ -628,8 +636,8 @@ def _thing_referent(tokens: Sequence[Token], i: int, low: str, spans: Sequence[S
     if tok.dep not in _ARGUMENT_DEPS:
         return None
     head = tokens[tok.head] if 0 <= tok.head < len(tokens) else tok
-    if tok.dep in ("nsubj", "nsubjpass") and head.text.lower() in _BE:
-        return None
+    if tok.dep in ("nsubj", "nsubjpass") and (head.text.lower() in _BE or head.text.lower() in _LINKING):
+        return None  # "It was packed", "It feels clunky": how something is, not what the thing did
     text, label = things[0]
     return EntityMention(text, label)
 

@@ -63,6 +63,10 @@ def test_it_refers_to_the_single_thing_of_the_previous_sentence_only_as_an_argum
     *_, coref = _run(["Acme released a phone.", "It sold well.", "Acme is big.", "It is raining."])
     assert coref[1].coref.text == "Acme sold well."
     assert coref[3].coref.text == "It is raining."  # subject of "be": left alone
+    *_, coref = _run(["Acme released a phone.", "It feels cheap."])
+    assert coref[1].coref.text == "It feels cheap."  # how something is: left alone too
+    *_, coref = _run(["My bio says 'Alice joined Acme.'", "It sold well."])
+    assert coref[1].coref.text == "It sold well."  # the thing was named inside a quotation
 
 
 def test_validation_needs_subject_and_verb_and_merges_fragments():
