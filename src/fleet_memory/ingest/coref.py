@@ -40,8 +40,8 @@ Guards: a he/she pronoun is left alone when its sentence has a subject of its ow
 not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …"), someone in general ("if a patient arrives unconscious, he …", "whoever we hire") or by a name
-the model gave another label ("Had lunch with Mateo from work and he recommended …", Mateo a GPE:
-never memory's last man); when it is one of a pair for anyone ("he or she", "him/her"; not "She and
+the model gave another label or none ("Had lunch with Mateo from work and he recommended …", Mateo
+a GPE: never memory's last man; "Started watching Fleabag, she …"); when it is one of a pair for anyone ("he or she", "him/her"; not "She and
 her partner"); inside a quotation ("'she'll be right'"); after an animal anywhere before it in its
 sentence ("took the dog out and he ate a crab"), a vehicle or a plant someone keeps as its
 sentence's subject ("the ute's done 280,000 km and she …"); when the sentence says later whom it
@@ -374,14 +374,22 @@ def _people_named(episodes: Sequence[Episode], named: Sequence[NamedFact]) -> di
 _NAMEISH = frozenset({"GPE", "ORG", "WORK_OF_ART", "NORP", "PRODUCT", "FAC", "LOC"})
 
 
+_UNLABELLED_NAME_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "dative", "appos", "attr"})
+
+
 def _names_of_others(tokens: Sequence[Token], spans: Sequence[Span], feminine: bool = False) -> list[int]:
     """Where the sentence names someone or something the model did not call a PERSON, not as a
     place or after an article: "Had lunch with Mateo from work" (the small model's GPE). Before
     "she", a thing after an article counts too: a ship, a car or a country takes "she" ("We went to
     see the Cutty Sark - she's smaller than I expected")."""
     text = render(tokens)
-    return [e.start for e in spans if e.label in _NAMEISH and e.text[:1].isupper()
-            and not (only_as_place(text, e.text) or (only_after_article(text, e.text) and not feminine))]
+    labelled = [e.start for e in spans if e.label in _NAMEISH and e.text[:1].isupper()
+                and not (only_as_place(text, e.text) or (only_after_article(text, e.text) and not feminine))]
+    inside = {k for e in spans for k in range(e.start, e.end)}
+    return labelled + [k for k, t in enumerate(tokens)  # "Started watching Fleabag, she keeps …": a name no label has
+                       if t.pos == "PROPN" and t.text[:1].isupper() and t.text != "I" and k not in inside
+                       and k != sentence_start(tokens, k) and t.dep in _UNLABELLED_NAME_DEPS
+                       and not only_as_place(text, t.text)]
 
 
 def _person_referent(low: str, i: int, tokens: Sequence[Token], persons: Sequence[tuple[int, str]],

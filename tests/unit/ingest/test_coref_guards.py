@@ -4,7 +4,7 @@ tests/integration/ingest/test_pronouns_across_puts.py)."""
 
 from __future__ import annotations
 
-from fleet_memory.ingest.coref import _own_subject_before, _said_after
+from fleet_memory.ingest.coref import _names_of_others, _own_subject_before, _said_after
 from fleet_memory.providers.nlp import Token
 
 
@@ -43,3 +43,12 @@ def test_the_sentence_says_later_whom_the_pronoun_means() -> None:
                     "I/PRP/PRON/nsubj/5 mean/VBP/VERB/parataxis/1 really/RB/ADV/advmod/7 well/RB/ADV/advmod/5 "
                     "././PUNCT/punct/1")
     assert not _said_after(really, 0)
+
+
+def test_a_proper_noun_no_label_marks_before_the_pronoun_may_be_its_referent() -> None:
+    show = _parse("Started/VBD/VERB/advcl/5 watching/VBG/VERB/xcomp/0 Fleabag/NNP/PROPN/dobj/1 ,/,/PUNCT/punct/5 "
+                  "she/PRP/PRON/nsubj/5 keeps/VBZ/VERB/ROOT/5 talking/VBG/VERB/xcomp/5")
+    assert _names_of_others(show, []) == [2]
+    place = _parse("Moved/VBD/VERB/ROOT/0 to/IN/ADP/prep/0 Leeds/NNP/PROPN/pobj/1 and/CC/CCONJ/cc/0 "
+                   "she/PRP/PRON/nsubj/5 loves/VBZ/VERB/conj/0 it/PRP/PRON/dobj/5")
+    assert _names_of_others(place, []) == []
