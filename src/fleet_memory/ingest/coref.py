@@ -40,26 +40,26 @@ Guards: a he/she pronoun is left alone when its sentence has a subject of its ow
 not a pronoun ("Guido continued his work on Python" keeps "his": the sentence's subject chain
 already says whose) or names a person by a role before it ("Went to the GP this morning - he said
 …"), someone in general ("if a patient arrives unconscious, he …", "whoever we hire") or by a name
-the model gave another label or none ("Had lunch with Mateo from work and he recommended …", Mateo
-a GPE: never memory's last man; "Started watching Fleabag, she …"); when it is one of a pair for anyone ("he or she", "him/her"; not "She and
-her partner"); inside a quotation ("'she'll be right'"); after an animal anywhere before it in its
-sentence ("took the dog out and he ate a crab"), a vehicle or a plant someone keeps as its
-sentence's subject ("the ute's done 280,000 km and she …"); when the sentence says later whom it
-means in words that are no name ("she gave a penalty — the referee I mean", "She was brilliant, the
-new midwife"); a "she" after a ship or a boat in the message; a later he/she of a message whose
-first one of that pronoun was left alone, until the message names a person; a pronoun from memory in
-a message that tells of the speaker's own encounter with someone unnamed — an appointment, a test, a
-lesson, a haircut, a call to a helpline, being pulled over ("Had my smear test at the surgery - she
-said …") — unless memory names that person as someone met for a service ("my physio, Dana", "Dr
-Okafor"); a pronoun from memory for a person named, days ago, beside a pet or a boat ("Bartek has a
-husky" … "he dug up my flowerbed"); and when memory knows two people who may take it — known to take
-it, or of unknown pronoun — and the last of them was named before the temporal window (a day: "Ines
-moved to Porto." then "She says the flat is lovely" is Ines even when memory knows Carol; named
-three days before, with Ingrid known too, or with Oksana, whose pronoun nothing tells, neither is
-clearly right). A person's pronoun is what memory's texts say of them, else
-their role's or title's, else the given-name list's (``names.listed_gender``). A name that occurs
-in the sentence itself is never the referent ("She lives in Porto now" cannot become "Porto lives
-in Porto now").
+the model gave another label or none ("Had lunch with Mateo from work and he recommended …", Mateo a
+GPE: never memory's last man; "Started watching Fleabag, she …"); when it is one of a pair for
+anyone ("he or she", "him/her"; not "She and her partner"); inside a quotation ("'she'll be
+right'"); after an animal anywhere before it in its sentence ("took the dog out and he ate a crab"),
+a vehicle or a plant someone keeps as its sentence's subject ("the ute's done 280,000 km and she
+…"); when the sentence says later whom it means in words that are no name ("she gave a penalty — the
+referee I mean", "She was brilliant, the new midwife"); a "she" after a ship or a boat in the
+message; a later he/she of a message whose first one of that pronoun was left alone, until the
+message names a person; a pronoun from memory in a message that tells of the speaker's own encounter
+with someone unnamed — an appointment, a test, a lesson, a haircut, a call to a helpline, being
+pulled over ("Had my smear test at the surgery - she said …") — unless memory names that person as
+someone met for a service ("my physio, Dana", "Dr Okafor"); a pronoun from memory for a person
+named, days ago, beside a pet or a boat ("Bartek has a husky" … "he dug up my flowerbed"); and when
+memory knows two people who may take it — known to take it, or of unknown pronoun — and the last of
+them was named before the temporal window (a day: "Ines moved to Porto." then "She says the flat is
+lovely" is Ines even when memory knows Carol; named three days before, with Ingrid known too, or
+with Oksana, whose pronoun nothing tells, neither is clearly right). A person's pronoun is what
+memory's texts say of them, else their role's or title's, else the given-name list's
+(``names.listed_gender``). A name that occurs in the sentence itself is never the referent ("She
+lives in Porto now" cannot become "Porto lives in Porto now").
 
 Relatives: in the user's own words (no speaker), a family relation said alone ("my daughter",
 "Dad's") gets the name of the one person the user's memory and the put's own words (read up front,
