@@ -365,7 +365,8 @@ def _people_named(episodes: Sequence[Episode], named: Sequence[NamedFact]) -> di
             continue
         tokens = item.parsed.parse.tokens
         people.setdefault(item.fact.episode_index, set()).update(
-            [span.text.split()[0] for span in item.spans if span.label == "PERSON"]
+            [first for span in item.spans if span.label == "PERSON"
+             and relation_of(first := span.text.split()[0]) is None]  # "Mum" the model calls a person is no other
             + [t.text for k, t in enumerate(tokens) if t.pos == "PROPN" and t.dep != "compound"
                and is_listed_name(t.text) and not (k + 1 < len(tokens) and tokens[k + 1].pos == "PROPN")])
     return {index: frozenset(found) for index, found in people.items()}

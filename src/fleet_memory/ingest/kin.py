@@ -133,6 +133,10 @@ _IS_MY = re.compile(rf"(?<![\w'’-])({_NAME}){_GAP}(?i:is|was){_GAP}(?i:my|our)
 _NAME_IS = re.compile(rf"\b(?i:my|our){_GAP}({_REL})"
                       rf"(?:['’]s{_GAP}name{_GAP}is|(?:{_GAP}is|['’]s){_GAP}(?:called|named))"
                       rf"{_GAP}({_NAME})")
+# "Mum (Margaret)", "my stepdad (Gary)": the relation, then a given name in brackets
+_BRACKETED = re.compile(rf"\b({_REL}){_GAP}?\(\s*({_NAME})\s*\)")
+_NOT_OURS = frozenset({"his", "her", "their", "your", "a", "an", "the", "whose"})
+_OWNED = ("'s", "’s", "s'")
 _NOT_A_SURNAME = frozenset({"I", "Christmas", "Easter", *(w.title() for w in (*MONTH_NAMES, *DAY_NAMES))})
 _SAID = re.compile(rf"\b(?i:my|our)\s+(?:\w+\s+)?(?i:{_WORDS})\b|\b(?:{'|'.join(w.title() for w in TITLED)})\b"
                    rf"|\b(?i:(?:the\s+)?(?:{'|'.join(OWN_WITH_THE)}))\b")
@@ -195,6 +199,7 @@ _FEMALE = frozenset({"mother", "stepmother", "sister", "daughter", "wife", "step
 
 _SQL_WORDS = "|".join(sorted(RELATIONS, key=lambda w: (-len(w), w)))
 SQL_PATTERN = (rf"\m(my|our)\s+([[:alnum:]-]+\s+)?({_SQL_WORDS})|\m({_MODIFIER})[\s-]+({_SQL_WORDS})"
+               rf"|\m({_SQL_WORDS})\s*\("
                r"|\m(my|our)\s+(youngest|eldest|oldest|middle|second|other)\M"
                r"|\m(my|our)\s+(youngest|eldest|oldest|middle|second|other|younger|older|last)[\s-]+"
                r"(lad|boy|girl|one|kid|child|born)"
@@ -265,6 +270,13 @@ def named_relatives(text: str) -> list[tuple[str, str]]:
         relation = RELATIONS[m.group(2).lower()]
         if is_listed_name(m.group(1)) and _fits(relation, m.group(1)):
             out.append((relation, m.group(1)))
+    for m in _BRACKETED.finditer(text):
+        relation, name, before = RELATIONS[m.group(1).lower().replace("’", "'")], m.group(2), text[:m.start()].split()
+        own = bool(before) and before[-1].lower() in ("my", "our")
+        bare = m.group(1)[0].isupper() and not (
+            before and (before[-1].lower() in _NOT_OURS or before[-1][-2:] in _OWNED))
+        if (own or bare) and is_listed_name(name) and _fits(relation, name):
+            out.append((relation, name))  # "a card for Mum (Margaret)", "my stepdad (Gary)"
     for m in (*_IS_MY.finditer(text), *_NAME_IS.finditer(text)):
         name, word = (m.group(1), m.group(2)) if m.re is _IS_MY else (m.group(2), m.group(1))
         relation = RELATIONS[word.lower()]

@@ -42,6 +42,9 @@ def test_a_year_later_my_daughter_is_the_daughter_memory_names(real_memory) -> N
      "Hubby Femi wants a quiet dinner instead of a party."),
     (["My wife's called Ngaire and she teaches at the primary school."], "The missus has a cold this week.",
      "The missus Ngaire has a cold this week."),
+    # a name in brackets after the relation
+    (["Can you help me write a card for Mum (Bernadette)? She turns 70 on Friday."],
+     "Mum wants to try aqua aerobics.", "Mum Bernadette wants to try aqua aerobics."),
     # a line's label and its colon: the user's own words
     (["My son Cormac started at the gaelscoil in September."], "Quick update: my son has made loads of friends.",
      "Quick update: my son Cormac has made loads of friends."),
@@ -109,6 +112,8 @@ def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, 
     # another one told with "also" or "too"
     (["My son Caoimhín is 6 and mad about hurling.", "I've also got a son from my first marriage, he's in Cork."],
      "My son wants to move back home for a while."),
+    # someone else's relative in brackets
+    (["My friend Ciara says her Mum (Bernadette) is unwell."], "Mum wants to try aqua aerobics."),
     # someone else's hubby
     (["My hubby Femi is turning 50 in May."], "Her hubby is a mechanic, she says."),
     # another child told by its age, and words after a colon that ends no label

@@ -45,6 +45,9 @@ def test_a_comma_a_quotation_a_colon_or_the_wrong_pronoun_names_no_one():
                  "Got a call from my mum Dave has been in an accident."):
         assert named_relatives(text) == [], text
     assert named_relatives("Update: my son Rory started school.") == [("son", "Rory")]
+    assert named_relatives("a card for Mum (Margaret)") == [("mother", "Margaret")]
+    assert named_relatives("Stepdad (Gary) and I") == [("stepfather", "Gary")]
+    assert named_relatives("her Mum (Margaret)") == [] == named_relatives("Tom's Dad (Gary)")
     assert is_label("Quick question:") and is_label("PS:") and not is_label("Mel:") and not is_label("She texted:")
     assert not pastes("Update: my son is off sick.") and pastes("Update: she texted: my son is off sick.")
 
