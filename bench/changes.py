@@ -1,7 +1,7 @@
 """Facts that change, on text the rule was not written against: supersession links, current-wins,
 past states, controls and pronouns across puts — fleet-memory's default against plain vector search.
 
-    python bench/changes.py [--split dev|dev2|...|dev17|test|both|all] [--json OUT] [--home DIR] [--limit N]
+    python bench/changes.py [--split dev|dev2|...|dev18|test|both|all] [--json OUT] [--home DIR] [--limit N]
 
 The cases (``bench/data/changes/{dev,test}.jsonl``, format in ``bench/data/changes/FORMAT.md``) are
 short histories of one user, each stored into an agent of its own with one ``put`` per message
@@ -10,7 +10,7 @@ the all-MiniLM embedder, spaCy, the embedded database under a temporary ``--home
 holds the phrasing families the rule may be tuned on; dev2, also open to tuning, was written later by
 someone who had read neither the rule nor the other splits, as people type to an assistant (long
 messages, the fact in passing, questions that rarely say "now"); the test split other families,
-written without reading the rule. Nobody tunes on test. dev3 to dev7, dev11 to dev14, dev16 and dev17 hold only
+written without reading the rule. Nobody tunes on test. dev3 to dev7, dev11 to dev14 and dev16 to dev18 hold only
 pronoun cases, each written after the rule's changes of its day by someone who had read neither it
 nor any split (so each measures the rule on wording it was not fitted to until it is tuned on); half
 of dev5's to dev7's and dev11's to dev14's are traps where no earlier person is the pronoun's (a
@@ -59,7 +59,7 @@ SYSTEMS = {"fleet-memory": "balanced", "vector": "vector"}
 USER = "user"
 TOP = 10
 DEV_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12",
-              "dev13", "dev14", "dev15", "dev16", "dev17")
+              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18")
 
 
 @dataclass

@@ -325,6 +325,8 @@ def _relative(tokens: Sequence[Token], i: int, state: _Discourse) -> str | None:
             or any(t.text == ":" and not is_label(render(tokens[sentence_start(tokens, i):j + 1]))
                    for j, t in enumerate(tokens[:i]) if j >= sentence_start(tokens, i)):
         return None
+    if i + 1 < len(tokens) and tokens[i + 1].text == "(":
+        return None  # "Grandad (the cat lol) hasn't eaten": the brackets say who
     after = [t for t in tokens[i + 1:i + 4] if t.text not in ("'s", "’s", ",")]
     if after and (after[0].pos == "PROPN" or titled and after[0].text[:1].isupper()):
         return None  # "my daughter Aoife", "my son, Jack", "Dad's Army", "Nan's Pantry"
@@ -657,6 +659,10 @@ def _glued(tokens: Sequence[Token], i: int) -> bool:
     return before or after
 
 
+# participles that follow "'s" as a state ("is"), not as a perfect ("has")
+_STATE_PARTICIPLES = frozenset({"supposed", "meant", "married", "engaged", "based", "called", "named", "due"})
+
+
 def _expand_contraction(tokens: Sequence[Token], i: int, replacements: dict[int, str]) -> None:
     """"He's a climber" → "Kwame is a climber", not "Kwame's a climber" (which reads as a possessive)."""
     if i + 1 >= len(tokens) or tokens[i].ws:
@@ -664,7 +670,10 @@ def _expand_contraction(tokens: Sequence[Token], i: int, replacements: dict[int,
     low = tokens[i + 1].text.lower().replace("’", "'")
     if low == "'s":
         after = tokens[i + 2] if i + 2 < len(tokens) else None
-        replacements[i + 1] = " has" if after is not None and after.tag == "VBN" else " is"
+        perfect = after is not None and after.tag == "VBN" and not (
+            after.text.lower() in _STATE_PARTICIPLES  # "she's married", "she's supposed to …": is
+            or tokens[i + 1].dep == "auxpass" and i + 3 < len(tokens) and tokens[i + 3].text.lower() == "to")
+        replacements[i + 1] = " has" if perfect else " is"
     elif low in ("'ll", "'d"):
         replacements[i + 1] = " " + AGREE[low]
 

@@ -48,7 +48,7 @@ from .genders import (name_words, named_by_role, names_a_pet_or_a_ship, only_aft
                       only_as_topic, other_people, pronouns_in, referred_by_subject, refers_by_pronoun, serves,
                       title_gender, unnamed_people, with_title, without_title)
 from .kin import SQL_PATTERN, mentions_relative, relatives
-from .names import is_first_name, is_listed_name, listed_gender
+from .names import is_acronym, is_first_name, is_listed_name, listed_gender
 from .records import AgentContext, Episode, RecentMention
 
 __all__ = ["Group", "GroupQuery", "MAX_NAMES", "PEOPLE_WINDOW", "candidate_names",
@@ -169,6 +169,8 @@ def _referred_to(person: RecentPerson, texts: Mapping[int, str], rows: Sequence[
     """A name of another label that its own unit refers back to as "he" or "she" is a person: the
     small model reads "Had lunch with Mateo from work today and he recommended …" as a place,
     "Yusuf is my team lead, he's …" as a work of art (``genders.referred_by_subject``)."""
+    if is_acronym(person.name):
+        return False  # "Can you suggest 5 SQL questions she should practise": she is someone else
     text = texts.get(person.rank, "")
     others = [p.name for p in rows if p.rank == person.rank and p.name != person.name and p.name[:1].isupper()]
     return person.position >= 0 and referred_by_subject(text, person.name, others)

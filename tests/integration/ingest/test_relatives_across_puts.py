@@ -112,6 +112,8 @@ def test_the_relation_said_another_way_is_the_same_person(real_memory, earlier, 
     # another one told with "also" or "too"
     (["My son Caoimhín is 6 and mad about hurling.", "I've also got a son from my first marriage, he's in Cork."],
      "My son wants to move back home for a while."),
+    # the brackets say who it is
+    (["My grandad, Eric, is 91 and still does the crossword."], "Grandad (our old tomcat) has stopped eating."),
     # someone else's relative in brackets
     (["My friend Ciara says her Mum (Bernadette) is unwell."], "Mum wants to try aqua aerobics."),
     # someone else's hubby

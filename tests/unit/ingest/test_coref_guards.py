@@ -4,7 +4,7 @@ tests/integration/ingest/test_pronouns_across_puts.py)."""
 
 from __future__ import annotations
 
-from fleet_memory.ingest.coref import _names_of_others, _own_subject_before, _said_after
+from fleet_memory.ingest.coref import _expand_contraction, _names_of_others, _own_subject_before, _said_after
 from fleet_memory.providers.nlp import Token
 
 
@@ -52,3 +52,16 @@ def test_a_proper_noun_no_label_marks_before_the_pronoun_may_be_its_referent() -
     place = _parse("Moved/VBD/VERB/ROOT/0 to/IN/ADP/prep/0 Leeds/NNP/PROPN/pobj/1 and/CC/CCONJ/cc/0 "
                    "she/PRP/PRON/nsubj/5 loves/VBZ/VERB/conj/0 it/PRP/PRON/dobj/5")
     assert _names_of_others(place, []) == []
+
+
+def test_she_s_supposed_to_is_she_is() -> None:
+    tokens = [Token("she", "", "PRP", "PRON", "nsubjpass", 2), Token("'s", " ", "VBZ", "AUX", "auxpass", 2),
+              Token("supposed", " ", "VBN", "VERB", "ROOT", 2), Token("to", " ", "TO", "PART", "aux", 4),
+              Token("land", "", "VB", "VERB", "xcomp", 2)]
+    edits: dict[int, str] = {}
+    _expand_contraction(tokens, 0, edits)
+    assert edits == {1: " is"}
+    tokens[2] = Token("done", " ", "VBN", "VERB", "ROOT", 2)
+    tokens[3] = Token("280,000", " ", "CD", "NUM", "nummod", 4)
+    _expand_contraction(tokens, 0, edits)
+    assert edits == {1: " has"}

@@ -87,6 +87,7 @@ def test_several_or_ended_makes_a_relation_no_one_s():
     assert {"daughter", "son"} <= several("I've also got a boy from my first marriage, he's 20.")
     assert {"daughter", "son"} <= several("I have a 15 year old daughter as well.")
     assert {"sister", "brother"} <= several("I also have a sister in Leeds.") and several("We also have a cat.") == set()
+    assert {"sister", "brother"} <= several("There's four of us girls, so Christmas is chaos.")
     assert {"wife", "husband"} <= several("Dave moved out in March.")
     assert {"daughter", "son"} <= several("my other lad is 9 and hates sport")
     for text in ("My last born is in class 7", "our second baby arrived last week, another wee boy!",

@@ -256,3 +256,14 @@ def test_a_hyphenated_name_and_its_first_part_are_one_person():
     unit = "My nephew Jun-seo just started at university in Melbourne."
     rows = [RecentPerson("Jun-seo", 0, 10, "PERSON", unit, NOW)]
     assert _mentions_of(rows) == [("Jun-seo", "m", 0)]
+
+
+def test_an_acronym_its_unit_refers_back_to_is_no_person():
+    unit = "Can you suggest 5 SQL questions she should practise?"  # the small model's ORG, then "she"
+    context = put_context([Episode("a", "She left.", NOW)], timedelta(hours=24),
+                          lambda queries: [([RecentPerson("SQL", 0, 16, "ORG", unit, NOW)], [])])
+    assert context.people[0] == ()
+    named = "Had lunch with Mateo today and he recommended a bar."  # a name of another label still is one
+    context = put_context([Episode("a", "She left.", NOW)], timedelta(hours=24),
+                          lambda queries: [([RecentPerson("Mateo", 0, 15, "GPE", named, NOW)], [])])
+    assert context.people[0] == ("Mateo",)
