@@ -143,11 +143,11 @@ _OWNED = ("'s", "’s", "s'")
 _NOT_A_SURNAME = frozenset({"I", "Christmas", "Easter", *(w.title() for w in (*MONTH_NAMES, *DAY_NAMES))})
 _SAID = re.compile(rf"\b(?i:my|our)\s+(?:\w+\s+)?(?i:{_WORDS})\b|\b(?:{'|'.join(w.title() for w in TITLED)})\b"
                    rf"|\b(?i:(?:the\s+)?(?:{'|'.join(OWN_WITH_THE)}))\b")
-# someone else's words: a quotation (double or single marks; an apostrophe inside a word is none), or
-# what follows a colon ("she texted: my son Rory has …", "Mel: …")
 # a line's opening label, whose colon gives the user's own words: "Update:", "Quick question:", "PS:"
 _LABEL = re.compile(r"(?im)^[^\S\n]*(?:(?:quick|small|little|big|good|bad|great|sad|happy|exciting|short|another)"
                     r"[^\S\n]+)?(?:update|news|question|edit|ps|p\.s\.|fyi|btw|note|reminder|context)[^\S\n]*:")
+# someone else's words: a quotation (double or single marks; an apostrophe inside a word is none), or
+# what follows a colon ("she texted: my son Rory has …", "Mel: …")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'(?:[^']|'(?=\w))*'(?!\w)|:[^\n]*")
 # the user has, or had, more than one: "my daughters", "my other daughter", "my youngest daughter",
 # "three brothers", "2 daughters", "another daughter", "my late husband", "my ex-wife", "my youngest,
