@@ -82,7 +82,8 @@ from ..language.verbs import AGREE, third_person
 from ..providers.nlp import Parsed, Span, Token
 from .edited_parse import render, sentence_start
 from .genders import (VESSELS, in_general, is_animal, is_kept_thing, is_person_role, names_a_scene,
-                      only_after_article, only_as_place, other_people, pronouns_in, role_gender, speaks_of_anyone)
+                      names_a_stranger_scene, only_after_article, only_as_place, other_people, pronouns_in,
+                      role_gender, speaks_of_anyone)
 from .kin import OWN_WITH_THE, TITLED, is_label, merged, pastes, relation_of, relatives
 from .names import is_listed_name, listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
@@ -125,6 +126,7 @@ class _Discourse:
         self.unmarked: set[str] = set()  # memory's names nothing marks as a person's (``RecentMention.marked``)
         self.episode: int | None = None
         self.scene = False  # the episode so far tells of an encounter with a person of its own (``names_a_scene``)
+        self.stranger = False  # … with a stranger: a garage, a taxi, a shop (``names_a_stranger_scene``)
         self.vessel = False  # the episode so far names a ship or a boat (``genders.VESSELS``), which takes "she"
         self.withheld: set[str] = set()  # "f"/"m": a she/he of the episode so far left alone though a person was known
         self.plural = False  # the episode so far names people several at once ("the kids", "Sam and Jo") or
@@ -281,6 +283,7 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     state.rivals += [(state.turn, role_gender(tokens[j].text)) for j in _unnamed_roles(tokens)]
     state.turn += 1
     state.scene = state.scene or _own_encounter(tokens, tokens, text)
+    state.stranger = state.stranger or names_a_stranger_scene(text)
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
     state.vessel = state.vessel or _names_a_vessel(tokens)
     quoting = any(t.text in _QUOTES and not (k and not tokens[k - 1].ws and tokens[k - 1].text[-1:] == "s")
@@ -430,7 +433,8 @@ def _from_memory(gender: str, i: int, tokens: Sequence[Token], state: _Discourse
     if gender == "f" and (state.vessel or _names_a_vessel(tokens[:i])):
         return None  # "The ship was massive … she rolled": a ship takes "she"
     name = state.person_for(gender, exclude)
-    if name is None or (state.turns[name] < 0 and name not in state.serving
+    stranger = state.stranger or names_a_stranger_scene(render(tokens))  # the garage's "he" is not the GP's
+    if name is None or (state.turns[name] < 0 and (name not in state.serving or stranger)
                         and (state.scene or _own_encounter(tokens[:i], tokens))):
         return None  # "Had my check-up - she said …": the encounter's own person, not a friend from memory
     if state.turns[name] < 0 and name in state.with_pet_or_ship and name not in state.fresh:
@@ -670,9 +674,7 @@ def _expand_contraction(tokens: Sequence[Token], i: int, replacements: dict[int,
     low = tokens[i + 1].text.lower().replace("’", "'")
     if low == "'s":
         after = tokens[i + 2] if i + 2 < len(tokens) else None
-        perfect = after is not None and after.tag == "VBN" and not (
-            after.text.lower() in _STATE_PARTICIPLES  # "she's married", "she's supposed to …": is
-            or tokens[i + 1].dep == "auxpass" and i + 3 < len(tokens) and tokens[i + 3].text.lower() == "to")
+        perfect = after is not None and after.tag == "VBN" and after.text.lower() not in _STATE_PARTICIPLES
         replacements[i + 1] = " has" if perfect else " is"
     elif low in ("'ll", "'d"):
         replacements[i + 1] = " " + AGREE[low]
@@ -739,7 +741,7 @@ def resolve_coreferences(
         state.when = episode.event_date
         if state.episode != fact.episode_index:
             state.episode, state.scene, state.vessel, state.plural = fact.episode_index, False, False, False
-            state.withheld = set()
+            state.withheld, state.stranger = set(), False
             state.relatives = merged(context.relatives.get(fact.episode_index, {}),
                                      own.get((episode.agent_id, episode.user_id), {}))
             state.others = people.get(fact.episode_index, frozenset())

@@ -51,7 +51,8 @@ from ..naming import UPPER
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
-           "refers_by_pronoun", "name_words", "serves", "names_a_scene", "names_a_pet_or_a_ship", "only_as_topic",
+           "refers_by_pronoun", "name_words", "serves", "names_a_scene", "names_a_stranger_scene",
+           "names_a_pet_or_a_ship", "only_as_topic",
            "speaks_of_anyone", "VESSELS", "is_animal", "is_kept_thing", "in_general", "title_gender",
            "unnamed_people", "with_title", "without_title"]
 
@@ -90,8 +91,10 @@ _SCENE = re.compile(
     r"|on hold|got through|taxi|cab|uber|deliver(?:y|ies|ed)|courier|(?:called|rang|phoned|rung) (?:up )?the \w+"
     r"|(got|had|getting|having) (my|our|the) (hair|nails|teeth|eyes|car|bloods?|boiler) \w+"
     r"|(took|take|taking|dropped|drop|dropping|brought) (my|our|the) (car|van|bike|motorbike) (in|off)|(?-i:MOT)"
-    r"|(at|to|from|in) the (surgery|clinic|hospital|salon|barber'?s|hairdresser'?s|dentist'?s|doctor'?s|garage"
-    r"|vet'?s|pharmacy|chemist'?s|bank|post office|counter|desk|reception|A&E|practice))\b", re.IGNORECASE)
+    r"|(job )?interviews?"
+    r"|(at|to|from|in|into) the (surgery|clinic|hospital|salon|barber'?s|hairdresser'?s|dentist'?s|doctor'?s|garage"
+    r"|vet'?s|pharmacy|chemist'?s|bank|post office|counter|desk|reception|A&E|practice|bakery|shop|caf[eé]"
+    r"|coffee shop|restaurant|deli|butcher'?s|florist'?s|supermarket|checkout|till))\b", re.IGNORECASE)
 
 
 # people a sentence may speak of in general, or unnamed, before a pronoun ("if a patient arrives
@@ -154,6 +157,21 @@ def names_a_scene(text: str) -> bool:
     """The text tells of an encounter that brings a person of its own (``_SCENE``): whoever "she"
     is there, a friend named weeks before is not the best guess."""
     return _SCENE.search(text) is not None
+
+
+# encounters whose person is a stranger, never someone one goes back to by name the way one goes to a
+# GP or a tutor: a car at the garage, a taxi, a delivery, a helpline, a shop's counter, an interview
+_STRANGER_SCENE = re.compile(
+    r"\b(garage|(?-i:MOT)|taxi|cab|uber|deliver(?:y|ies|ed)|courier|helpline|customer service|on hold|pulled over"
+    r"|(job )?interviews?|bakery|shop|caf[eé]|coffee shop|restaurant|deli|supermarket|checkout|till"
+    r"|post office|(took|take|taking|dropped|drop|dropping|brought) (my|our|the) (car|van|bike|motorbike))\b",
+    re.IGNORECASE)
+
+
+def names_a_stranger_scene(text: str) -> bool:
+    """The text tells of an encounter whose person is a stranger (``_STRANGER_SCENE``): even the
+    GP memory knows by name is not the one who rang from the garage."""
+    return _STRANGER_SCENE.search(text) is not None
 
 
 @functools.lru_cache(maxsize=_KEPT)

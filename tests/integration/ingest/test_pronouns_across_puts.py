@@ -206,6 +206,9 @@ def test_weeks_later_a_title_outweighs_a_pronoun_near_the_name(real_memory, intr
     ("Dr Okafor at the practice wants me to wear a blood pressure monitor next week.",
      "The results are back from the appointment, and she's happy with them.",
      "The results are back from the appointment, and Dr Okafor is happy with them."),
+    # ... not at an encounter with a stranger: the garage's "she" is not the GP
+    ("Dr Okafor at the practice wants me to wear a blood pressure monitor next week.",
+     "Took the car to the garage for its service and she rang to say the brake pads are gone.", None),
 ])
 def test_weeks_later_an_encounter_s_pronoun_is_memory_s_only_for_who_serves(real_memory, intro, later,
                                                                           expected) -> None:

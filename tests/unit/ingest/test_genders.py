@@ -209,3 +209,11 @@ def test_a_name_given_as_a_name_or_after_a_role_called() -> None:
     assert ("Priyanka", "Priyanka", None) in named_by_role("Our babysitter is a uni student called Priyanka.")
     assert named_by_role("We stayed at a hotel called Marina Bay.") == ()  # a hotel is no person's role
     assert not speaks_of_anyone("everyone")  # "meals that work for everyone. her diabetes …" is hers
+
+
+def test_an_encounter_with_a_stranger_is_told_apart_from_an_appointment():
+    from fleet_memory.ingest.genders import names_a_scene, names_a_stranger_scene
+    for text in ("Took the car to the garage and she rang", "popped into the bakery and she remembered my order",
+                 "the job interview was weird, she kept asking", "the Uber driver said he"):
+        assert names_a_scene(text) and names_a_stranger_scene(text), text
+    assert names_a_scene("Had my check-up this morning") and not names_a_stranger_scene("Had my check-up this morning")
