@@ -286,9 +286,7 @@ def _after_sentence(tokens: Sequence[Token], spans: Sequence[Span], persons: Seq
     state.stranger = state.stranger or names_a_stranger_scene(text)
     state.plural = state.plural or len(persons) > 1 or _plural_people(tokens)
     state.vessel = state.vessel or _names_a_vessel(tokens)
-    quoting = any(t.text in _QUOTES and not (k and not tokens[k - 1].ws and tokens[k - 1].text[-1:] == "s")
-                  for k, t in enumerate(tokens))  # a quotation's things are someone else's words ("weeks'" is none)
-    state.things = [] if quoting else [(e.text, e.label) for e in spans if e.label != "PERSON"]
+    state.things = [] if _quotes_words(tokens) else [(e.text, e.label) for e in spans if e.label != "PERSON"]
 
 
 # a word beside the relation that may pick out another relative, or the relation used as a modifier
@@ -626,6 +624,23 @@ def _quoted(tokens: Sequence[Token], i: int) -> bool:
             opening = not tokens[j].ws and (j == start or bool(tokens[j - 1].ws))
             opened = opening or (opened and bool(tokens[j - 1].ws))  # glued to the word before: it closes
     return opened and any(t.text in _QUOTES and not tokens[k - 1].ws for k, t in enumerate(tokens[i + 1:], i + 1))
+
+
+def _quotes_words(tokens: Sequence[Token]) -> bool:
+    """The sentence quotes someone's words, a clause between quote marks (or before a closing one,
+    after an opening one, when the quotation runs over several sentences): "… twice.'" after "'Zara
+    is a data engineer." — not a title ("Have you read 'The Lean Startup'?") nor an owner's "weeks'"."""
+    opened = None
+    for k, t in enumerate(tokens):
+        if t.text not in _QUOTES or (k and not tokens[k - 1].ws and tokens[k - 1].text[-1:] == "s"):
+            continue
+        if k == 0 or tokens[k - 1].ws:  # set off before: it opens
+            opened = k
+            continue
+        part, opened = tokens[(opened + 1 if opened is not None else 0):k], None
+        if any(p.pos in ("VERB", "AUX") for p in part):
+            return True
+    return opened is not None and any(p.pos in ("VERB", "AUX") for p in tokens[opened + 1:])
 
 
 def _named_in(tokens: Sequence[Token], names: Sequence[str]) -> frozenset[str]:

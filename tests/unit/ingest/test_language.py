@@ -67,6 +67,8 @@ def test_it_refers_to_the_single_thing_of_the_previous_sentence_only_as_an_argum
     assert coref[1].coref.text == "It feels cheap."  # how something is: left alone too
     *_, coref = _run(["My bio says 'Alice joined Acme.'", "It sold well."])
     assert coref[1].coref.text == "It sold well."  # the thing was named inside a quotation
+    *_, coref = _run(["Did you read 'Acme'?", "It sold well."])
+    assert coref[1].coref.text == "Acme sold well."  # a title in quote marks quotes no one's words
 
 
 def test_validation_needs_subject_and_verb_and_merges_fragments():
