@@ -431,8 +431,8 @@ def _from_memory(gender: str, i: int, tokens: Sequence[Token], state: _Discourse
     if gender == "f" and (state.vessel or _names_a_vessel(tokens[:i])):
         return None  # "The ship was massive … she rolled": a ship takes "she"
     name = state.person_for(gender, exclude)
-    stranger = state.stranger or names_a_stranger_scene(render(tokens))  # the garage's "he" is not the GP's
-    if name is None or (state.turns[name] < 0 and (name not in state.serving or stranger)
+    if name is None or (state.turns[name] < 0 and (name not in state.serving or state.stranger
+                                                   or names_a_stranger_scene(render(tokens)))  # the garage's "he"
                         and (state.scene or _own_encounter(tokens[:i], tokens))):
         return None  # "Had my check-up - she said …": the encounter's own person, not a friend from memory
     if state.turns[name] < 0 and name in state.with_pet_or_ship and name not in state.fresh:

@@ -277,7 +277,7 @@ def named_relatives(text: str) -> list[tuple[str, str]]:
         if is_listed_name(m.group(1)) and _fits(relation, m.group(1)):
             out.append((relation, m.group(1)))
     for m in _BRACKETED.finditer(text):
-        relation, name, before = RELATIONS[m.group(1).lower().replace("’", "'")], m.group(2), text[:m.start()].split()
+        relation, name, before = RELATIONS[m.group(1).lower()], m.group(2), text[:m.start()].split()
         own = bool(before) and before[-1].lower() in ("my", "our")
         bare = m.group(1)[0].isupper() and not (
             before and (before[-1].lower() in _NOT_OURS or before[-1][-2:] in _OWNED))
