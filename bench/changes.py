@@ -59,7 +59,7 @@ SYSTEMS = {"fleet-memory": "balanced", "vector": "vector"}
 USER = "user"
 TOP = 10
 DEV_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12",
-              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18")
+              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19")
 
 
 @dataclass

@@ -6,9 +6,11 @@ Both answers were found for the question, so the question names the attribute; i
 holder: the first person ("Where do I live?", "Who is my GP?") is the user, a capitalised name
 ("Where does Priya live?", "What does Biscuit eat?") that person or pet, a role the user owns
 ("Where does my sister live?") that person ("I moved to Leeds" is no answer). The newer statement is
-a later value when nothing in the two texts says it is not one (``supersede.may_update``: a
-question, an addition, a stay elsewhere, the same value again, another phone or e-mail) and its
-subject does not hand the fact to somebody the question does not ask about:
+a later value when nothing in the older statement or in any statement of the newer message says it
+is not one (``supersede.may_update``: a question that weighs a value, an addition, a stay elsewhere
+— "Covering nights for Dave this week" beside "How do I sleep during the day?" —, the same value
+again, another phone or e-mail) and its subject does not hand the fact to somebody the question does
+not ask about:
 
 - another person: a name tagged PERSON ("Marcus's brother Jamie works at KPMG." asked "Where
   does Marcus work?"), a person's role ("My brother Dan lives in Peckham"), "he" or "she" when
@@ -59,7 +61,7 @@ from .edited_parse import sentence_start
 from .genders import SERVICE_ROLES, is_person_role
 from .names import is_listed_name
 from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
-                        speaker_key, subject_keys)
+                        speaker_key, stated, states_value, subject_keys)
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "names_asked_holder", "states_asked_kind"]
 
@@ -289,8 +291,10 @@ class LaterValue:
     older's states (the module docstring), and whether the later message, for a question that does
     not mark the present, gives a new value of the kind asked and names the asked holder
     (``names_asked_holder``: then recall asks less closeness of the two); else None. An answer's
-    statement is its best unit that is no question (``supersede.is_question``): a message often asks
-    something beside what it tells, and the question is the unit that repeats the question's words.
+    statement is its best unit that states a value (``supersede.stated``): no question, or one that
+    uses the speaker's value ("how do i stop the Framework 13 waking up in my bag?":
+    ``supersede.uses_a_value``); a message often asks something beside what it tells, and the
+    question is the unit that repeats the question's words.
     With the present marked in the question ("now", "these days": ``marked_present``) the user says
     the value may have changed; otherwise the newer message must also give, in any of its
     statements, a value of the kind asked for that the older message names nowhere
@@ -304,20 +308,31 @@ class LaterValue:
 
     def __call__(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit],
                  marked_present: bool) -> tuple[MemoryUnit, MemoryUnit, bool] | None:
-        olds, news = ([u for u in units if not is_question(u.text)] for units in (older, newer))
+        olds, news = (self._statements(units) for units in (older, newer))
         if not olds or not news:
             return None
-        facts = [_fact(u, p) for u, p in zip(olds + news, self.nlp.parse([u.text for u in olds + news]))]
-        old, new = facts[0], facts[len(olds)]
-        if not (may_update(old, new) and about_asked_holder(question, old.parsed)
+        old, new = olds[0], news[0]
+        if not (all(may_update(old, f, in_passing=True) for f in news) and about_asked_holder(question, old.parsed)
                 and about_asked_holder(question, new.parsed)):
             return None
-        told = replace(old, text=" ".join(u.text for u in olds))  # every value the older message names
-        valued = any(states_asked_kind(question, told, f) for f in facts[len(olds):])
+        told = replace(old, text=" ".join(f.text for f in olds))  # every value the older message names
+        valued = any(states_asked_kind(question, told, f) for f in news)
         if not (marked_present or valued):
             return None
-        return olds[0], news[0], not marked_present and valued and any(
-            names_asked_holder(question, f.parsed) for f in facts[len(olds):])
+        return _unit(older, old), _unit(newer, new), not marked_present and valued and any(
+            names_asked_holder(question, f.parsed) for f in news)
+
+    def _statements(self, units: Sequence[MemoryUnit]) -> list[Fact]:
+        """The units of one answer that state a value, in rank order: no question, or a question that
+        uses the speaker's value and names one (``supersede.uses_a_value``, ``states_value``: "How do
+        I actually sleep during the day?" names none)."""
+        said = [u for u in units if stated(u.text, in_passing=True)]
+        facts = [_fact(u, p) for u, p in zip(said, self.nlp.parse([u.text for u in said]))]
+        return [f for f in facts if not is_question(f.text) or states_value(f)]
+
+
+def _unit(units: Sequence[MemoryUnit], fact: Fact) -> MemoryUnit:
+    return next(u for u in units if u.id == fact.id)
 
 
 def _fact(unit: MemoryUnit, parsed: Parsed) -> Fact:

@@ -165,7 +165,7 @@ from .records import Episode, WrittenPut, WrittenUnit
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",
            "llm_verdicts", "Verdicts",
            "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
-           "read_candidates", "with_llm", "record", "may_update", "states_value", "indefinite", "copular",
+           "read_candidates", "with_llm", "record", "may_update", "stated", "uses_a_value", "states_value", "indefinite", "copular",
            "FIRST_PERSON", "SUBJECT_DEPS", "SELF"]
 
 _I = re.IGNORECASE
@@ -316,6 +316,12 @@ _NOT_A_CHANGE = re.compile(
 _CHANGED_AGAIN = re.compile(r"\b(changed|switched|moved)\b", _I)
 _PLAN_ENDED = re.compile(r"\b(cancell?ed|canceled|called off|postponed|rescheduled)\b", _I)
 _STAY = re.compile(_STAYS, _I)
+# a stay told by its length or a stand-in's cover ("I'm in Lagos for three weeks", "Covering nights for
+# Dave while he's off"); not a length that counts how long a new state has lasted ("been vegan for a
+# week now", "moved in a fortnight ago")
+_FOR_A_WHILE = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|nights?|weeks?"
+                          r"|fortnight)\b|\bcover(?:ing)? (?:\w+ )?for\b", _I)
+_HAS_LASTED = re.compile(r"\b(?:been|ago|since)\b", _I)
 _VALUE_CHARS = re.compile(r"[\d@]")
 _MASKED_TIME = re.compile(r"now|these|days|actually|currently|nowadays|lately|recently|finally|today", _I)
 # the masked texts' cosine from which a same-holder pair with a change cue is one attribute (see the
@@ -406,6 +412,30 @@ def is_question(text: str) -> bool:
                               for p, a in zip(parts, asked))
 
 
+# what makes a question weigh a value instead of using one: a modal of choice, a condition, a
+# comparison, an opinion asked for, a change or an acquisition considered (``uses_a_value``)
+_WEIGHS = re.compile(
+    r"\b(should|shall|would|could(?! you)|might|may|worth|better|best|cheaper|than|vs|versus|or|if|whether|unless"
+    r"|suppose|assuming|thinking|considering|wondering|tempted|planning|hoping|any good|think|opinion|recommend"
+    r"|instead|switch\w*|mov(?:e|ing)|chang\w*|transfer\w*|join\w*|sign(?:ing)? up|apply|applying|open|get|buy"
+    r"|order|book|try|cancel\w*|leave|quit|choose|pick|compare)\b", _I)
+_SPEAKER_WORD = re.compile(r"\b(i|my|me|we|our|us)\b", _I)
+
+
+@functools.lru_cache(maxsize=8_192)
+def uses_a_value(text: str) -> bool:
+    """A question that takes the speaker's value as given: the speaker is in it ("I", "my", "we")
+    and nothing in it weighs the value (``_WEIGHS``) — "how do i stop the Framework 13 waking up in
+    my bag?", "Does my giffgaff plan include data roaming in Spain?" tell what laptop and what
+    network the user has, as "Should I switch to Monzo?", "is Three any good? wondering if it'd be
+    worth moving over", "If we moved to Parramatta, how long is the commute?" and "How do I open a
+    Starling account?" do not; "Does Octopus do fixed tariffs?" names nobody's value. Values
+    a question presupposes are true for the one who asks (a definite or possessed thing in use);
+    values it weighs are candidates. Recall reads the first as statements (``may_update``'s
+    ``in_passing``); the put-time rule does not (a link is a claim, and a wrong one costs more)."""
+    return is_question(text) and _SPEAKER_WORD.search(text) is not None and _WEIGHS.search(text) is None
+
+
 def _told_then_asked(part: str) -> list[str]:
     """``part`` cut where a question follows a comma, when what comes before it is a plain
     first-person clause (``_ASKED_AFTER_COMMA``); else ``part`` whole."""
@@ -442,13 +472,16 @@ def _holders(fact: Fact) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=8_192)
 def _not_a_change(text: str) -> bool:
-    """An addition, a stay elsewhere or the same value again (``_NOT_A_CHANGE``), unless a stronger
-    cue says otherwise: "changed his number again" is a change, "cancelled the Kyoto trip" a plan's."""
+    """An addition, a stay elsewhere (also one told by its length or a stand-in's cover:
+    ``_FOR_A_WHILE``) or the same value again (``_NOT_A_CHANGE``), unless a stronger cue says
+    otherwise: "changed his number again" is a change, "cancelled the Kyoto trip" a plan's."""
     cues = {m.group(0).lower() for m in _NOT_A_CHANGE.finditer(text)}
     if _CHANGED_AGAIN.search(text):
         cues.discard("again")
     if _PLAN_ENDED.search(text):
         cues = {c for c in cues if not _STAY.fullmatch(c)}
+    elif _FOR_A_WHILE.search(text) and not _HAS_LASTED.search(text):
+        cues.add("for a while")
     return bool(cues)
 
 
@@ -547,13 +580,20 @@ def states_value(fact: Fact) -> bool:
 _WHEN_LABELS = frozenset({"DATE", "TIME"})
 
 
-def may_update(older: Fact, newer: Fact) -> bool:
+def may_update(older: Fact, newer: Fact, *, in_passing: bool = False) -> bool:
     """Nothing in the two texts says that ``newer`` is not a later value of what ``older`` states:
-    neither is a question, and the newer carries no cue of an addition, a stay elsewhere or the same
+    neither is a question (with ``in_passing``, none but one that uses the speaker's value:
+    ``uses_a_value``), and the newer carries no cue of an addition, a stay elsewhere or the same
     value again, nor another phone, e-mail or password (rules 2 and 3's vetoes, without their holder
     and attribute tests: recall's ``newer_leads`` reads those from the question)."""
-    return not (is_question(older.text) or is_question(newer.text) or _not_a_change(newer.text)
-                or _another_value(older, newer))
+    return stated(older.text, in_passing) and stated(newer.text, in_passing) and not (
+        _not_a_change(newer.text) or _another_value(older, newer))
+
+
+def stated(text: str, in_passing: bool = False) -> bool:
+    """The text states a value: it is no question, or (``in_passing``) one that uses the speaker's
+    value (``uses_a_value``)."""
+    return not is_question(text) or in_passing and uses_a_value(text)
 
 
 def _same_holder(a: Fact, b: Fact) -> bool:

@@ -317,7 +317,7 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     moved just below it (factor ``newer_leads``). Two ways in: the margins (nearly as relevant),
     with the two best units close; or, when those fail, ``same_fact`` on the answers' statements
     with those statements close — asked only when the newer's own relevance is at least the median
-    of the units ranked, ``pool`` (a unit the question is not about never leads). Two best units
+    of the answers ranked, ``pool`` (``_median_answer``: a unit the question is not about never leads). Two best units
     that are questions may stand apart while the statements beside them are one fact told twice.
     The statements need less closeness (``newer_leads_value_similarity``) when ``same_fact`` found
     the later message tied to the question — a new value of the kind asked, and the asked holder
@@ -338,7 +338,7 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
 
     def later_value() -> bool:  # asked only when the margins do not settle it
         nonlocal stated
-        if second.scored.factors["relevance"] < statistics.median(r.scored.factors["relevance"] for r in pool):
+        if second.scored.factors["relevance"] < _median_answer(pool):
             return False
         shown = pool[:request.top_k]
         stated = same_fact(request.query, _put_units(first, shown), _put_units(second, shown),
@@ -360,6 +360,19 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
                 stated[0], stated[1], cfg.newer_leads_value_similarity if stated[2] else cfg.newer_leads_similarity):
             return [*best, second]
     return [second, *(_moved(r, "newer_leads", moved) for r in best)]
+
+
+def _median_answer(pool: Sequence[Ranked]) -> float:
+    """The median relevance of the answers ranked, an answer's being that of its best unit (the units
+    of one put are one answer, as in ``_next_answer``). Over units, a message told in three sentences
+    counted three times: in an agent of four ranked units — the old value's message in two, the new
+    value's, a chat — the new value stood below that median whatever its relevance, since two of the
+    four were the old message's."""
+    best: dict[object, float] = {}
+    for r in pool:
+        key = r.candidate.unit.document_id or r.candidate.unit.id
+        best[key] = max(best.get(key, float("-inf")), r.scored.factors["relevance"])
+    return statistics.median(best.values())
 
 
 def _put_units(answer: Ranked, shown: Sequence[Ranked]) -> list[MemoryUnit]:

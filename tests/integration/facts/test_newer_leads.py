@@ -126,3 +126,25 @@ def test_a_message_is_read_by_its_statement_not_its_question(real_memory):
     assert all(u.valid_until is None for u in real_memory.list_units("asked").units)  # no link
     hits = _top(real_memory, "asked", "Which dentist do I go to?")
     assert hits[0] in new and old in hits[1:3]
+
+
+def test_an_old_value_told_in_several_sentences_does_not_raise_the_bar(real_memory):
+    # the older message's three sentences rank above the newer one: counted per unit they made the
+    # pool's median, and the newer stood below it; per answer (a put's best unit) it does not
+    old = ("My password manager is 1Password. I keep every password in 1Password. "
+           "The 1Password family plan covers the kids too.")
+    new = "Spent Sunday evening copying all the logins into Bitwarden, what a job."
+    _put_all(real_memory, "three", [(old, 1), (new, 5)])
+    assert all(u.valid_until is None for u in real_memory.list_units("three").units)  # no link
+    hits = real_memory.search("three", "Which password manager do I use?", now=NOW, reinforce=False, top_k=10)
+    assert hits[0].text == new and hits[1].text in old
+
+
+def test_a_question_that_uses_the_value_tells_it_and_one_that_weighs_it_does_not(real_memory):
+    old = "My laptop is a ThinkPad X1 Carbon from work."
+    uses = "How do I turn off the fan noise on my Dell XPS 15 when it sits on my lap?"
+    weighs = "Should I get a Dell XPS 15 for photo editing?"
+    _put_all(real_memory, "uses", [(old, 1), (uses, 5)])
+    _put_all(real_memory, "weighs", [(old, 1), (weighs, 5)])
+    assert _top(real_memory, "uses", "What laptop do I have?")[:2] == [uses, old]
+    assert _top(real_memory, "weighs", "What laptop do I have?")[0] == old

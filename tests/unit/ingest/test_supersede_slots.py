@@ -3,7 +3,7 @@ employer fact; starting at a time or at the gym is not."""
 
 import pytest
 
-from fleet_memory.ingest.supersede import SLOTS, _not_a_change, is_question
+from fleet_memory.ingest.supersede import SLOTS, _not_a_change, is_question, stated, uses_a_value
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -80,6 +80,34 @@ def test_a_question_states_no_value_but_a_statement_beside_a_request_does(text, 
     ("Just back from a week in Lisbon, the food was amazing.", True),
     ("Moved back from London to Leeds last month.", False),  # coming back for good is a move
     ("Cancelled the Crete trip, we'll be on holiday in Devon instead.", False),  # the plan ended
+    ("I'm in Lagos for three weeks with my grandma.", True),  # a stay told by its length
+    ("Covering nights for Dave this week while he's off.", True),  # a stand-in
+    ("Been vegan for a week now and loving it.", False),  # how long a new state has lasted
+    ("We moved into the flat in Leith a few weeks ago.", False),
 ])
 def test_a_stay_elsewhere_is_no_change(text, expected):
     assert _not_a_change(text) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the speaker's value taken as given
+    ("How do I turn off the fan noise on my Dell XPS 15?", True),
+    ("Does my Vodafone contract cover calls to Ireland?", True),
+    ("can you remind me what time we're at the Kestrel Park courts on Sunday?", True),
+    # a value weighed: a modal of choice, a condition, a comparison, an opinion, a change considered
+    ("Should I get a Dell XPS 15?", False),
+    ("Would Vodafone be cheaper for calls to Ireland?", False),
+    ("Is Three any good in the Highlands?", False),
+    ("If we moved to Leith, how long would my commute be?", False),
+    ("How do I switch my contract to Vodafone?", False),
+    ("Is the Kia Niro better than the Toyota C-HR?", False),
+    ("What do you think of Bloom as a name for the shop?", False),
+    # nobody's value: the speaker is not in it
+    ("Does Octopus do fixed tariffs?", False),
+    # no question at all
+    ("My laptop is a Dell XPS 15.", False),
+])
+def test_a_question_may_use_a_value_of_the_speakers_without_weighing_it(text, expected):
+    assert uses_a_value(text) is expected
+    assert stated(text, in_passing=True) is (expected or not is_question(text))
+    assert stated(text) is not is_question(text)
