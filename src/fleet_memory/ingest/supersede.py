@@ -80,6 +80,14 @@ of one agent, ``older`` (earlier event time) and ``newer``, is a supersession wh
 5. **Different times** — the later event supersedes the earlier; units with the same event time
    (one message saying a thing twice) never supersede each other.
 
+**A self-repair** links whatever 2 to 4 say, when neither text is a question and one speaker said
+both: the newer text says "not" of a value the older one names, a name or a number right after the
+"not" (``denies``: "sorry, I got that wrong - my dentist is Dr Ahmed at Brightwhite Dental, not
+Smile Studio" after "Dr Patel at Smile Studio, 14th at 9:30"; "it's B41 not B14"). Corrections come
+in every wording and often minutes later, with no slot or cue in common with what they mend; the
+denied value is what ties them. Not "not" before a value the older text never names ("Let's do
+Saturday, not Friday" after a text about Tuesdays), nor before a common word ("not that bad").
+
 How the masked threshold was chosen: on bench/changes.py's dev split, of the same-holder pairs
 with a change cue and no not-a-change cue, those at 0.5 or more were all changes; but on LoCoMo
 (bench/locomo.py, dev) 0.5 linked chat turns of one speaker that change nothing and cost .019 of
@@ -165,7 +173,7 @@ from .records import Episode, WrittenPut, WrittenUnit
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",
            "llm_verdicts", "Verdicts",
            "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
-           "read_candidates", "with_llm", "record", "may_update", "stated", "uses_a_value", "states_value", "indefinite", "copular",
+           "read_candidates", "with_llm", "record", "may_update", "denies", "stated", "uses_a_value", "states_value", "indefinite", "copular",
            "FIRST_PERSON", "SUBJECT_DEPS", "SELF"]
 
 _I = re.IGNORECASE
@@ -453,16 +461,37 @@ def _may_relate(a: str, b: str, newer: str) -> bool:
 
 def _may_link(a: str, b: str, newer: str) -> bool:
     """The tests of ``judge`` that read no parse, for a pair of another event time: neither text is
-    a question, the newer is not an addition, a stay or the same value again, and ``_may_relate``."""
-    return not (is_question(a) or is_question(b) or _not_a_change(newer)) and _may_relate(a, b, newer)
+    a question, and the newer denies a value the older names (``denies``) or it is not an addition,
+    a stay or the same value again, and ``_may_relate``."""
+    older = b if newer is a else a
+    return not (is_question(a) or is_question(b)) and (
+        denies(older, newer) or not _not_a_change(newer) and _may_relate(a, b, newer))
 
 
 def _may_change(text: str) -> bool:
-    """Whether a new unit is worth a candidate search for the rule: it states a slot or has a change
-    cue. Searching and parsing candidates for every unit made a LoCoMo put's supersession about
-    forty times slower for no link the rule could make (a unit dated before a stored one that
-    carries the cue is the case this leaves out)."""
-    return bool(slots(text) or _CHANGE_CUES.search(text))
+    """Whether a new unit is worth a candidate search for the rule: it states a slot, has a change
+    cue or denies a value (``_DENIED``). Searching and parsing candidates for every unit made a
+    LoCoMo put's supersession about forty times slower for no link the rule could make (a unit
+    dated before a stored one that carries the cue is the case this leaves out)."""
+    return bool(slots(text) or _CHANGE_CUES.search(text) or _DENIED.search(text))
+
+
+# a value denied: "not" before a name or a number ("my dentist is Dr Ahmed at Brightwhite Dental, not
+# Smile Studio", "standup is 9:15, not 9:30", "it's B41 not B14")
+_DENIED = re.compile(r"\bnot (?:(?:at|with|in|on|the|at the|with the|in the|on the) )?"
+                     r"((?!I\b)[A-Z0-9][\w'’.@:-]*(?: [A-Z][\w'’-]*)*)")
+
+
+def denies(older: str, newer: str) -> bool:
+    """The newer text is a self-repair of the older: it says "not" of a value the older names, a
+    name or a number right after the "not" ("Oops, my physio is actually at Core Physio, not Active
+    Rehab" after "My physio at Active Rehab wants me to …"; "typo, my postcode is LS6 2BA not 2AB").
+    Whatever else the texts share, the older value is no longer what the speaker says holds: the
+    strongest sign of a change there is, and one no slot or cue list needs. Not a value the older
+    text does not name ("not Friday" after a text about Tuesday), nor a common word ("not that
+    bad"), nor "I"."""
+    values = {m.group(1).rstrip(".:'’-") for m in _DENIED.finditer(newer)}
+    return any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", older) for v in values if v)
 
 
 def _holders(fact: Fact) -> frozenset[str]:
@@ -675,6 +704,8 @@ def _verdict(a: Fact, b: Fact) -> tuple[str | None, bool]:
     if ordered is None or is_question(a.text) or is_question(b.text):
         return None, False
     older, newer = ordered
+    if older.who == newer.who and denies(older.text, newer.text):
+        return "correction", True
     same_holder = _same_holder(a, b)
     worth = same_holder or bool(slots(a.text) & slots(b.text))
     if not may_update(older, newer):
