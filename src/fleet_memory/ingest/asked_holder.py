@@ -312,7 +312,9 @@ class LaterValue:
         if not olds or not news:
             return None
         old, new = olds[0], news[0]
-        if not (all(may_update(old, f, in_passing=True) for f in news) and about_asked_holder(question, old.parsed)
+        # what the later message tells vetoes, not what it asks ("Will the old links still redirect?")
+        vetoes = [f for f in news if not is_question(f.text)] or [new]
+        if not (all(may_update(old, f, in_passing=True) for f in vetoes) and about_asked_holder(question, old.parsed)
                 and about_asked_holder(question, new.parsed)):
             return None
         told = replace(old, text=" ".join(f.text for f in olds))  # every value the older message names

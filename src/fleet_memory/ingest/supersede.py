@@ -444,6 +444,15 @@ def uses_a_value(text: str) -> bool:
     return is_question(text) and _SPEAKER_WORD.search(text) is not None and _WEIGHS.search(text) is None
 
 
+def told(text: str) -> str:
+    """The parts of the text that tell rather than ask (``is_question``'s parts), or the whole text
+    when every part asks: what a cue of no change is read in ("Renamed my GitHub to jamie-woods-dev.
+    Will the old links in my CV still redirect?" tells a rename; its "still" is asked)."""
+    parts = [q.strip() for p in _PARTS.split(text) for q in _told_then_asked(p) if q.strip(" \t\n.!,")]
+    kept = [p for p in parts if not (p.endswith("?") or _QUESTION_START.match(p))]
+    return " ".join(kept) if kept else text
+
+
 def _told_then_asked(part: str) -> list[str]:
     """``part`` cut where a question follows a comma, when what comes before it is a plain
     first-person clause (``_ASKED_AFTER_COMMA``); else ``part`` whole."""
@@ -503,7 +512,20 @@ def _holders(fact: Fact) -> frozenset[str]:
 def _not_a_change(text: str) -> bool:
     """An addition, a stay elsewhere (also one told by its length or a stand-in's cover:
     ``_FOR_A_WHILE``) or the same value again (``_NOT_A_CHANGE``), unless a stronger cue says
-    otherwise: "changed his number again" is a change, "cancelled the Kyoto trip" a plan's."""
+    otherwise: "changed his number again" is a change, "cancelled the Kyoto trip" a plan's. The same
+    value again counts only where the text tells it (``told``): "Renamed my GitHub to
+    jamie-woods-dev. Will the old links still redirect?" asks its "still"; an addition counts where
+    it is asked too ("Bought a Fiat 500 for my wife. Cheapest way to insure a second car?")."""
+    cues = _no_change_cues(text)
+    if cues & _SAME_AGAIN and told(text) != text:
+        cues = (cues - _SAME_AGAIN) | (_no_change_cues(told(text)) & _SAME_AGAIN)
+    return bool(cues)
+
+
+_SAME_AGAIN = frozenset({"still", "again", "confirmed", "definitely", "as usual"})
+
+
+def _no_change_cues(text: str) -> set[str]:
     cues = {m.group(0).lower() for m in _NOT_A_CHANGE.finditer(text)}
     if _CHANGED_AGAIN.search(text):
         cues.discard("again")
@@ -511,7 +533,7 @@ def _not_a_change(text: str) -> bool:
         cues = {c for c in cues if not _STAY.fullmatch(c)}
     elif _FOR_A_WHILE.search(text) and not _HAS_LASTED.search(text):
         cues.add("for a while")
-    return bool(cues)
+    return cues
 
 
 def _slot_owners(fact: Fact, slot: str) -> frozenset[str]:
@@ -613,7 +635,7 @@ def may_update(older: Fact, newer: Fact, *, in_passing: bool = False) -> bool:
     """Nothing in the two texts says that ``newer`` is not a later value of what ``older`` states:
     neither is a question (with ``in_passing``, none but one that uses the speaker's value:
     ``uses_a_value``), and the newer carries no cue of an addition, a stay elsewhere or the same
-    value again, nor another phone, e-mail or password (rules 2 and 3's vetoes, without their holder
+    value again (``_not_a_change``), nor another phone, e-mail or password (rules 2 and 3's vetoes, without their holder
     and attribute tests: recall's ``newer_leads`` reads those from the question)."""
     return stated(older.text, in_passing) and stated(newer.text, in_passing) and not (
         _not_a_change(newer.text) or _another_value(older, newer))

@@ -3,7 +3,7 @@ employer fact; starting at a time or at the gym is not."""
 
 import pytest
 
-from fleet_memory.ingest.supersede import SLOTS, _not_a_change, is_question, stated, uses_a_value
+from fleet_memory.ingest.supersede import SLOTS, _not_a_change, is_question, stated, told, uses_a_value
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -111,3 +111,23 @@ def test_a_question_may_use_a_value_of_the_speakers_without_weighing_it(text, ex
     assert uses_a_value(text) is expected
     assert stated(text, in_passing=True) is (expected or not is_question(text))
     assert stated(text) is not is_question(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Renamed my GitHub to jamie-woods-dev. Will the old links in my CV still redirect?",
+     "Renamed my GitHub to jamie-woods-dev."),  # what is asked is no cue of the same value again
+    ("We adopted a second cat! Any tips for the first week?", "We adopted a second cat!"),
+    ("Still at Deloitte, can you help me with my CV?", "Still at Deloitte"),
+    ("Should I get another dog?", "Should I get another dog?"),  # all of it asks: read whole
+])
+def test_a_cue_of_no_change_is_read_in_what_the_text_tells(text, expected):
+    assert told(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Renamed my GitHub to jamie-woods-dev. Will the old links in my CV still redirect?", False),  # "still" asked
+    ("Still at Deloitte, can you help me with my CV?", True),  # "still" told
+    ("Bought a Fiat 500 for my wife's commute. Cheapest way to insure a second car?", True),  # an addition asked
+])
+def test_the_same_value_again_is_read_where_it_is_told_an_addition_everywhere(text, expected):
+    assert _not_a_change(text) is expected
