@@ -61,7 +61,7 @@ from .edited_parse import sentence_start
 from .genders import SERVICE_ROLES, is_person_role
 from .names import is_listed_name
 from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
-                        speaker_key, stated, states_value, subject_keys)
+                        speaker_key, stated, subject_keys)
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "names_asked_holder", "states_asked_kind"]
 
@@ -325,12 +325,10 @@ class LaterValue:
             names_asked_holder(question, f.parsed) for f in news)
 
     def _statements(self, units: Sequence[MemoryUnit]) -> list[Fact]:
-        """The units of one answer that state a value, in rank order: no question, or a question that
-        uses the speaker's value and names one (``supersede.uses_a_value``, ``states_value``: "How do
-        I actually sleep during the day?" names none)."""
+        """The units of one answer that state something, in rank order: no question, or a question
+        that uses the speaker's value (``supersede.uses_a_value``)."""
         said = [u for u in units if stated(u.text, in_passing=True)]
-        facts = [_fact(u, p) for u, p in zip(said, self.nlp.parse([u.text for u in said]))]
-        return [f for f in facts if not is_question(f.text) or states_value(f)]
+        return [_fact(u, p) for u, p in zip(said, self.nlp.parse([u.text for u in said]))]
 
 
 def _unit(units: Sequence[MemoryUnit], fact: Fact) -> MemoryUnit:

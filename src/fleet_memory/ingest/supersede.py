@@ -173,8 +173,8 @@ from .records import Episode, WrittenPut, WrittenUnit
 __all__ = ["SLOTS", "Fact", "Pair", "slots", "subject_keys", "relation_words", "is_question", "rule_pairs",
            "llm_verdicts", "Verdicts",
            "supersede_put", "judge_after_commit", "StatedUnit", "stated_by_agent", "speaker_key", "Judged",
-           "read_candidates", "with_llm", "record", "may_update", "denies", "stated", "uses_a_value", "states_value", "indefinite", "copular",
-           "FIRST_PERSON", "SUBJECT_DEPS", "SELF"]
+           "read_candidates", "with_llm", "record", "may_update", "denies", "stated", "told", "uses_a_value",
+           "states_value", "indefinite", "copular", "FIRST_PERSON", "SUBJECT_DEPS", "SELF"]
 
 _I = re.IGNORECASE
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -472,7 +472,7 @@ def _may_link(a: str, b: str, newer: str) -> bool:
     """The tests of ``judge`` that read no parse, for a pair of another event time: neither text is
     a question, and the newer denies a value the older names (``denies``) or it is not an addition,
     a stay or the same value again, and ``_may_relate``."""
-    older = b if newer is a else a
+    older = b if newer == a else a
     return not (is_question(a) or is_question(b)) and (
         denies(older, newer) or not _not_a_change(newer) and _may_relate(a, b, newer))
 
@@ -635,8 +635,9 @@ def may_update(older: Fact, newer: Fact, *, in_passing: bool = False) -> bool:
     """Nothing in the two texts says that ``newer`` is not a later value of what ``older`` states:
     neither is a question (with ``in_passing``, none but one that uses the speaker's value:
     ``uses_a_value``), and the newer carries no cue of an addition, a stay elsewhere or the same
-    value again (``_not_a_change``), nor another phone, e-mail or password (rules 2 and 3's vetoes, without their holder
-    and attribute tests: recall's ``newer_leads`` reads those from the question)."""
+    value again (``_not_a_change``), nor another phone, e-mail or password (rules 2 and 3's vetoes,
+    without their holder and attribute tests: recall's ``newer_leads`` reads those from the
+    question)."""
     return stated(older.text, in_passing) and stated(newer.text, in_passing) and not (
         _not_a_change(newer.text) or _another_value(older, newer))
 

@@ -211,7 +211,7 @@ def newer_leads(first: Said, second: Said, margin: float, cosine_margin: float =
     the question within ``cosine_margin`` of ``first``'s — or, however much less relevant, when
     ``same_fact()`` says the two state one holder's value of what the question asks (asked only
     then; the facade's is ``ingest.asked_holder.LaterValue``; the caller does not offer it for a
-    ``second`` less relevant than the median unit ranked); else None. (The caller also asks
+    ``second`` less relevant than the median answer ranked); else None. (The caller also asks
     that the two be close to each other: ``RecallSettings.newer_leads_similarity``.) With
     ``margins=False`` only ``same_fact`` can say so (the caller's second try, when the pair the
     margins chose was not close).

@@ -317,8 +317,9 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     moved just below it (factor ``newer_leads``). Two ways in: the margins (nearly as relevant),
     with the two best units close; or, when those fail, ``same_fact`` on the answers' statements
     with those statements close — asked only when the newer's own relevance is at least the median
-    of the answers ranked, ``pool`` (``_median_answer``: a unit the question is not about never leads). Two best units
-    that are questions may stand apart while the statements beside them are one fact told twice.
+    of the answers ranked, ``pool`` (``_median_answer``: a unit the question is not about never
+    leads). Two best units that are questions may stand apart while the statements beside them are
+    one fact told twice.
     The statements need less closeness (``newer_leads_value_similarity``) when ``same_fact`` found
     the later message tied to the question — a new value of the kind asked, and the asked holder
     named ("Peanut butter cookies are on offer, batch 4" names a number, not Ines, for "What is
