@@ -14,9 +14,9 @@ written without reading the rule. Nobody tunes on test. dev3 to dev7, dev11 to d
 pronoun cases, each written after the rule's changes of its day by someone who had read neither it
 nor any split (so each measures the rule on wording it was not fitted to until it is tuned on); half
 of dev5's to dev7's and dev11's to dev14's are traps where no earlier person is the pronoun's (a
-person the message itself implies, a pet, a generic "he"), for precision. dev8 to dev10, dev15, dev19 and dev20 hold change
-and control cases written the way dev2's were, later, by people who had read only the format. ``both`` is dev and test,
-``all`` adds dev2 to dev20.
+person the message itself implies, a pet, a generic "he"), for precision. dev8 to dev10, dev15, dev19
+and dev20 hold change and control cases written the way dev2's were, later, by people who had read
+only the format. ``both`` is dev and test, ``all`` adds dev2 to dev20.
 
 Per split it reports:
 
