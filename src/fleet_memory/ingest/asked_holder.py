@@ -308,7 +308,7 @@ class LaterValue:
 
     def __call__(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit],
                  marked_present: bool) -> tuple[MemoryUnit, MemoryUnit, bool] | None:
-        olds, news = (self._statements(units) for units in (older, newer))
+        olds, news = self._statements(older, newer)
         if not olds or not news:
             return None
         old, new = olds[0], news[0]
@@ -324,11 +324,14 @@ class LaterValue:
         return _unit(older, old), _unit(newer, new), not marked_present and valued and any(
             names_asked_holder(question, f.parsed) for f in news)
 
-    def _statements(self, units: Sequence[MemoryUnit]) -> list[Fact]:
-        """The units of one answer that state something, in rank order: no question, or a question
-        that uses the speaker's value (``supersede.uses_a_value``)."""
-        said = [u for u in units if stated(u.text, in_passing=True)]
-        return [_fact(u, p) for u, p in zip(said, self.nlp.parse([u.text for u in said]))]
+    def _statements(self, *answers: Sequence[MemoryUnit]) -> list[list[Fact]]:
+        """Per answer, its units that state something, in rank order: no question, or a question that
+        uses the speaker's value (``supersede.uses_a_value``); every text parsed in one call."""
+        said = [[u for u in units if stated(u.text, in_passing=True)] for units in answers]
+        if not all(said):  # nothing to compare: no parse
+            return [[] for _ in answers]
+        parsed = iter(self.nlp.parse([u.text for units in said for u in units]))
+        return [[_fact(u, next(parsed)) for u in units] for units in said]
 
 
 def _unit(units: Sequence[MemoryUnit], fact: Fact) -> MemoryUnit:

@@ -414,8 +414,8 @@ def is_question(text: str) -> bool:
     nothing either ("If I took the hospital job, would the pay cut be worth it? help me weigh it
     up", "Would going vegan be hard? just curious": ``_BESIDE_A_QUESTION``; not "Please note my new
     address is 5 Elm Street")."""
-    parts = [q.strip() for p in _PARTS.split(text) for q in _told_then_asked(p) if q.strip(" \t\n.!,")]
-    asked = [p.endswith("?") or _QUESTION_START.match(p) is not None for p in parts]
+    parts = _parts(text)
+    asked = [_asked(p) for p in parts]
     return any(asked) and all(a or _BESIDE_A_QUESTION.match(p) is not None and _VALUE_IN_PART.search(p) is None
                               for p, a in zip(parts, asked))
 
@@ -448,9 +448,17 @@ def told(text: str) -> str:
     """The parts of the text that tell rather than ask (``is_question``'s parts), or the whole text
     when every part asks: what a cue of no change is read in ("Renamed my GitHub to jamie-woods-dev.
     Will the old links in my CV still redirect?" tells a rename; its "still" is asked)."""
-    parts = [q.strip() for p in _PARTS.split(text) for q in _told_then_asked(p) if q.strip(" \t\n.!,")]
-    kept = [p for p in parts if not (p.endswith("?") or _QUESTION_START.match(p))]
+    kept = [p for p in _parts(text) if not _asked(p)]
     return " ".join(kept) if kept else text
+
+
+def _parts(text: str) -> list[str]:
+    """The sentences and clauses ``is_question`` reads one by one (``_PARTS``, ``_told_then_asked``)."""
+    return [q.strip() for p in _PARTS.split(text) for q in _told_then_asked(p) if q.strip(" \t\n.!,")]
+
+
+def _asked(part: str) -> bool:
+    return part.endswith("?") or _QUESTION_START.match(part) is not None
 
 
 def _told_then_asked(part: str) -> list[str]:
@@ -517,8 +525,8 @@ def _not_a_change(text: str) -> bool:
     jamie-woods-dev. Will the old links still redirect?" asks its "still"; an addition counts where
     it is asked too ("Bought a Fiat 500 for my wife. Cheapest way to insure a second car?")."""
     cues = _no_change_cues(text)
-    if cues & _SAME_AGAIN and told(text) != text:
-        cues = (cues - _SAME_AGAIN) | (_no_change_cues(told(text)) & _SAME_AGAIN)
+    if cues & _SAME_AGAIN and (telling := told(text)) != text:
+        cues = (cues - _SAME_AGAIN) | (_no_change_cues(telling) & _SAME_AGAIN)
     return bool(cues)
 
 
