@@ -83,18 +83,25 @@ SERVICE_ROLES = frozenset("""doctor dentist gp physio physiotherapist therapist 
 """Roles of the people one meets at an appointment, a lesson or a counter: they may be the "she" of
 "Had my check-up this morning - she said my results are fine"; a friend or a neighbour is not."""
 _SERVICE_TITLES = frozenset({"Dr", "Prof", "Professor", "Coach"})
+# what brings a stranger along (``_SCENE``, ``_STRANGER_SCENE``): a ride or a delivery, a job interview,
+# a vehicle taken in, a counter that sells
+_RIDES = r"taxi|cab|uber|deliver(?:y|ies|ed)|courier"
+_INTERVIEW = r"(job )?interviews?"
+_VEHICLE_TAKEN = r"(took|take|taking|dropped|drop|dropping|brought) (my|our|the) (car|van|bike|motorbike)"
+_SELLERS = r"bakery|shop|caf[eé]|coffee shop|restaurant|deli"
+_TILLS = r"supermarket|checkout|till"
 # an encounter that brings a person of its own, named or not: an appointment, a test, a lesson, a
 # service at a counter, a haircut, a car taken in, being pulled over ("Had my smear test at the surgery - she said …")
 _SCENE = re.compile(
     r"\b(appointments?|check-?ups?|consultations?|scans?|smear|(blood|eye|driving|hearing|allergy) tests?|x-?rays?"
     r"|jabs?|vaccin\w+|injections?|lessons?|class(es)?|haircut|hair ?cut|pulled over|helpline|customer service"
-    r"|on hold|got through|taxi|cab|uber|deliver(?:y|ies|ed)|courier|(?:called|rang|phoned|rung) (?:up )?the \w+"
+    rf"|on hold|got through|{_RIDES}|(?:called|rang|phoned|rung) (?:up )?the \w+"
     r"|(got|had|getting|having) (my|our|the) (hair|nails|teeth|eyes|car|bloods?|boiler) \w+"
-    r"|(took|take|taking|dropped|drop|dropping|brought) (my|our|the) (car|van|bike|motorbike) (in|off)|(?-i:MOT)"
-    r"|(job )?interviews?"
+    rf"|{_VEHICLE_TAKEN} (in|off)|(?-i:MOT)"
+    rf"|{_INTERVIEW}"
     r"|(at|to|from|in|into) the (surgery|clinic|hospital|salon|barber'?s|hairdresser'?s|dentist'?s|doctor'?s|garage"
-    r"|vet'?s|pharmacy|chemist'?s|bank|post office|counter|desk|reception|A&E|practice|bakery|shop|caf[eé]"
-    r"|coffee shop|restaurant|deli|butcher'?s|florist'?s|supermarket|checkout|till))\b", re.IGNORECASE)
+    rf"|vet'?s|pharmacy|chemist'?s|bank|post office|counter|desk|reception|A&E|practice|{_SELLERS}"
+    rf"|butcher'?s|florist'?s|{_TILLS}))\b", re.IGNORECASE)
 
 
 # people a sentence may speak of in general, or unnamed, before a pronoun ("if a patient arrives
@@ -162,9 +169,9 @@ def names_a_scene(text: str) -> bool:
 # encounters whose person is a stranger, never someone one goes back to by name the way one goes to a
 # GP or a tutor: a car at the garage, a taxi, a delivery, a helpline, a shop's counter, an interview
 _STRANGER_SCENE = re.compile(
-    r"\b(garage|(?-i:MOT)|taxi|cab|uber|deliver(?:y|ies|ed)|courier|helpline|customer service|on hold|pulled over"
-    r"|(job )?interviews?|bakery|shop|caf[eé]|coffee shop|restaurant|deli|supermarket|checkout|till"
-    r"|post office|(took|take|taking|dropped|drop|dropping|brought) (my|our|the) (car|van|bike|motorbike))\b",
+    rf"\b(garage|(?-i:MOT)|{_RIDES}|helpline|customer service|on hold|pulled over"
+    rf"|{_INTERVIEW}|{_SELLERS}|{_TILLS}"
+    rf"|post office|{_VEHICLE_TAKEN})\b",
     re.IGNORECASE)
 
 
