@@ -1,5 +1,5 @@
-"""The seed's demo data: memories about Alice, Bob, Google and Yosemite, on fixed dates relative
-to "now" so that recency and temporal links behave as the seed describes."""
+"""The demo's data: memories about Alice, Bob, Google and Yosemite, on fixed dates relative to
+"now", so that recency shows in the demo's search and temporal links in its graph."""
 
 from __future__ import annotations
 

@@ -457,7 +457,7 @@ class FleetMemory:
 
     def build_context(self, agent_id: str, message: str, *, user_id: str | None = None, limit: int = 10,
                       min_importance: float = 0.3, max_chars: int | None = None) -> str:
-        """The seed's prompt for ``message``: the ``limit`` best memories (of ``user_id`` when given)
+        """The prompt block for ``message``: the ``limit`` best memories (of ``user_id`` when given)
         with effective importance >= ``min_importance``, grouped by type and fenced as data (see
         ``lifecycle.context``), within ``max_chars`` when given."""
         text = check_text(message, "message", self.config.limits.max_query_chars)
@@ -503,4 +503,4 @@ class FleetMemory:
 
 
 TemporalSemanticMemory = FleetMemory
-"""The seed's name for the same class: ``TemporalSemanticMemory().put(agent_id=..., content=...)``."""
+"""The class's first name, kept for code written against it: ``TemporalSemanticMemory().put(agent_id=..., content=...)``."""

@@ -1,7 +1,8 @@
 """Shared records. Frozen, slotted dataclasses; the types at each boundary tell the data flow.
 
-``SearchResult`` also reads like a mapping (``result['text']``, ``result['weight']``) because the
-seed's API example uses it that way.
+``SearchResult`` also reads like a mapping (``result['text']``, ``result['weight']``), as the
+README's first example reads it: code written for the class's first name, ``TemporalSemanticMemory``,
+reads results that way.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-# Sourced by tests/citus/cluster.sh --scale-out (issue #35, item 4): bench/soak.py runs against a
+# Sourced by tests/citus/cluster.sh --scale-out: bench/soak.py runs against a
 # `fleet-memory serve` on the coordinator (its SIGKILL and restart at half time included) while a
 # third worker joins and citus_rebalance_start moves shards to it. Writes $CITUS_OUT (default
 # /tmp/fm-citus-scale-out): soak.json (5xx, acknowledged puts lost or not whole), placements

@@ -1,4 +1,4 @@
-"""Issue #35's acceptance on a real Citus cluster: after ``db distribute`` (the ``db_url`` schema of
+"""On a real Citus cluster, after ``db distribute`` (the ``db_url`` schema of
 this lane), every door of the library runs through the coordinator: put, search, update, history,
 context, maintain, consolidate, export, import, forget_user and delete_agent."""
 

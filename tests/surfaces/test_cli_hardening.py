@@ -1,4 +1,4 @@
-"""The CLI when the database dies under it (issue 14, item 7)."""
+"""The CLI when the database dies under it."""
 
 from __future__ import annotations
 

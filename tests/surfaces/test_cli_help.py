@@ -1,5 +1,5 @@
 """Every option and argument of every command says what it is for, and user-facing help never
-talks about "the seed" (an internal name for the design documents the code follows)."""
+talks about "the seed", a word users do not know."""
 
 from __future__ import annotations
 

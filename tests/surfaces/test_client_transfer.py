@@ -1,6 +1,6 @@
 """``Client.export_agent`` / ``import_agent`` (and ``AsyncClient``'s) against a real server: the
 same export text and report as the facade's, an import that round-trips, and the facade's errors
-naming the line (issue 34, item 11)."""
+naming the line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OpenAPI fuzzing with schemathesis against the app in-process (issue 14): for every route,
+"""OpenAPI fuzzing with schemathesis against the app in-process: for every route,
 a bounded number of generated requests (valid and invalid by the schema); no answer may be a
 5xx or break the documented schema. Keys are off here; their checks are in test_rest."""
 

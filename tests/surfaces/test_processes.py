@@ -1,4 +1,4 @@
-"""No process is left behind (issue 14, item 8), with real processes and signals: the embedded
+"""No process is left behind, with real processes and signals: the embedded
 PostgreSQL stops after its owner is killed, a stale owner list is repaired at start, and
 ``fleet-memory serve`` shuts down cleanly on SIGTERM even while a request runs, answering it first."""
 

@@ -1,4 +1,4 @@
-"""REST answers with a clear 4xx where it used to answer 500 or hang (issue 14, items 1, 3, 4, 9)."""
+"""REST answers with a clear 4xx where it used to answer 500 or hang."""
 
 from __future__ import annotations
 

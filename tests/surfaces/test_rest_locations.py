@@ -1,4 +1,4 @@
-"""Where a refused value came from, as the REST server reports it (issue 34, item 11): the entity
+"""Where a refused value came from, as the REST server reports it: the entity
 path parameter says ``path``, the ``Idempotency-Key`` header says ``header``, and a search's
 ``limit`` is named ``limit`` by every door."""
 

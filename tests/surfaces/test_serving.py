@@ -1,4 +1,4 @@
-"""``fleet-memory serve``'s socket (issue 34, item 11): a busy port is one clear error with its own
+"""``fleet-memory serve``'s socket: a busy port is one clear error with its own
 exit code before anything loads, and a client that never finishes its request head is cut off
 within the header timeout, with real sockets."""
 

@@ -1,4 +1,4 @@
-"""Export and import accept each other's output exactly, through every door (issue 14, item 4),
+"""Export and import accept each other's output exactly, through every door,
 and ``fleet-memory export FILE`` never empties a file it then fails to write (item 6)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chat that only sounds like a change (issue 33, items 3 and 4), with the real models: a "since"
+"""Chat that only sounds like a change, with the real models: a "since"
 that opens a clause ("since we last talked"), a change verb that is negated ("won't quit"), a
 "new" on something else than what both units are about, joining or quitting what no employer
 names, a subject that names no holder ("it", "you", "that", "a lot"), a request that gives no value

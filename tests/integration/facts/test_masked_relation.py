@@ -1,4 +1,4 @@
-"""The masked relation (issue 33, item 2), with the real models (spaCy parse, MiniLM embeddings): a
+"""The masked relation, with the real models (spaCy parse, MiniLM embeddings): a
 change no slot lists and no content word shows is found by the similarity of the two texts with
 their values masked (``ingest.supersede.masked_text``), for the same holder (or texts naming nobody
 but the speaker) and with a change cue;

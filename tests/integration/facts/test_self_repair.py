@@ -1,4 +1,4 @@
-"""A self-repair supersedes what it repairs (issue 33): the newer message says "not" of a value the
+"""A self-repair supersedes what it repairs: the newer message says "not" of a value the
 older one names — a correction, whatever its words and however soon after — with the real models.
 "not" before a value the older message does not name, or before no value at all, links nothing."""
 

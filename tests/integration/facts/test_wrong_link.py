@@ -1,4 +1,4 @@
-"""Recall never trusts a supersession link blindly (issue 33, item 5), with the real embedding
+"""Recall never trusts a supersession link blindly, with the real embedding
 model: a message about the user's own move recorded — wrongly — as the successor of a sister's
 residence, of her job and of the user's own job must not reach rank 1 for questions about any of
 them, and no unit is lifted to rank 1 by a link when its own relevance is below the pool's median.

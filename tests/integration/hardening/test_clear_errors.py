@@ -1,5 +1,4 @@
-"""Inputs that used to raise raw exceptions get a clear ``InvalidInputError`` or are accepted
-(issue 14, item 3)."""
+"""Inputs that used to raise raw exceptions get a clear ``InvalidInputError`` or are accepted."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Concurrent duplicates (issue 34, item 10): identical puts at the same moment store one document
+"""Concurrent duplicates: identical puts at the same moment store one document
 (the others answer as a sequential second put does, ``DUPLICATE``), and concurrent updates of one
 unit make one new version (the others are refused as updates of a superseded unit), so ``history``
 lists every version there is. Real threads against the real database."""

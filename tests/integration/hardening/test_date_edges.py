@@ -1,5 +1,5 @@
 """Dates at the documented edges (years 1 and 9999) give windows clamped to the calendar or no
-window, never a 500 (issue 34, item 9). Before, each of these raised OverflowError or ValueError
+window, never a 500. Before, each of these raised OverflowError or ValueError
 from date arithmetic past year 1 or year 9999."""
 
 from __future__ import annotations

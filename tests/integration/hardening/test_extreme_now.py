@@ -1,4 +1,4 @@
-"""One search with an extreme ``now`` never breaks the agent (issue 34, item 8): reinforcement
+"""One search with an extreme ``now`` never breaks the agent: reinforcement
 never moves ``last_accessed`` backwards, and the effective-importance arithmetic holds for any
 stored access time. Before, ``search(now="1900-01-01")`` stored 1900 as the hits' last access,
 and every later context build or ``min_importance`` search underflowed in ``exp`` (500)."""

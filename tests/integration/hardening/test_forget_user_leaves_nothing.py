@@ -1,4 +1,4 @@
-"""After ``forget_user`` nothing that came only from that user remains anywhere (issue 34, item 6):
+"""After ``forget_user`` nothing that came only from that user remains anywhere:
 every table of the schema is read (found in ``pg_tables``, so a table added later is read too)
 and no row names the user, their words or the ids of what they stored; the entities and term
 statistics they shared with other users are those of a store that never had them; a retry with

@@ -1,4 +1,4 @@
-"""Import applies the limits of every other door to timestamps and counters (issue 34, item 5):
+"""Import applies the limits of every other door to timestamps and counters:
 years 1 to 9999, no ``infinity``, counts non-negative and below the import ceiling. Before, such
 rows were stored and then broke the admin agent listing, the all-agents maintenance job and that
 agent's list, search, put, entities and export."""

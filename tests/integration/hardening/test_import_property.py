@@ -1,6 +1,6 @@
 """Property: any one column of any exported row, set to a value at or beyond some column's limits,
 is either refused naming its line (and nothing is stored) or imported and then readable through
-every route (issue 34, "Also build")."""
+every route."""
 
 from __future__ import annotations
 

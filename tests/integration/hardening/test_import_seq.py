@@ -1,4 +1,4 @@
-"""Imported write orders never move the sequence every agent draws from (issue 14, item 1)."""
+"""Imported write orders never move the sequence every agent draws from."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Entity resolution scores a bounded number of candidates per name (issue 14, item 2): the
+"""Entity resolution scores a bounded number of candidates per name: the
 work of a put grows linearly with the names it mentions, not with their square."""
 
 from __future__ import annotations

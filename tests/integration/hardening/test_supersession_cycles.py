@@ -1,4 +1,4 @@
-"""Supersession never goes round in a circle or back in time (issue 34, item 7): an update dated
+"""Supersession never goes round in a circle or back in time: an update dated
 before the version it replaces is refused, naming ``event_date``; a pair that would close a cycle
 (A → B, then B → A) or end a unit before it began is never recorded, whichever path writes it
 (the update, the rule at put time, several pairs in one statement), and the fact stays found by

@@ -1,4 +1,4 @@
-"""Pronouns across puts, precise (issue 33, item 7): he/she in a new put takes the person the
+"""Pronouns across puts, precise: he/she in a new put takes the person the
 agent's memory mentions, with the pronoun memory already uses for them, only when one candidate is
 clearly right; otherwise the pronoun stays. Real spaCy, real embedder, real PostgreSQL."""
 

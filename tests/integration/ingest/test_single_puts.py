@@ -1,4 +1,4 @@
-"""Puts one message at a time, as an agent stores what it hears live (issue 12): pronouns resolve
+"""Puts one message at a time, as an agent stores what it hears live: pronouns resolve
 against the agent's memory, names it knows are recognised, subjectless chat lines and questions
 are kept, dates in the text date the unit. Real spaCy, real embedder, real PostgreSQL."""
 

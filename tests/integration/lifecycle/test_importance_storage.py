@@ -1,4 +1,4 @@
-"""Importance is scored at storage by the seed's rules unless the caller gives one."""
+"""Importance is scored at storage by its rules (``lifecycle.importance``) unless the caller gives one."""
 
 import pytest
 

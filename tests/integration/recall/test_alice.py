@@ -1,4 +1,4 @@
-"""The seed's example: "What does Alice do?" over the four Alice memories returns all four,
+"""Four memories about Alice: "What does Alice do?" over the four Alice memories returns all four,
 including "Alice loves hiking in the mountains", which vector search alone ranks low."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_what_does_alice_do_returns_all_four(alice) -> None:
     results = alice.search(AGENT, "What does Alice do?", top_k=4, reinforce=False, explain=True)
     assert {r.id for r in results} == about_alice
 
-    # vector search alone ranks the hiking memory last of the four (the seed's observation) ...
+    # vector search alone ranks the hiking memory last of the four (why the graph walk is there) ...
     vector = [r.id for r in alice.search(AGENT, "What does Alice do?", top_k=20, reinforce=False, preset="vector")]
     alice_by_vector = [uid for uid in vector if uid in about_alice]
     assert alice_by_vector[-1] == hiking

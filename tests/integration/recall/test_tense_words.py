@@ -1,5 +1,5 @@
 """Words that only say when are not content, and one word far in meaning does not carry a unit to
-rank 1 (issue 33, item 6), with the real embedding model: "these days" must not find a unit
+rank 1, with the real embedding model: "these days" must not find a unit
 through "days", and a unit whose only tie to the question is one common word stays below the
 answer."""
 

@@ -1,5 +1,5 @@
 """The embedded server: the default store, shared by two processes on one data directory, and
-the seed's API example run as written (only the import changed)."""
+the README's first example run as written under the class's first name."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_two_processes_share_one_data_directory(tmp_path):
     assert check.stdout.strip() == "2"
 
 
-SEED_EXAMPLE = '''
+FIRST_NAME_EXAMPLE = '''
 from datetime import datetime, timezone
 from fleet_memory import TemporalSemanticMemory
 
@@ -97,8 +97,8 @@ for result in results:
 
 @pytest.mark.processes
 @pytest.mark.models
-def test_seed_api_example_runs_as_written(tmp_path):
-    out = subprocess.run([sys.executable, "-c", SEED_EXAMPLE], env=_env(tmp_path), capture_output=True,
+def test_the_readme_example_runs_under_the_class_first_name(tmp_path):
+    out = subprocess.run([sys.executable, "-c", FIRST_NAME_EXAMPLE], env=_env(tmp_path), capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stdout.splitlines() if "(weight: " in line]

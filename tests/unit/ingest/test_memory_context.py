@@ -1,4 +1,4 @@
-"""The pure parts of reading a put against the agent's memory (issue 12): the context built from
+"""The pure parts of reading a put against the agent's memory: the context built from
 the one query per group, coreference seeded with it, the gazetteer, "Name: " turns, implied
 subjects, junk names and dates named in the text. Rule-based parser, no database, no model."""
 

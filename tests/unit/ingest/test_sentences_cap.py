@@ -1,4 +1,4 @@
-"""No sentence the splitter returns is longer than ``MAX_SENTENCE_CHARS`` (issue 14, item 3)."""
+"""No sentence the splitter returns is longer than ``MAX_SENTENCE_CHARS``."""
 
 from fleet_memory.language.sentences import MAX_SENTENCE_CHARS, split_sentences
 

@@ -1,4 +1,4 @@
-"""Scoring factors: the seed's recency and frequency, importance, and the fused relevance."""
+"""Scoring factors: recency and frequency, importance, and the fused relevance."""
 
 import math
 from dataclasses import replace

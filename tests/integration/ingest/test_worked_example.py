@@ -1,5 +1,6 @@
-"""The seed's worked example ("How It Works: Example") through the full offline pipeline, on the
-real embedded PostgreSQL with the real spaCy model and the real embedding model."""
+"""A worked example, four puts about Alice a week and three days old (pronouns resolved, entities
+shared, temporal and semantic links), through the full offline pipeline, on the real embedded
+PostgreSQL with the real spaCy model and the real embedding model."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.models
 
 
 @pytest.fixture
-def seed_units(real_memory, clock):
+def alice_units(real_memory, clock):
     now = clock.now()
     week, three = now - timedelta(days=7), now - timedelta(days=3)
     results = real_memory.put_many([
@@ -28,8 +29,8 @@ def seed_units(real_memory, clock):
     return real_memory, results
 
 
-def test_pronouns_are_replaced_by_their_referents(seed_units):
-    _, results = seed_units
+def test_pronouns_are_replaced_by_their_referents(alice_units):
+    _, results = alice_units
     assert [r.texts for r in results] == [
         ["Alice loves hiking in the mountains"],
         ["Alice goes hiking every weekend in Yosemite"],
@@ -41,8 +42,8 @@ def test_pronouns_are_replaced_by_their_referents(seed_units):
                                             "resolve", "link"}
 
 
-def test_one_entity_each_for_alice_google_and_yosemite(seed_units):
-    memory, results = seed_units
+def test_one_entity_each_for_alice_google_and_yosemite(alice_units):
+    memory, results = alice_units
     entities = {e.name: e for e in memory.list_entities("agent_1")}
     assert set(entities) == {"Alice", "Google", "Yosemite"}
     assert entities["Alice"].label == "PERSON"
@@ -54,8 +55,8 @@ def test_one_entity_each_for_alice_google_and_yosemite(seed_units):
     assert {u.id for u in detail.units} == {uid for r in results for uid in r.unit_ids}
 
 
-def test_links_temporal_entity_and_semantic(seed_units, db_url):
-    memory, results = seed_units
+def test_links_temporal_entity_and_semantic(alice_units, db_url):
+    memory, results = alice_units
     ids = [r.unit_ids[0] for r in results]
     with psycopg.connect(db_url) as conn:
         got = link_sql.neighbours(conn, "agent_1", ids, units=len(ids))
