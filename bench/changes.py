@@ -1,7 +1,7 @@
 """Facts that change, on text the rule was not written against: supersession links, current-wins,
 past states, controls and pronouns across puts — fleet-memory's default against plain vector search.
 
-    python bench/changes.py [--split dev|dev2|...|dev20|test|both|all] [--json OUT] [--home DIR] [--limit N]
+    python bench/changes.py [--split dev|dev2|...|dev21|test|both|all] [--json OUT] [--home DIR] [--limit N]
 
 The cases (``bench/data/changes/{dev,test}.jsonl``, format in ``bench/data/changes/FORMAT.md``) are
 short histories of one user, each stored into an agent of its own with one ``put`` per message
@@ -14,9 +14,9 @@ written without reading the rule. Nobody tunes on test. dev3 to dev7, dev11 to d
 pronoun cases, each written after the rule's changes of its day by someone who had read neither it
 nor any split (so each measures the rule on wording it was not fitted to until it is tuned on); half
 of dev5's to dev7's and dev11's to dev14's are traps where no earlier person is the pronoun's (a
-person the message itself implies, a pet, a generic "he"), for precision. dev8 to dev10, dev15, dev19
-and dev20 hold change and control cases written the way dev2's were, later, by people who had read
-only the format. ``both`` is dev and test, ``all`` adds dev2 to dev20.
+person the message itself implies, a pet, a generic "he"), for precision. dev8 to dev10, dev15, dev19,
+dev20 and dev21 hold change and control cases written the way dev2's were, later, by people who had read
+only the format. ``both`` is dev and test, ``all`` adds dev2 to dev21.
 
 Per split it reports:
 
@@ -59,7 +59,7 @@ SYSTEMS = {"fleet-memory": "balanced", "vector": "vector"}
 USER = "user"
 TOP = 10
 DEV_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12",
-              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20")
+              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21")
 
 
 @dataclass
