@@ -136,7 +136,7 @@ def run_once(db: Database, clock: Clock, agent_id: str, key: str, request: Any,
         now = clock.now()
         key_sql.expire(conn, agent_id, now - ttl, EXPIRE_BATCH)
         owned = key_sql.claim(conn, agent_id, key, digest, now, me)
-        found = None if owned else key_sql.read(conn, agent_id, key, SILENT_S)
+        found = None if owned else key_sql.read_key(conn, agent_id, key, SILENT_S)
         if found is not None:
             if found.request_hash != digest:
                 raise InvalidInputError("Idempotency-Key", "was already used for a different request",

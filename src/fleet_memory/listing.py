@@ -19,7 +19,7 @@ from .recall.request import check_metadata_filter
 from .store import UnitFilter
 from .validation import check_date, check_memory_types, check_optional_text, check_tags, check_user_id
 
-__all__ = ["unit_filter"]
+__all__ = ["listing_filter"]
 
 
 def _flag(value: object, name: str) -> bool:
@@ -41,7 +41,7 @@ def _dates(since: object, until: object) -> tuple[datetime | None, datetime | No
     return start, end
 
 
-def unit_filter(limits: Limits, now: datetime, *, types: object = None, user_id: object = None,
+def listing_filter(limits: Limits, now: datetime, *, types: object = None, user_id: object = None,
                 session_id: object = None, since: object = None, until: object = None, tags: object = None,
                 metadata: object = None, include_archived: object = False, include_superseded: object = True,
                 q: object = None) -> UnitFilter:

@@ -19,7 +19,7 @@ from .ingest.asked_holder import LaterValue
 from . import entities as entity_ops
 from . import facts
 from .idempotency import run_once
-from .listing import unit_filter
+from .listing import listing_filter
 from . import sizing
 from .sizing import AgentSize
 from .lifecycle.decay import effective_importance
@@ -271,13 +271,13 @@ class FleetMemory:
             return agent_sql.list_agents(conn, limit=size, offset=offset)
 
     def list_units(self, agent_id: str, *, limit: int = 100, offset: int = 0, **filters: Any) -> UnitPage:
-        """A page of the agent's units, oldest event first. ``filters`` (``listing.unit_filter``):
+        """A page of the agent's units, oldest event first. ``filters`` (``listing.listing_filter``):
         ``types``, ``user_id``, ``session_id``, ``since`` / ``until`` (event date), ``tags``,
         ``metadata``, ``include_archived`` (False), ``include_superseded`` (True), ``q`` (full text)."""
         agent = self._agent(agent_id)
         size = check_positive_int(limit, "limit", self.config.limits.max_top_k)
         check_offset(offset)
-        flt = unit_filter(self.config.limits, self.clock.now(), **filters)
+        flt = listing_filter(self.config.limits, self.clock.now(), **filters)
         with self.db.transaction() as conn:
             rows = unit_sql.list_units(conn, agent, limit=size + 1, offset=offset, flt=flt)
         return UnitPage(tuple(rows[:size]), offset + size if len(rows) > size else None)

@@ -76,5 +76,5 @@ def test_filters_need_a_key_for_the_agent(memory):
 
 def test_the_client_sends_the_filters(client):
     call = calls.list_units("a", q="maria", metadata={"project": "tea"}, types=["semantic"], user_id=None)
-    page = calls.read(call, client.request(call.method, call.path, params=call.params))
+    page = calls.read_response(call, client.request(call.method, call.path, params=call.params))
     assert [u.text for u in page.units] == ["Maria prefers green tea."]

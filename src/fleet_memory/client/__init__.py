@@ -32,7 +32,7 @@ import anyio
 import httpx
 
 from ..errors import BusyError, FleetMemoryError
-from .calls import OPERATIONS, Call, read
+from .calls import OPERATIONS, Call, read_response
 
 __all__ = ["AsyncClient", "Client"]
 
@@ -66,7 +66,7 @@ class _Base:
         if isinstance(response, httpx.TransportError):
             raise self._unreachable(response) from response
         try:
-            return read(call, response)
+            return read_response(call, response)
         except BusyError as busy:
             pause = max(0.1, busy.retry_after_s)
             if call.idempotency_key is None or busy.status != 409 or time.monotonic() + pause >= deadline:

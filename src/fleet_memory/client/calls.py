@@ -38,7 +38,7 @@ from ..model import plain
 from ..validation import check_path_segment, check_uuid
 from .records import from_plain
 
-__all__ = ["Call", "OPERATIONS", "read"]
+__all__ = ["Call", "OPERATIONS", "read_response"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +129,7 @@ def delete(agent_id: str, unit_id: UUID | str) -> Call:
 
 def list_units(agent_id: str, *, limit: int = 100, offset: int = 0, metadata: Optional[Mapping[str, Any]] = None,
                **filters: Any) -> Call:
-    """``filters``: the facade's (``listing.unit_filter``); ``metadata`` travels as a JSON object."""
+    """``filters``: the facade's (``listing.listing_filter``); ``metadata`` travels as a JSON object."""
     params = _body(limit=limit, offset=offset, metadata=None if metadata is None else json.dumps(dict(metadata)),
                    **filters)
     return Call("GET", _agent(agent_id, "memories"), _as(UnitPage), params=params)
@@ -235,7 +235,7 @@ OPERATIONS: tuple[Callable[..., Call], ...] = (
 )
 
 
-def read(call: Call, response: httpx.Response) -> Any:
+def read_response(call: Call, response: httpx.Response) -> Any:
     """The call's result, or the facade's exception for an error answer."""
     if response.status_code < 400:
         return call.parse(response.text if call.text else response.json() if response.content else None)

@@ -84,7 +84,7 @@ from .edited_parse import render, sentence_start
 from .genders import (VESSELS, in_general, is_animal, is_kept_thing, is_person_role, names_a_scene,
                       names_a_stranger_scene, only_after_article, only_as_place, other_people, pronouns_in,
                       role_gender, speaks_of_anyone)
-from .kin import OWN_WITH_THE, TITLED, is_label, merged, pastes, relation_of, relatives
+from .kin import OWN_WITH_THE, TITLED, is_label, merged_relatives, pastes, relation_of, relatives
 from .names import is_listed_name, listed_gender
 from .records import AgentContext, CorefFact, CorefText, EntityMention, Episode, NamedFact
 
@@ -757,7 +757,7 @@ def resolve_coreferences(
         if state.episode != fact.episode_index:
             state.episode, state.scene, state.vessel, state.plural = fact.episode_index, False, False, False
             state.withheld, state.stranger = set(), False
-            state.relatives = merged(context.relatives.get(fact.episode_index, {}),
+            state.relatives = merged_relatives(context.relatives.get(fact.episode_index, {}),
                                      own.get((episode.agent_id, episode.user_id), {}))
             state.others = people.get(fact.episode_index, frozenset())
             state.parenting = _CHILDREN.search(episode.content) is not None or bool(

@@ -83,7 +83,7 @@ from ..language.months import MONTH_NAMES
 from ..naming import UPPER
 from .names import is_listed_name, listed_gender
 
-__all__ = ["OWN_WITH_THE", "RELATIONS", "SQL_PATTERN", "TITLED", "is_label", "merged", "mentions_relative",
+__all__ = ["OWN_WITH_THE", "RELATIONS", "SQL_PATTERN", "TITLED", "is_label", "merged_relatives", "mentions_relative",
            "named_relatives", "pastes", "relation_of", "relatives", "several"]
 
 # surface → the relation it names: the relatives a person usually has one of at a time, or calls by a
@@ -342,7 +342,7 @@ def relatives(texts: Iterable[str]) -> dict[str, str | None]:
     return out | dict.fromkeys(unclear)
 
 
-def merged(*maps: Mapping[str, str | None]) -> dict[str, str | None]:
+def merged_relatives(*maps: Mapping[str, str | None]) -> dict[str, str | None]:
     """``relatives`` of several sources as one: a relation they name differently, or one says is
     unclear, is no one's."""
     out: dict[str, str | None] = {}

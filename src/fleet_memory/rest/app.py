@@ -121,7 +121,7 @@ def memories_router() -> APIRouter:
     @r.get("/memories", response_model=s.UnitPageOut)
     def list_units(agent: Agent, memory: Memory, filters: Annotated[dict, Depends(list_filters)],
                    limit: int = Query(100, ge=1, le=_MAX_PAGE), offset: int = Query(0, ge=0, le=MAX_OFFSET)) -> Any:
-        """A page of the agent's memories, oldest event first, filtered (``listing.unit_filter``)."""
+        """A page of the agent's memories, oldest event first, filtered (``listing.listing_filter``)."""
         page = memory.list_units(agent, limit=limit, offset=offset, **filters)
         return {"units": [_unit_out(memory, u) for u in page.units], "next_offset": page.next_offset}
 

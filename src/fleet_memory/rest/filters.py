@@ -1,4 +1,4 @@
-"""The query parameters of ``GET .../memories`` that filter the list (``listing.unit_filter``):
+"""The query parameters of ``GET .../memories`` that filter the list (``listing.listing_filter``):
 collected into the facade's keywords; the facade checks each one (422 naming it)."""
 
 from __future__ import annotations

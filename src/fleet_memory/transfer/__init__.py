@@ -94,17 +94,17 @@ def import_agent(db: Database, agent_id: str, lines: Iterable[str], *, batch: in
             if table not in tables or not isinstance(row, dict):
                 raise InvalidInputError(f"line {number}", f"unknown table {table!r} or missing row")
             if (table != current or len(pending) >= batch) and pending:
-                counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending, numbers)
+                counts[current] = counts.get(current, 0) + sql.insert_imported(conn, current, pending, numbers)
                 pending, numbers = [], []
             if table != current:
                 current, types = table, sql.column_types(conn, table)
             pending.append({**check_row(number, table, row, types), "agent_id": agent_id})
             numbers.append(number)
         if pending:
-            counts[current] = counts.get(current, 0) + sql.insert_rows(conn, current, pending, numbers)
+            counts[current] = counts.get(current, 0) + sql.insert_imported(conn, current, pending, numbers)
         sql.renumber_unit_seq(conn, agent_id)
         units = planner.unit_counts(conn, [agent_id])
-    if grown := planner.crossed(units, units):
+    if grown := planner.crossed_checkpoints(units, units):
         with db.transaction() as conn:
             planner.refresh_if_stale(conn, grown, units)
     return TransferReport(agent_id, counts)

@@ -17,7 +17,7 @@ without a list to keep up to date:
   readers expect a mapping).
 
 Everything else (ids, texts, foreign keys, uniqueness) PostgreSQL checks, and a row it refuses is
-named by its line too (``store.tables.transfer.insert_rows``).
+named by its line too (``store.tables.transfer.insert_imported``).
 """
 
 from __future__ import annotations

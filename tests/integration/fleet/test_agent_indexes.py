@@ -105,7 +105,7 @@ def test_the_put_that_crosses_the_boundary_builds_the_agents_own_indexes(memory,
 def test_crossed_names_only_the_agents_a_write_took_across():
     counts = {"a": 5_000, "b": 5_100, "c": 4_999, "d": 12_000}
     added = {"a": 1, "b": 50, "c": 10, "d": 9_000}
-    assert agent_indexes.crossed(counts, added, 5_000) == ["a", "d"]
+    assert agent_indexes.crossed_own_index(counts, added, 5_000) == ["a", "d"]
 
 
 def test_an_imported_agent_above_the_boundary_gets_its_own_indexes(memory, db_url, monkeypatch):

@@ -32,7 +32,7 @@ def test_a_new_agent_gets_fresh_statistics(memory, monkeypatch) -> None:
         patch.setattr(planner, "refresh_if_stale", lambda conn, agents, counts: [])
         memory.put_many(ITEMS, agent_id="new")
     assert _estimate(memory, "new") < 10
-    assert planner.crossed({"new": 150}, {"new": 150}) == ["new"]
+    assert planner.crossed_checkpoints({"new": 150}, {"new": 150}) == ["new"]
     with memory.db.transaction() as conn:
         assert planner.refresh_if_stale(conn, ["new"], {"new": 150}) == ["new"]
         assert planner.refresh_if_stale(conn, ["new"], {"new": 150}) == []  # now estimated right

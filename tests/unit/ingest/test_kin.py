@@ -4,7 +4,7 @@ the store's rows (``ingest.memory``). No database, no model."""
 from datetime import timedelta
 
 from fleet_memory.clock import FixedClock
-from fleet_memory.ingest.kin import (SQL_PATTERN, is_label, merged, mentions_relative, named_relatives, pastes,
+from fleet_memory.ingest.kin import (SQL_PATTERN, is_label, merged_relatives, mentions_relative, named_relatives, pastes,
                                      relation_of, relatives, several)
 from fleet_memory.ingest.memory import groups_of, put_context
 from fleet_memory.ingest.records import Episode
@@ -70,9 +70,9 @@ def test_several_or_ended_makes_a_relation_no_one_s():
     assert several("My husband John died in 2019.") == {"husband"}
     assert several("My daughter Aoife is 8.") == set() and several("My son's school is lovely.") == set()
     assert relatives(["My daughter Aoife is 8.", "My youngest daughter starts creche."]) == {"daughter": None}
-    assert merged({"son": "Jack", "mother": "Eileen"}, {"son": "Tom", "father": "Tom"}, {"mother": None}) == {
+    assert merged_relatives({"son": "Jack", "mother": "Eileen"}, {"son": "Tom", "father": "Tom"}, {"mother": None}) == {
         "son": None, "mother": None, "father": "Tom"}
-    assert merged({"son": "Tom"}, {"son": "Tom Byrne"}) == {"son": "Tom Byrne"}
+    assert merged_relatives({"son": "Tom"}, {"son": "Tom Byrne"}) == {"son": "Tom Byrne"}
     assert several("My 2 daughters are Aoife and Niamh.") == {"daughter"}
     assert several("I have another daughter too, Niamh") == {"daughter"} and several("Both my nans") == {"nan"}
     assert several("My mums are coming") == {"mother"} and several("My elder brother Ravi") == {"brother"}

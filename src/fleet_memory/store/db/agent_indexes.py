@@ -21,7 +21,7 @@ The design, by agent size (one boundary, ``OWN_INDEX_UNITS`` = 5,000 units):
   alone. Until they exist (a build failed, rows came in by another path), the same statements
   rank the agent's rows exactly: the right answer, slower.
 
-The put that takes an agent across the boundary builds them after it commits (``crossed``,
+The put that takes an agent across the boundary builds them after it commits (``crossed_own_index``,
 ``ensure``: about 1 s for 5,000 units here, once in an agent's life, waiting at most
 ``PUT_BUILD_WAIT_S`` for other sessions; a failure is logged and the put stands). ``refresh`` —
 maintenance, never inside a request — builds whatever is missing (agents grown through an import, a
@@ -55,7 +55,7 @@ from . import planner
 if TYPE_CHECKING:
     from .database import Database
 
-__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "after_growth", "build_after_write", "crossed",
+__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "after_growth", "build_after_write", "crossed_own_index",
            "drop", "ensure", "has_vector_index", "index_names", "own_indexes", "refresh"]
 
 _log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def _build(conn: psycopg.Connection, agent_id: str, have: dict[str, bool], *, if
         conn.execute(sql.SQL("COMMENT ON INDEX {} IS {}").format(sql.Identifier(name), sql.Literal(agent_id)))
 
 
-def crossed(counts: Mapping[str, int], added: Mapping[str, int], min_units: int | None = None) -> list[str]:
+def crossed_own_index(counts: Mapping[str, int], added: Mapping[str, int], min_units: int | None = None) -> list[str]:
     """The agents a write took across ``min_units`` (default ``OWN_INDEX_UNITS``): ``counts`` after
     it, ``added`` units it wrote."""
     limit = OWN_INDEX_UNITS if min_units is None else min_units
@@ -181,11 +181,11 @@ def after_growth(db: Database, counts: Mapping[str, int], added: Mapping[str, in
     """After a put committed (``counts``: units per agent after it, ``added``: units it wrote):
     fresh planner statistics for agents whose size doubled (``planner``), and the own indexes of
     agents it took across ``OWN_INDEX_UNITS`` (once in an agent's life, seconds: ``build_after_write``)."""
-    if grown := planner.crossed(counts, added):
+    if grown := planner.crossed_checkpoints(counts, added):
         with db.transaction() as conn:
             if stale := planner.refresh_if_stale(conn, grown, counts):
                 _log.info("planner statistics refreshed after agents %s grew", stale)
-    for agent in crossed(counts, added):
+    for agent in crossed_own_index(counts, added):
         build_after_write(db, agent)
 
 

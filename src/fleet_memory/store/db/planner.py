@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 
 import psycopg
 
-__all__ = ["MIN_UNITS", "TABLES", "crossed_checkpoint", "crossed", "unit_counts", "estimated_units",
+__all__ = ["MIN_UNITS", "TABLES", "crossed_checkpoint", "crossed_checkpoints", "unit_counts", "estimated_units",
            "refresh_if_stale", "use_generic_plans"]
 
 MIN_UNITS = 128
@@ -45,7 +45,7 @@ def estimated_units(conn: psycopg.Connection, agent_id: str) -> float:
     return float(plan[0][0]["Plan"]["Plan Rows"])
 
 
-def crossed(counts: Mapping[str, int], added: Mapping[str, int]) -> list[str]:
+def crossed_checkpoints(counts: Mapping[str, int], added: Mapping[str, int]) -> list[str]:
     """The agents whose write (``added`` units, ``counts`` after it) crossed a checkpoint; most
     writes cross none, and then nothing else is asked of the database."""
     return [agent for agent, after in sorted(counts.items()) if crossed_checkpoint(after - added.get(agent, 0), after)]

@@ -37,7 +37,7 @@ from ..db.rows import vectors_from_send
 from .embedding_cache import EmbeddingCache, read_embeddings
 
 __all__ = [
-    "EXACT_BELOW", "IN_MEMORY_FROM", "READ_AGAIN", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "SLACK", "agent_size",
+    "EXACT_BELOW", "IN_MEMORY_FROM", "READ_AGAIN", "SEMANTIC_SQL", "SEMANTIC_EXACT_SQL", "SLACK", "unit_count_up_to",
     "best_columns", "nearest_of_both", "nearest_to_new", "ranked_again", "searched_by_index", "semantic_candidates",
     "unit_rows", "within_batch",
 ]
@@ -108,7 +108,7 @@ def searched_by_index(size: int, batch: int) -> bool:
     return size >= EXACT_BELOW and not _in_memory_is_cheaper(size, batch)
 
 
-def agent_size(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
+def unit_count_up_to(conn: psycopg.Connection, agent_id: str, bound: int) -> int:
     """The agent's unit count, counted up to ``bound`` (reads at most ``bound`` index entries)."""
     return conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memory_units WHERE agent_id = %s LIMIT %s) x", (agent_id, bound)
@@ -250,7 +250,7 @@ def semantic_candidates(
         return []
     bound = max(exact_below, int(len(units) * INDEX_UNIT_S / READ_ROW_S) + 1) + len(units)
     if size is None:
-        size = agent_size(conn, agent_id, bound)
+        size = unit_count_up_to(conn, agent_id, bound)
     size -= len(units) if stored_only else 0  # as a read beside counts
     small = size < exact_below
     if (len(units) >= IN_MEMORY_FROM and (small or _in_memory_is_cheaper(size, len(units)))

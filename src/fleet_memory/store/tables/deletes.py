@@ -14,7 +14,7 @@ what was derived from those rows: the entities they mentioned are recounted from
 user named stays, with that user's counts, and loses the aliases only the forgotten mentions
 carried — each mention records its surface, migration 018); their lexemes leave ``term_df`` (``units.uncount_terms``, rows
 that reach 0 deleted); the idempotency keys whose stored response names one of the deleted units or
-documents are deleted (``idempotency.forget``: a retry with the user's old key then runs as a new
+documents are deleted (``idempotency.forget_naming``: a retry with the user's old key then runs as a new
 request instead of returning their texts — a key of a batch that also stored another user's items
 goes too, and its retry stores only what is missing). A request of that user still running when
 the forget commits is not forgotten: forget after it. Cost: a few statements over the agent's
@@ -128,7 +128,7 @@ def forget_user(conn: psycopg.Connection, agent_id: str, user_id: str) -> int:
         {"a": agent_id, "u": user_id, "d": list(documents)},
     ).fetchall())
     entity_sql.recount(conn, agent_id, named)
-    key_sql.forget(conn, agent_id, [*doomed, *documents])
+    key_sql.forget_naming(conn, agent_id, [*doomed, *documents])
     return len(doomed)
 
 

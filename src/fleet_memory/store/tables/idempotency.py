@@ -18,7 +18,7 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
-__all__ = ["Claim", "claim", "read", "beat", "take_over", "complete", "release", "expire", "forget"]
+__all__ = ["Claim", "claim", "read_key", "beat", "take_over", "complete", "release", "expire", "forget_naming"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ def claim(conn: psycopg.Connection, agent_id: str, key: str, request_hash: str, 
         (agent_id, key, request_hash, now, owner)).rowcount == 1
 
 
-def read(conn: psycopg.Connection, agent_id: str, key: str, silent_after_s: float) -> Claim | None:
+def read_key(conn: psycopg.Connection, agent_id: str, key: str, silent_after_s: float) -> Claim | None:
     """The key's row, or None when the key is free. A claim renewed longer than ``silent_after_s``
     ago (or never: written before claims had owners) is ``silent``."""
     row = conn.execute(
@@ -89,7 +89,7 @@ def expire(conn: psycopg.Connection, agent_id: str | None, before: datetime, lim
     ).rowcount
 
 
-def forget(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> int:
+def forget_naming(conn: psycopg.Connection, agent_id: str, ids: Sequence[UUID]) -> int:
     """Delete the agent's completed keys whose stored response names one of ``ids`` (units and
     documents being deleted) anywhere as a string: a retry with such a key would return what was
     deleted (``deletes.forget_user``: a forgotten user's texts). A response is the write's own

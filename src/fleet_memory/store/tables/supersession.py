@@ -29,8 +29,8 @@ from ...providers.compute import product
 from ..db.database import cached_plans, index_order
 from ..db.rows import fetch
 from ..linking.embedding_cache import EmbeddingCache, Seen, seen_whole
-from ..linking.semantic import (EXACT_BELOW, IN_MEMORY_FROM, READ_AGAIN, SLACK, agent_size, best_columns, ranked_again,
-                               unit_rows)
+from ..linking.semantic import (EXACT_BELOW, IN_MEMORY_FROM, READ_AGAIN, SLACK, best_columns, ranked_again,
+                               unit_count_up_to, unit_rows)
 from .units import UNIT_COLUMNS, unit_from_row
 
 __all__ = ["SimilarUnit", "Chain", "similar_units", "supersede", "successors", "chains", "history", "end_units"]
@@ -67,7 +67,7 @@ def similar_units(conn: psycopg.Connection, agent_id: str, new: Sequence[tuple[U
     found."""
     if not new:
         return []
-    exact = (agent_size(conn, agent_id, exact_below) if size is None else size) < exact_below
+    exact = (unit_count_up_to(conn, agent_id, exact_below) if size is None else size) < exact_below
     if exact:
         seen = cache.seen(conn, agent_id, unit_rows) if cache is not None else None
         if seen is None and len(new) >= IN_MEMORY_FROM:  # one read and one product beat a scan per unit

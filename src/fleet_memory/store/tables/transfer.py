@@ -21,7 +21,7 @@ from ...errors import InvalidInputError
 from ..db.database import cached_plans
 from ..db.routing import REFUSED
 
-__all__ = ["agent_tables", "column_types", "iter_rows", "insert_rows", "renumber_unit_seq", "agent_is_empty",
+__all__ = ["agent_tables", "column_types", "iter_rows", "insert_imported", "renumber_unit_seq", "agent_is_empty",
            "embedding_dim"]
 
 
@@ -91,7 +91,7 @@ def _insert(conn: psycopg.Connection, table: str, cols: Sequence[str], rows: Seq
         )
 
 
-def insert_rows(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, Any]],
+def insert_imported(conn: psycopg.Connection, table: str, rows: Sequence[dict[str, Any]],
                 lines: Sequence[int] | None = None) -> int:
     """Insert rows (as produced by ``iter_rows``) with PostgreSQL doing every cast. When the batch
     is refused, its rows are inserted one by one to find the first refused one, named by its line
