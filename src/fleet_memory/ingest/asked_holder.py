@@ -7,7 +7,7 @@ holder: the first person ("Where do I live?", "Who is my GP?") is the user, a ca
 ("Where does Priya live?", "What does Biscuit eat?") that person or pet, a role the user owns
 ("Where does my sister live?") that person ("I moved to Leeds" is no answer). The newer statement is
 a later value when nothing in the older statement or in any statement of the newer message says it
-is not one (``supersede.may_update``: a question that weighs a value, an addition, a stay elsewhere
+is not one (``change_rule.may_update``: a question that weighs a value, an addition, a stay elsewhere
 — "Covering nights for Dave this week" beside "How do I sleep during the day?" —, the same value
 again, another phone or e-mail) and its subject does not hand the fact to somebody the question does
 not ask about:
@@ -60,8 +60,9 @@ from ..providers.nlp import NLP, Parsed, Token
 from .edited_parse import sentence_start
 from .genders import SERVICE_ROLES, is_person_role
 from .names import is_listed_name
-from .supersede import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, is_question, may_update,
-                        speaker_key, stated, subject_keys)
+from .change_rule import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, may_update, speaker_key,
+                          subject_keys)
+from .statements import is_question, stated
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "names_asked_holder", "states_asked_kind"]
 
@@ -291,9 +292,9 @@ class LaterValue:
     older's states (the module docstring), and whether the later message, for a question that does
     not mark the present, gives a new value of the kind asked and names the asked holder
     (``names_asked_holder``: then recall asks less closeness of the two); else None. An answer's
-    statement is its best unit that states a value (``supersede.stated``): no question, or one that
+    statement is its best unit that states a value (``statements.stated``): no question, or one that
     uses the speaker's value ("how do i stop the Framework 13 waking up in my bag?":
-    ``supersede.uses_a_value``); a message often asks something beside what it tells, and the
+    ``statements.uses_a_value``); a message often asks something beside what it tells, and the
     question is the unit that repeats the question's words.
     With the present marked in the question ("now", "these days": ``marked_present``) the user says
     the value may have changed; otherwise the newer message must also give, in any of its
@@ -326,7 +327,7 @@ class LaterValue:
 
     def _statements(self, *answers: Sequence[MemoryUnit]) -> list[list[Fact]]:
         """Per answer, its units that state something, in rank order: no question, or a question that
-        uses the speaker's value (``supersede.uses_a_value``); every text parsed in one call."""
+        uses the speaker's value (``statements.uses_a_value``); every text parsed in one call."""
         said = [[u for u in units if stated(u.text, in_passing=True)] for units in answers]
         if not all(said):  # nothing to compare: no parse
             return [[] for _ in answers]

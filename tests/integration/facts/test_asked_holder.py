@@ -11,7 +11,7 @@ import pytest
 
 from fleet_memory.ingest.asked_holder import (LaterValue, about_asked_holder, asked_holders, names_asked_holder,
                                               states_asked_kind)
-from fleet_memory.ingest.supersede import SELF, Fact
+from fleet_memory.ingest.change_rule import SELF, Fact
 from fleet_memory.model import MemoryType, MemoryUnit
 from fleet_memory.providers.nlp import SpacyNLP
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from fleet_memory.ingest.supersede import Fact, states_value
+from fleet_memory.ingest.change_rule import Fact, states_value
 from fleet_memory.providers.nlp import SpacyNLP
 from tests.support.superseding import JUNE_2024, superseded
 

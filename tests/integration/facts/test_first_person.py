@@ -1,4 +1,4 @@
-"""Whose "I" a first-person fact is about (ingest/supersede.py ``speaker_key``): the same user's
+"""Whose "I" a first-person fact is about (ingest/change_rule.py ``speaker_key``): the same user's
 new home supersedes the old one; another user's, or another speaker's, does not."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The masked relation, with the real models (spaCy parse, MiniLM embeddings): a
 change no slot lists and no content word shows is found by the similarity of the two texts with
-their values masked (``ingest.supersede.masked_text``), for the same holder (or texts naming nobody
+their values masked (``ingest.change_rule.masked_text``), for the same holder (or texts naming nobody
 but the speaker) and with a change cue;
 the controls it must not link: another attribute of the same holder, a slot the newer text states
 and the older does not, another holder."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from fleet_memory.ingest.supersede import masked_text
+from fleet_memory.ingest.change_rule import masked_text
 from fleet_memory.providers.nlp import SpacyNLP
 from tests.support.superseding import superseded
 

@@ -1,5 +1,5 @@
 """A phone, an e-mail or a password qualified otherwise is another value held at once, not a new
-one (ingest/supersede.py ``_another_value``): "My work phone is …" leaves "My mobile is …"
+one (ingest/change_rule.py ``_another_value``): "My work phone is …" leaves "My mobile is …"
 current; a new value of the same kind still supersedes the old. With the real models (the
 candidates come from the embedder's similarity)."""
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from fleet_memory.ingest.supersede import denies
+from fleet_memory.ingest.statements import denies
 
 pytestmark = pytest.mark.models
 

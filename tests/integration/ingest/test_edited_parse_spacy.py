@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 
-from fleet_memory.ingest.supersede import masked_text, relation_words, subject_keys
+from fleet_memory.ingest.change_rule import masked_text, relation_words, subject_keys
 from fleet_memory.providers.nlp import SpacyNLP
 
 pytestmark = pytest.mark.models

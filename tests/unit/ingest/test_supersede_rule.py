@@ -1,4 +1,4 @@
-"""The offline supersession rule (ingest/supersede.py) on hand-made parses: no model, no database.
+"""The offline supersession rule (ingest/change_rule.py) on hand-made parses: no model, no database.
 Counter-examples first: what must never supersede."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from uuid import uuid4
 
-from fleet_memory.ingest.supersede import Fact, rule_pairs, slots
+from fleet_memory.ingest.change_rule import Fact, rule_pairs, slots
 from fleet_memory.providers.nlp import Parsed, Token
 
 OLD = datetime(2024, 6, 1, tzinfo=timezone.utc)

@@ -1,9 +1,10 @@
-"""Which texts name a changeable slot (ingest/supersede.py): starting a job with a role is an
+"""Which texts name a changeable slot (ingest/change_rule.py, ingest/statements.py): starting a job with a role is an
 employer fact; starting at a time or at the gym is not."""
 
 import pytest
 
-from fleet_memory.ingest.supersede import SLOTS, _not_a_change, is_question, stated, told, uses_a_value
+from fleet_memory.ingest.change_rule import SLOTS
+from fleet_memory.ingest.statements import is_question, not_a_change, stated, told, uses_a_value
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -86,7 +87,7 @@ def test_a_question_states_no_value_but_a_statement_beside_a_request_does(text, 
     ("We moved into the flat in Leith a few weeks ago.", False),
 ])
 def test_a_stay_elsewhere_is_no_change(text, expected):
-    assert _not_a_change(text) is expected
+    assert not_a_change(text) is expected
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -130,4 +131,4 @@ def test_a_cue_of_no_change_is_read_in_what_the_text_tells(text, expected):
     ("Bought a Fiat 500 for my wife's commute. Cheapest way to insure a second car?", True),  # an addition asked
 ])
 def test_the_same_value_again_is_read_where_it_is_told_an_addition_everywhere(text, expected):
-    assert _not_a_change(text) is expected
+    assert not_a_change(text) is expected
