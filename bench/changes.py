@@ -28,6 +28,10 @@ Per split it reports:
   ranks above the first of the ``old`` one (new missing: a loss; old missing, new present: a win);
 - **past-state hit@5** (``past`` questions): a unit of the ``old`` message in the top 5, the
   question asked as it is, so recall's own past-question handling applies;
+- **still-current hit@1** (``current`` questions of control cases about the ``first`` message): the
+  fact that still holds first, not the later look-alike (another holder's value, an addition, a
+  visit, a plan kept): the precision side of current-wins, where a ranking that lifts every later
+  message pays;
 - **unrelated hit@1**: a ``chatter`` message first for questions about the chatter;
 - **pronoun precision / recall**: how the stored unit of the ``pronoun`` message reads — the
   antecedent substituted (right), the pronoun left as it is (left alone), or the pronoun gone
@@ -180,9 +184,12 @@ def summary(rows: list[dict]) -> dict:
         cur = [s for k, t, s in qs if k == "change" and t == "current"]
         past = [s for k, t, s in qs if t == "past"]
         unrelated = [s for k, t, s in qs if t == "unrelated"]
+        kept = [q[system] for r in rows if r["kind"] == "control" for q in r["questions"]
+                if q["type"] == "current" and q["answer"] == "first"]
         out["systems"][system] = {
             "current_wins": ratio(sum(s["current_wins"] for s in cur), len(cur)), "n_current": len(cur),
             "past_hit5": ratio(sum(s["hit5"] for s in past), len(past)), "n_past": len(past),
+            "still_current_hit1": ratio(sum(s["hit1"] for s in kept), len(kept)), "n_still_current": len(kept),
             "unrelated_hit1": ratio(sum(s["hit1"] for s in unrelated), len(unrelated)), "n_unrelated": len(unrelated),
             "hit1": ratio(sum(s["hit1"] for _, _, s in qs), len(qs)), "n": len(qs)}
     return out
@@ -214,6 +221,7 @@ def table(report: dict) -> str:
               ("controls wrongly superseded", "controls_superseded"),
               ("pronoun precision", "pronoun_precision"), ("pronoun recall", "pronoun_recall")]
     per_system = [("current-wins", "current_wins", "n_current"), ("past-state hit@5", "past_hit5", "n_past"),
+                  ("still-current hit@1 (controls)", "still_current_hit1", "n_still_current"),
                   ("unrelated hit@1", "unrelated_hit1", "n_unrelated"), ("hit@1, all questions", "hit1", "n")]
     for label, key in shared:
         cells = [_cell(report[s]["summary"][key]) if name == "fleet-memory" else "—"
