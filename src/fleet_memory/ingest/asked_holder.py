@@ -62,7 +62,7 @@ from .genders import SERVICE_ROLES, is_person_role
 from .names import is_listed_name
 from .change_rule import (FIRST_PERSON, SELF, SUBJECT_DEPS, Fact, copular, indefinite, may_update, speaker_key,
                           subject_keys)
-from .statements import is_question, not_a_change, stated
+from .statements import is_question, stated
 
 __all__ = ["LaterValue", "asked_holders", "about_asked_holder", "names_asked_holder", "states_asked_kind"]
 
@@ -324,21 +324,6 @@ class LaterValue:
             return None
         return _unit(older, old), _unit(newer, new), not marked_present and valued and any(
             names_asked_holder(question, f.parsed) for f in news)
-
-    def one_holder(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit]) -> bool:
-        """Both answers state something (``_statements``), neither is about another holder than the
-        one the question asks of (``about_asked_holder``), and the later one's statements carry no cue
-        of an addition, a stay elsewhere or the same value again (``statements.not_a_change``): what
-        recall asks of a later answer that leads for being nearly as relevant, before it does
-        (``recall.search._newer_first``). "my sister Hannah goes to Anytime Fitness in Wrexham" is as
-        close to "Which gym do I go to?" as the user's own gym; being close says it is about gyms, not
-        whose. Nothing here asks for a value of the kind asked: the closeness stands for that."""
-        olds, news = self._statements(older, newer)
-        if not olds or not news:
-            return False
-        vetoes = [f for f in news if not is_question(f.text)] or [news[0]]
-        return not any(not_a_change(f.text) for f in vetoes) and about_asked_holder(question, olds[0].parsed) \
-            and about_asked_holder(question, news[0].parsed)
 
     def _statements(self, *answers: Sequence[MemoryUnit]) -> list[list[Fact]]:
         """Per answer, its units that state something, in rank order: no question, or a question that
