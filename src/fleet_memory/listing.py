@@ -42,9 +42,9 @@ def _dates(since: object, until: object) -> tuple[datetime | None, datetime | No
 
 
 def listing_filter(limits: Limits, now: datetime, *, types: object = None, user_id: object = None,
-                session_id: object = None, since: object = None, until: object = None, tags: object = None,
-                metadata: object = None, include_archived: object = False, include_superseded: object = True,
-                q: object = None) -> UnitFilter:
+                   session_id: object = None, since: object = None, until: object = None, tags: object = None,
+                   metadata: object = None, include_archived: object = False, include_superseded: object = True,
+                   q: object = None) -> UnitFilter:
     """The checked ``UnitFilter`` of a memory list at ``now`` (the module's docstring)."""
     start, end = _dates(since, until)
     return UnitFilter(

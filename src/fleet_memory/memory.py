@@ -503,4 +503,5 @@ class FleetMemory:
 
 
 TemporalSemanticMemory = FleetMemory
-"""The class's first name, kept for code written against it: ``TemporalSemanticMemory().put(agent_id=..., content=...)``."""
+"""The class's first name, kept for code written against it:
+``TemporalSemanticMemory().put(agent_id=..., content=...)``."""

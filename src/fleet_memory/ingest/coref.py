@@ -758,7 +758,7 @@ def resolve_coreferences(
             state.episode, state.scene, state.vessel, state.plural = fact.episode_index, False, False, False
             state.withheld, state.stranger = set(), False
             state.relatives = merged_relatives(context.relatives.get(fact.episode_index, {}),
-                                     own.get((episode.agent_id, episode.user_id), {}))
+                                               own.get((episode.agent_id, episode.user_id), {}))
             state.others = people.get(fact.episode_index, frozenset())
             state.parenting = _CHILDREN.search(episode.content) is not None or bool(
                 {"son", "daughter", "stepson", "stepdaughter"} & state.relatives.keys())

@@ -4,8 +4,8 @@ the store's rows (``ingest.memory``). No database, no model."""
 from datetime import timedelta
 
 from fleet_memory.clock import FixedClock
-from fleet_memory.ingest.kin import (SQL_PATTERN, is_label, merged_relatives, mentions_relative, named_relatives, pastes,
-                                     relation_of, relatives, several)
+from fleet_memory.ingest.kin import (SQL_PATTERN, is_label, merged_relatives, mentions_relative, named_relatives,
+                                     pastes, relation_of, relatives, several)
 from fleet_memory.ingest.memory import groups_of, put_context
 from fleet_memory.ingest.records import Episode
 from fleet_memory.store.reads.context import RELATIVE_TEXT, UNIT_TEXT, RecentPerson

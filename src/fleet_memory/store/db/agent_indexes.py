@@ -55,8 +55,8 @@ from . import planner
 if TYPE_CHECKING:
     from .database import Database
 
-__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "after_growth", "build_after_write", "crossed_own_index",
-           "drop", "ensure", "has_vector_index", "index_names", "own_indexes", "refresh"]
+__all__ = ["OWN_INDEX_UNITS", "PUT_BUILD_WAIT_S", "IndexRefresh", "after_growth", "build_after_write",
+           "crossed_own_index", "drop", "ensure", "has_vector_index", "index_names", "own_indexes", "refresh"]
 
 _log = logging.getLogger(__name__)
 
