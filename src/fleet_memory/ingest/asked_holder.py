@@ -325,18 +325,6 @@ class LaterValue:
         return _unit(older, old), _unit(newer, new), not marked_present and valued and any(
             names_asked_holder(question, f.parsed) for f in news)
 
-    def one_holder(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit]) -> bool:
-        """Both answers state something (``_statements``) and neither is about another holder than
-        the one the question asks of (``about_asked_holder``): what recall asks of a later answer that
-        leads for being nearly as relevant, before it does (``recall.search._newer_first``). "My
-        brother banks with ING" is as close to "Which bank do I use?" as the user's own bank; being
-        close says what the answer is about, not whose it is. Neither a value of the kind asked nor
-        the cues of no change are asked here: closeness stands for the first, and the cues misread a
-        change as often as they catch a stay ("goodbye rented flat" is a move)."""
-        olds, news = self._statements(older, newer)
-        return bool(olds and news) and about_asked_holder(question, olds[0].parsed) \
-            and about_asked_holder(question, news[0].parsed)
-
     def _statements(self, *answers: Sequence[MemoryUnit]) -> list[list[Fact]]:
         """Per answer, its units that state something, in rank order: no question, or a question that
         uses the speaker's value (``statements.uses_a_value``); every text parsed in one call."""

@@ -89,7 +89,7 @@ import re
 import statistics
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import NamedTuple, Protocol, TypeVar
+from typing import NamedTuple, TypeVar
 
 from ..model import MemoryUnit, TimeWindow
 from .query import PAST_WORDS, PRESENT_WORDS
@@ -182,22 +182,15 @@ def demote_below_successors(scores: Mapping[K, float], successors: Mapping[K, K]
     return moved
 
 
-class SameFact(Protocol):
-    """What ``newer_leads`` asks of two answers (the facade gives ``ingest.asked_holder.LaterValue``).
-    An answer is the units of one put, best ranked first (a message's best unit for a question is
-    often its question: "What side effects should I look out for?" after "The doctor switched me to
-    citalopram"; the statement beside it is what is compared)."""
-
-    def __call__(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit],
-                 marked_present: bool) -> tuple[MemoryUnit, MemoryUnit, bool] | None:
-        """The two statements, one of each answer, that give one holder's value of what the question
-        asks, the newer a later one, and whether the later message ties itself to the question (a
-        new value of the kind asked, and the asked holder named); else None. ``marked_present``: the
-        question says "now", "these days"… (``marks_present``)."""
-
-    def one_holder(self, question: str, older: Sequence[MemoryUnit], newer: Sequence[MemoryUnit]) -> bool:
-        """Both answers state something, about the holder the question asks of: what a
-        nearly-as-relevant later answer must also be before it leads."""
+SameFact = Callable[[str, Sequence[MemoryUnit], Sequence[MemoryUnit], bool],
+                   tuple[MemoryUnit, MemoryUnit, bool] | None]
+"""``(question, older, newer, marked_present)`` → the two statements, one of each answer, that give
+one holder's value of what the question asks, the newer a later one, and whether the later message
+ties itself to the question (a new value of the kind asked, and the asked holder named); else None. An answer is the
+units of one put, best ranked first (a message's best unit for a question is often its question:
+"What side effects should I look out for?" after "The doctor switched me to citalopram"; the
+statement beside it is what is compared). ``marked_present``: the question says "now", "these
+days"… (``marks_present``). (``newer_leads``; the facade gives ``ingest.asked_holder.LaterValue``.)"""
 
 
 class Said(NamedTuple):

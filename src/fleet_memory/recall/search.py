@@ -315,8 +315,7 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
     ``second`` — the newer first when ``current.newer_leads`` says so and the two are close
     (``RecallSettings.newer_leads_similarity``; one statement each time it is read): the older
     moved just below it (factor ``newer_leads``). Two ways in: the margins (nearly as relevant),
-    with the two best units close and, where ``same_fact`` reads them, both answers the asked
-    holder's statements (``SameFact.one_holder``: nearness says what about, not whose); or, when those fail, ``same_fact`` on the answers' statements
+    with the two best units close; or, when those fail, ``same_fact`` on the answers' statements
     with those statements close — asked only when the newer's own relevance is at least the median
     of the answers ranked, ``pool`` (``_median_answer``: a unit the question is not about never
     leads). Two best units that are questions may stand apart while the statements beside them are
@@ -354,14 +353,8 @@ def _newer_first(conn: psycopg.Connection, request: SearchRequest, best: list[Ra
             read[older.id, newer.id] = cand_sql.pair_similarity(conn, request.agent_id, older.id, newer.id)
         return read[older.id, newer.id] >= bar
 
-    def one_holder() -> bool:
-        shown = pool[:request.top_k]
-        return same_fact is None or same_fact.one_holder(request.query, _put_units(first, shown),
-                                                         _put_units(second, shown))
-
     moved = newer_leads(said(first), said(second), cfg.newer_leads_margin, cfg.newer_leads_cosine)
-    if moved is None or not close(first.candidate.unit, second.candidate.unit, cfg.newer_leads_similarity) \
-            or not one_holder():
+    if moved is None or not close(first.candidate.unit, second.candidate.unit, cfg.newer_leads_similarity):
         moved = None if same_fact is None else newer_leads(said(first), said(second), cfg.newer_leads_margin,
                                                            same_fact=later_value, margins=False)
         if moved is None or stated is None or not close(

@@ -1,7 +1,7 @@
 """Facts that change without a link: a question about the present gets the later of two statements
 of one speaker first when it is nearly as relevant or states the asked holder's later value; a
 question about the past, the vector preset, statements of two speakers and another holder's
-statement are left as ranked, also when it is nearly as relevant. Real models."""
+statement are left as ranked. Real models."""
 
 from __future__ import annotations
 
@@ -148,16 +148,3 @@ def test_a_question_that_uses_the_value_tells_it_and_one_that_weighs_it_does_not
     _put_all(real_memory, "weighs", [(old, 1), (weighs, 5)])
     assert _top(real_memory, "uses", "What laptop do I have?")[:2] == [uses, old]
     assert _top(real_memory, "weighs", "What laptop do I have?")[0] == old
-
-
-def test_a_nearly_as_relevant_statement_about_someone_else_does_not_lead(real_memory):
-    # as close to the question as the user's own dentist, later, same speaker: whose it is decides
-    mine, hers = "My dentist is Dr Patel at Smile Studio.", "My wife's dentist is Dr Ahmed at Brightwhite Dental."
-    real_memory.put("wife", mine, event_date=datetime(2024, 6, 10, tzinfo=timezone.utc))
-    real_memory.put("wife", CHATTER[0], event_date=datetime(2024, 8, 1, tzinfo=timezone.utc))
-    real_memory.put("wife", hers, event_date=datetime(2025, 2, 14, tzinfo=timezone.utc))
-    now = datetime(2025, 3, 1, tzinfo=timezone.utc)
-    found = real_memory.search("wife", "Who is my dentist?", now=now, reinforce=False)
-    assert [r.text for r in found][:2] == [mine, hers]
-    with _margins_only(real_memory):  # the margins alone put the later look-alike first
-        assert real_memory.search("wife", "Who is my dentist?", now=now, reinforce=False)[0].text == hers

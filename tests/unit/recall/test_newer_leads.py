@@ -131,33 +131,3 @@ def test_a_later_message_tied_to_the_question_needs_less_closeness(monkeypatch):
     assert settings.newer_leads_similarity > 0.25 >= settings.newer_leads_value_similarity
     assert search(True) is newer
     assert search(False) is older
-
-
-class _Later:
-    """A ``SameFact`` whose answers are set by the test: ``one_holder`` for the margins' pair, the
-    call for a later value (never one here)."""
-
-    def __init__(self, one: bool) -> None:
-        self.one, self.asked = one, []
-
-    def __call__(self, question, older, newer, marked):
-        return None
-
-    def one_holder(self, question, older, newer):
-        self.asked.append(newer[0].text)
-        return self.one
-
-
-def test_a_nearly_as_relevant_later_answer_leads_only_when_it_is_the_asked_holders(monkeypatch):
-    # as close to the question and to the older answer as a change would be: the margins alone would
-    # lift it; whose it is decides
-    request = SimpleNamespace(query="Which gym do I go to?", agent_id="a", top_k=10, settings=get_preset("balanced"))
-    mine = _ranked(0, "My gym is the Nuffield in Chester.", MAY, 4.0, 0.6)
-    hers = _ranked(1, "My sister Hannah goes to Anytime Fitness in Wrexham.", JUNE, 3.8, 0.58)
-    monkeypatch.setattr(cand_sql, "pair_similarity", lambda conn, agent, a, b: 0.6)
-    pool = [mine, hers, _ranked(2, "Pasta tonight?", MAY, -2.0, 0.1)]
-    assert _newer_first(None, request, [mine], hers, JUNE, None, pool)[0] is hers  # the margins alone
-    refused = _Later(False)
-    assert _newer_first(None, request, [mine], hers, JUNE, refused, pool) == [mine, hers]
-    assert refused.asked == [hers.candidate.unit.text]
-    assert _newer_first(None, request, [mine], hers, JUNE, _Later(True), pool)[0] is hers
