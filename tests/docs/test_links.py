@@ -4,6 +4,7 @@ dropped, spaces to hyphens)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -19,11 +20,13 @@ def anchor(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def anchors(path: Path) -> set[str]:
-    return {anchor(line.lstrip("#")) for line in _prose(path) if re.match(r"#+ ", line)}
+@functools.cache
+def anchors(path: Path) -> frozenset[str]:
+    return frozenset(anchor(line.lstrip("#")) for line in _prose(path) if re.match(r"#+ ", line))
 
 
-def _prose(path: Path) -> list[str]:
+@functools.cache
+def _prose(path: Path) -> tuple[str, ...]:
     """The document's lines outside fenced blocks (a shell comment is no heading)."""
     lines, fenced = [], False
     for line in path.read_text("utf-8").splitlines():
@@ -31,7 +34,7 @@ def _prose(path: Path) -> list[str]:
             fenced = not fenced
         elif not fenced:
             lines.append(line)
-    return lines
+    return tuple(lines)
 
 
 def links(path: Path) -> list[str]:
