@@ -21,6 +21,7 @@ Pure; O(facts + mentions).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..naming import normalize_name
@@ -28,6 +29,7 @@ from ..providers.nlp import Parsed
 from .dating import named_event_date
 from .edited_parse import edited, joined, rendered
 from .implied import with_subject
+from .kept import Later
 from .ner import clean_name
 from .records import EntityMention, Episode, UnitDraft, UnitPlan
 
@@ -86,11 +88,12 @@ def draft_unit(plan: UnitPlan, episode: Episode) -> UnitDraft:
     links = tuple(dict.fromkeys(link for item in plan.members for link in item.fact.links))
     return UnitDraft(first.episode_index, text, first.memory_type, first.importance, first.speaker,
                      first.category, tuple(mentions.values()), event_date, metadata, first.context, links,
-                     first.kind, _parse_of(plan, text))
+                     first.kind, Later(partial(_parse_of, plan, text)))
 
 
 def _parse_of(plan: UnitPlan, text: str) -> Parsed | None:
-    """The unit's parse from the parse step's, so supersession need not parse the unit again: the
+    """The unit's parse from the parse step's, so supersession need not parse the unit again (made
+    when supersession first reads the unit, ``ingest.kept``; most units are never a candidate): the
     parse itself when ``text`` is the very string parsed, else its facts' parses with coreference's
     edits applied and joined (``edited_parse``). None for code (never parsed), for a subject added
     (``with_subject``), and whenever the result does not render to ``text`` exactly."""

@@ -6,7 +6,8 @@ and again: the unit that says where someone works is a candidate for every later
 Parsing them and embedding their masked texts again was most of the stage on a long series of puts
 into one agent, so the ingestor keeps the last few thousand of each, and hands over the parse of each
 unit written that the parse step's parse gives (``assemble._parse_of``: its sentence's parse, with
-coreference's edits applied when it has some). Each depends on its text alone.
+coreference's edits applied when it has some), made only when supersession first asks for it: most
+units never become a candidate. Each depends on its text alone.
 """
 
 from __future__ import annotations
@@ -21,9 +22,18 @@ import numpy as np
 from ..providers.embedder import Embedder
 from ..providers.nlp import NLP, Parsed
 
-__all__ = ["CachedEmbedder", "CachedNLP"]
+__all__ = ["CachedEmbedder", "CachedNLP", "Later"]
 
 V = TypeVar("V")
+
+
+class Later(Generic[V]):
+    """A value made when first asked for (``make``), or None when it cannot be: then it is computed."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], V | None]) -> None:
+        self.make = make
 
 
 class _Kept(Generic[V]):
@@ -38,17 +48,19 @@ class _Kept(Generic[V]):
     def get(self, texts: Sequence[str]) -> list[V]:
         distinct = list(dict.fromkeys(texts))
         with self._lock:
-            found = {t: self._kept[t] for t in distinct if t in self._kept}
-            for text in found:
+            kept = {t: self._kept[t] for t in distinct if t in self._kept}
+            for text in kept:
                 self._kept.move_to_end(text)
+        later = {t: v.make() for t, v in kept.items() if isinstance(v, Later)}
+        found = {t: v for t, v in {**kept, **later}.items() if v is not None}
         missing = [t for t in distinct if t not in found]
         if missing:
-            made = dict(zip(missing, self.compute(missing)))
-            found.update(made)
-            self.keep(made)
+            found.update(zip(missing, self.compute(missing)))
+        if later or missing:
+            self.keep({t: found[t] for t in [*later, *missing]})
         return [found[t] for t in texts]
 
-    def keep(self, values: Mapping[str, V]) -> None:
+    def keep(self, values: Mapping[str, V | Later[V]]) -> None:
         with self._lock:
             for text, value in values.items():  # the most recently used last, a text kept before too
                 self._kept[text] = value
@@ -69,9 +81,9 @@ class CachedNLP:
     def parse(self, texts: Sequence[str]) -> list[Parsed]:
         return self._kept.get(texts)
 
-    def keep(self, parsed: Mapping[str, Parsed]) -> None:
-        """Keep parses made elsewhere: a put's parse step already parsed its units' sentences, and
-        they are the next puts' candidates."""
+    def keep(self, parsed: Mapping[str, Parsed | Later[Parsed]]) -> None:
+        """Keep parses made elsewhere, or to be made when first asked for: a put's parse step already
+        parsed its units' sentences, and they are the next puts' candidates."""
         self._kept.keep(parsed)
 
 

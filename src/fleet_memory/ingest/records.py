@@ -30,6 +30,7 @@ from ..providers.nlp import Parsed, Span
 
 if TYPE_CHECKING:
     from ..store.tables.units import NewUnit
+    from .kept import Later
 
 __all__ = [
     "AgentContext",
@@ -210,7 +211,7 @@ class UnitDraft:
     context: str | None = None  # heading path of structured text
     links: tuple[tuple[str, str], ...] = ()
     kind: str = "text"
-    parse: Parsed | None = None  # of ``text``, from the parse step's (``assemble._parse_of``), when it renders ``text``
+    parse: Later[Parsed] | None = None  # of ``text``, made when asked from the parse step's (``assemble._parse_of``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +228,7 @@ class WrittenUnit:
     episode_index: int
     row: NewUnit
     mentions: tuple[EntityMention, ...]
-    parse: Parsed | None = None  # ``UnitDraft.parse``, kept for supersession (``ingest.kept``)
+    parse: Later[Parsed] | None = None  # ``UnitDraft.parse``, kept for supersession (``ingest.kept``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fleet_memory.ingest.kept import CachedEmbedder, CachedNLP
+from fleet_memory.ingest.kept import CachedEmbedder, CachedNLP, Later
 from tests.support.rule_nlp import RuleNLP
 
 
@@ -45,6 +45,26 @@ def test_parses_handed_over_are_kept_like_the_parsers_own():
     cached.keep({"Alice works at Google.": handed[1]})
     cached.parse(["Alice lives in Leeds."])
     assert inner.asked == [["Alice moved to Porto."]]
+
+
+def test_a_parse_handed_over_for_later_is_made_once_when_first_asked_for_else_parsed():
+    inner = Counting()
+    cached = CachedNLP(inner, size=4)
+    handed = RuleNLP({"Alice": "PERSON"}).parse(["Alice works at Google."])[0]
+    made: list[str] = []
+
+    def later(text, parse):
+        return Later(lambda: made.append(text) or parse)
+
+    cached.keep({"Alice works at Google.": later("works", handed), "Alice moved to Porto.": later("moved", None)})
+    assert made == []  # nothing made until asked for
+    assert cached.parse(["Alice works at Google."]) == [handed] and made == ["works"]
+    assert cached.parse(["Alice works at Google."]) == [handed] and made == ["works"]  # made once, then kept
+    moved = cached.parse(["Alice moved to Porto."])  # cannot be made: parsed, and kept
+    assert moved == RuleNLP({"Alice": "PERSON"}).parse(["Alice moved to Porto."])
+    assert inner.asked == [["Alice moved to Porto."]] and made == ["works", "moved"]
+    cached.parse(["Alice moved to Porto."])
+    assert inner.asked == [["Alice moved to Porto."]] and made == ["works", "moved"]
 
 
 class CountingEmbedder:
