@@ -1,4 +1,4 @@
-"""Random (version 4) UUIDs, many at a time.
+"""Random (version 4) UUIDs, as many as a caller needs at a time.
 
 ``uuid.uuid4()`` reads 16 bytes from the OS on every call, and the read lets go of the interpreter
 lock and takes it straight back. A loop calling it once per row (a put of 2 MB creates about
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
 
-__all__ = ["id_stream", "new_ids"]
+__all__ = ["new_ids"]
 
 
 def new_ids(n: int) -> list[uuid.UUID]:
@@ -22,9 +21,3 @@ def new_ids(n: int) -> list[uuid.UUID]:
     raw = os.urandom(16 * n)
     return [uuid.UUID(bytes=raw[i:i + 16], version=4) for i in range(0, 16 * n, 16)]
 
-
-def id_stream(block: int = 1024) -> Iterator[uuid.UUID]:
-    """Random version-4 UUIDs without end, read ``block`` at a time (for a loop that does not know
-    how many it will need)."""
-    while True:
-        yield from new_ids(block)

@@ -48,7 +48,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from ..config import IngestConfig
-from ..ids import id_stream
+from ..ids import new_ids
 from ..model import Entity
 from ..naming import normalize_name
 from ..store.tables import entities as entity_sql
@@ -187,7 +187,7 @@ def resolve_entities(
         pool.add(e, [norms[n] for n in (e.name, *e.aliases)])
     resolved: dict[str, UUID] = {}
     created: list[entity_sql.NewEntity] = []
-    ids = id_stream()
+    ids = iter(new_ids(len(names)))  # at most one new entity per name
     for norm, entry in names.items():
         hit = exact.get(norm)
         if hit is not None:
