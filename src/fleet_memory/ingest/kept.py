@@ -12,6 +12,7 @@ units never become a candidate. Each depends on its text alone.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -26,14 +27,25 @@ __all__ = ["CachedEmbedder", "CachedNLP", "Later"]
 
 V = TypeVar("V")
 
+_log = logging.getLogger(__name__)
+
 
 class Later(Generic[V]):
-    """A value made when first asked for (``make``), or None when it cannot be: then it is computed."""
+    """A value made when first asked for (``make``), or None when it cannot be: then it is computed.
+    ``made()`` turns an error of ``make`` into None (logged): it runs in a later put, which must not
+    fail for a value it can compute itself."""
 
     __slots__ = ("make",)
 
     def __init__(self, make: Callable[[], V | None]) -> None:
         self.make = make
+
+    def made(self, text: str) -> V | None:
+        try:
+            return self.make()
+        except Exception:  # noqa: BLE001 - the value is computed instead
+            _log.warning("the value kept for %r could not be made; computing it instead", text[:80], exc_info=True)
+            return None
 
 
 class _Kept(Generic[V]):
@@ -51,7 +63,7 @@ class _Kept(Generic[V]):
             kept = {t: self._kept[t] for t in distinct if t in self._kept}
             for text in kept:
                 self._kept.move_to_end(text)
-        later = {t: v.make() for t, v in kept.items() if isinstance(v, Later)}
+        later = {t: v.made(t) for t, v in kept.items() if isinstance(v, Later)}
         found = {t: v for t, v in {**kept, **later}.items() if v is not None}
         missing = [t for t in distinct if t not in found]
         if missing:

@@ -67,6 +67,19 @@ def test_a_parse_handed_over_for_later_is_made_once_when_first_asked_for_else_pa
     assert inner.asked == [["Alice moved to Porto."]] and made == ["works", "moved"]
 
 
+def test_a_later_value_that_fails_to_be_made_is_parsed_instead_and_logged(caplog):
+    inner = Counting()
+    cached = CachedNLP(inner, size=4)
+
+    def broken():
+        raise IndexError("an edit past the last token")
+
+    cached.keep({"Alice works at Google.": Later(broken)})
+    with caplog.at_level("WARNING", logger="fleet_memory.ingest.kept"):
+        assert cached.parse(["Alice works at Google."]) == RuleNLP({"Alice": "PERSON"}).parse(["Alice works at Google."])
+    assert inner.asked == [["Alice works at Google."]] and "could not be made" in caplog.text
+
+
 class CountingEmbedder:
     dimension = 2
 
