@@ -48,6 +48,7 @@ import re
 from collections.abc import Sequence
 
 from ..naming import UPPER
+from .names import is_listed_name
 
 __all__ = ["FEMALE_ROLES", "MALE_ROLES", "PERSON_ROLES", "pronouns_in", "other_people", "named_by_role",
            "only_as_place", "only_after_article", "is_person_role", "referred_by_subject", "role_gender",
@@ -414,8 +415,27 @@ def with_title(text: str, name: str) -> str:
 @functools.lru_cache(maxsize=_KEPT)
 def unnamed_people(text: str) -> tuple[tuple[str, str | None], ...]:
     """``(phrase, pronoun)`` of the people ``text`` names by a gendered role alone, the phrase lower
-    case ("Called my mum" → ``("my mum", "f")``; not "my mum's car", not "my sister Priya")."""
-    return tuple((m.group(0).lower(), role_gender(m.group(1))) for m in _UNNAMED.finditer(text))
+    case ("Called my mum" → ``("my mum", "f")``; not "my mum's car", not "my sister Priya", nor a
+    role said beside its person's name, ``_named_beside``)."""
+    return tuple((m.group(0).lower(), role_gender(m.group(1))) for m in _UNNAMED.finditer(text)
+                 if not _named_beside(text, m))
+
+
+# a name the role is set off after ("Riaan, my boyfriend"), and a name the role is said to be ("my
+# landlord here in Pune is Mr Kulkarni", "my boss is Janet")
+_NAMED_BEFORE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s*$")
+_NAMED_AFTER = re.compile(rf"(?:\s+[^\s,.;:!?]+){{0,3}}?\s+(?:is|was)\s+((?:{_TITLE})?({_NAME}))(?![\w'’-])")
+
+
+def _named_beside(text: str, role: re.Match[str]) -> bool:
+    """The gendered role ``role`` found is a named person's, said beside the name: set off right after
+    it or said to be it, the name a title's or a given name of the lists ("Yesterday, my dad …" and
+    "my dad is Scottish" name no one). One person, not two: as two, each was the other's rival for
+    "he" in the next message ("Riaan, my boyfriend, is driving" … "His bakkie's aircon died")."""
+    for found in (_NAMED_BEFORE.search(text, 0, role.start()), _NAMED_AFTER.match(text, role.end())):
+        if found and (without_title(found.group(1)) is not None or is_listed_name(found.group(2))):
+            return True
+    return False
 
 
 def name_words(name: str) -> list[str]:

@@ -116,6 +116,17 @@ def test_the_people_a_text_names_by_a_role_alone() -> None:
     assert other_people("Called my mum.", [], unnamed=False) == []
 
 
+@pytest.mark.parametrize("text, unnamed", [
+    ("Riaan, my boyfriend, is driving us to Kruger.", []),  # set off after his name: one person
+    ("My landlord here in Pune is Mr Kulkarni, very old school.", []),  # said to be a titled name
+    ("Yesterday, my dad called about the boiler.", [("my dad", "m")]),  # "Yesterday" names no one
+    ("My dad is Scottish, so haggis it is.", [("my dad", "m")]),  # no name after "is"
+    ("My mum is Carol's best friend.", [("my mum", "f")]),  # Carol is someone else
+])
+def test_a_role_said_beside_its_persons_name_is_no_second_person(text, unnamed) -> None:
+    assert list(unnamed_people(text)) == unnamed
+
+
 def test_names_that_start_with_a_capital_outside_a_to_z_are_names() -> None:
     assert list(unnamed_people("My sister Élodie did the same trip.")) == []  # named, not "my sister" alone
     assert list(named_by_role("My sister Élodie did the same trip.")) == [("Élodie", "Élodie", "f")]
