@@ -247,9 +247,22 @@ _GENDERED = "|".join(sorted((re.escape(r) for r in FEMALE_ROLES | MALE_ROLES), k
 _UNNAMED = re.compile(rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?({_GENDERED})(?![\w-])(?!['’]s)(?!\s*,?\s*{UPPER})")
 
 
+_ROLE_PREFIXES = ("ex-", "step-")
+"""What a role may be written with and stays a role of the same person's pronoun: "my ex-husband
+Wade", "my step-mum"."""
+
+
+def _bare_role(word: str) -> str:
+    low = word.lower()
+    for prefix in _ROLE_PREFIXES:
+        low = low.removeprefix(prefix)
+    return low
+
+
 def role_gender(word: str) -> str | None:
-    """"f" or "m" for a gendered role or its plural ("sister", "brothers"), else None."""
-    for low in (word.lower(), word.lower().removesuffix("s")):
+    """"f" or "m" for a gendered role or its plural ("sister", "brothers", "ex-wife"), else None."""
+    bare = _bare_role(word)
+    for low in (bare, bare.removesuffix("s")):
         if low in FEMALE_ROLES:
             return "f"
         if low in MALE_ROLES:
@@ -337,8 +350,9 @@ def referred_by_subject(text: str, name: str, others: Sequence[str] = ()) -> boo
 
 def is_person_role(word: str) -> bool:
     """A word only a person is called by (a role of ``FEMALE_ROLES``, ``MALE_ROLES``,
-    ``PERSON_ROLES``, or its plural): "the GP", "my boss"."""
-    low = word.lower()
+    ``PERSON_ROLES``, or its plural, ``_ROLE_PREFIXES`` before it or not): "the GP", "my boss",
+    "my ex-boss"."""
+    low = _bare_role(word)
     return role_gender(low) is not None or low in PERSON_ROLES or low.removesuffix("s") in PERSON_ROLES or (
         low.endswith("es") and low[:-2] in PERSON_ROLES)  # "coaches"
 

@@ -4,8 +4,8 @@ import pytest
 
 from fleet_memory.ingest.genders import (is_kept_thing, is_person_role, named_by_role, names_a_pet_or_a_ship,
                                          names_a_scene, only_as_place, only_as_topic, other_people, pronouns_in,
-                                         referred_by_subject, serves, speaks_of_anyone, title_gender, unnamed_people,
-                                         with_title, without_title)
+                                         referred_by_subject, role_gender, serves, speaks_of_anyone, title_gender,
+                                         unnamed_people, with_title, without_title)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -114,6 +114,12 @@ def test_the_people_a_text_names_by_a_role_alone() -> None:
     assert list(unnamed_people("My sister Priya lives in Bristol.")) == []  # named
     assert list(unnamed_people("Borrowed my brother's car.")) == []  # a possessor
     assert other_people("Called my mum.", [], unnamed=False) == []
+
+
+def test_an_ex_or_step_role_keeps_the_roles_pronoun() -> None:
+    assert (role_gender("ex-husband"), role_gender("step-mum"), role_gender("Ex-wife")) == ("m", "f", "f")
+    assert is_person_role("ex-boss") and not is_person_role("ex-directory")
+    assert list(named_by_role("Need a text to my ex-husband Wade about the weekends.")) == [("Wade", "Wade", "m")]
 
 
 @pytest.mark.parametrize("text, unnamed", [
