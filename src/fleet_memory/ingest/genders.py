@@ -436,7 +436,7 @@ def unnamed_people(text: str) -> tuple[tuple[str, str | None], ...]:
 
 
 # a name the role is set off after ("Riaan, my boyfriend"), and a name the role is said to be ("my
-# landlord here in Pune is Mr Kulkarni", "my boss is Janet")
+# landlord here in Pune is Mr Kulkarni", "my dad is Tom")
 _NAMED_BEFORE = re.compile(rf"((?:{_TITLE})?({_NAME})),\s*$")
 _NAMED_AFTER = re.compile(rf"(?:\s+[^\s,.;:!?]+){{0,3}}?\s+(?:is|was)\s+((?:{_TITLE})?({_NAME}))(?![\w'’-])")
 
